@@ -1,0 +1,26 @@
+//! `kriegspiel`: the referee console binary. Each subcommand lives in its own module.
+
+mod referee_cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(name = "kriegspiel", version, about = "Kriegspiel referee console")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// The scriptable referee: JSON lines on stdin and stdout.
+    Referee(referee_cmd::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Referee(args) => referee_cmd::run(args),
+    }
+}

@@ -1,0 +1,1 @@
+//! kriegspiel-referee

@@ -1,0 +1,1 @@
+//! reed-matrix
