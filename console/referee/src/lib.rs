@@ -1,1 +1,24 @@
-//! kriegspiel-referee
+//! The Kriegspiel rules core: one official position, seven rule sets, and every
+//! announcement as a typed value with its audience. No I/O: the console, the scriptable
+//! referee and the tests all drive this same code.
+
+mod announce;
+mod error;
+pub mod jsonl;
+mod referee;
+mod rules;
+mod setup;
+mod wording;
+
+pub use announce::{
+    Announcement, Audience, Capture, CheckKind, Checks, End, EndReason, GameResult, Man, PawnTries,
+    Question, Refusal, RefusalKind, Reply, Report, Try, Verdict,
+};
+pub use error::Error;
+pub use referee::{GameConfig, Referee};
+pub use rules::{Lang, Notation, OptionValue, Options, RuleSet, TrySquares};
+pub use setup::{position_from_fen, validate_russian, SetupError};
+pub use wording::Wording;
+
+/// Re-exported so users name the same chess types the referee uses.
+pub use shakmaty;
