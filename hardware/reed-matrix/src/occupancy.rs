@@ -5,6 +5,11 @@ use core::fmt;
 pub struct Square(u8);
 
 impl Square {
+    /// The first square (index 0).
+    pub const A1: Square = Square(0);
+    /// The last square (index 63).
+    pub const H8: Square = Square(63);
+
     /// The square with this index, or `None` when `index >= 64`.
     pub const fn new(index: u8) -> Option<Square> {
         if index < 64 {
