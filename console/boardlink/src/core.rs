@@ -1,0 +1,439 @@
+//! The link's decisions, without I/O: bytes and the current time go in, reports and bytes to
+//! send come out.
+
+use std::time::Duration;
+
+use kriegspiel_link::{
+    check_version, encode, is_occupied, with_square, without_square, BoardMs, BoardMsg, ConsoleMsg,
+    Decoder, Error, Frame, SeqCheck, SeqCounter, SeqTracker, SquareIndex, MAX_FRAME,
+    PROTOCOL_VERSION,
+};
+
+use crate::event::{DisconnectReason, Health, LinkEvent, Report, ResyncReason};
+
+/// The link's clocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// No valid frame for this long means the board is gone (the board sends one at least
+    /// every 500 ms, so a few lost frames never trigger it).
+    pub silence_timeout: Duration,
+    /// How long to wait for the board's Hello or a requested snapshot before asking again.
+    pub retry_interval: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Timing {
+            silence_timeout: Duration::from_secs(2),
+            retry_interval: Duration::from_millis(500),
+        }
+    }
+}
+
+/// What the I/O side has to do after feeding the core.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// Reports to deliver, in order.
+    pub reports: Vec<Report>,
+    /// Encoded frames to write to the board.
+    pub outgoing: Vec<u8>,
+    /// Close the port (the board is considered gone); reopen later.
+    pub close: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// No port open.
+    Closed,
+    /// Port open, waiting for the board's Hello.
+    AwaitHello { last_sent: Duration },
+    /// The board speaks another protocol version.
+    Refused { remote: u16 },
+    /// The occupancy is unknown until the next snapshot.
+    AwaitSnapshot {
+        reason: ResyncReason,
+        last_request: Duration,
+    },
+    /// The occupancy is known and kept up to date by lifts and places.
+    Synced { occupancy: u64 },
+}
+
+/// The console's half of the protocol for one board.
+#[derive(Debug)]
+pub struct LinkCore {
+    timing: Timing,
+    state: State,
+    decoder: Decoder<BoardMsg>,
+    tracker: SeqTracker,
+    tx_seq: SeqCounter,
+    last_accepted: Option<Frame<BoardMsg>>,
+    last_heard: Duration,
+    health: Health,
+    opened_before: bool,
+    last_open_error: Option<String>,
+    step: Step,
+}
+
+impl LinkCore {
+    pub fn new(timing: Timing) -> Self {
+        LinkCore {
+            timing,
+            state: State::Closed,
+            decoder: Decoder::new(),
+            tracker: SeqTracker::new(),
+            tx_seq: SeqCounter::new(),
+            last_accepted: None,
+            last_heard: Duration::ZERO,
+            health: Health::default(),
+            opened_before: false,
+            last_open_error: None,
+            step: Step::default(),
+        }
+    }
+
+    pub fn health(&self) -> Health {
+        self.health
+    }
+
+    /// The occupancy while in sync; `None` while unknown (not connected, or awaiting a resync).
+    pub fn occupancy(&self) -> Option<u64> {
+        match self.state {
+            State::Synced { occupancy } => Some(occupancy),
+            State::Closed
+            | State::AwaitHello { .. }
+            | State::Refused { .. }
+            | State::AwaitSnapshot { .. } => None,
+        }
+    }
+
+    /// Whether a port is open (the I/O side should be reading).
+    pub fn is_open(&self) -> bool {
+        self.state != State::Closed
+    }
+
+    /// Everything produced since the last call.
+    pub fn take_step(&mut self) -> Step {
+        std::mem::take(&mut self.step)
+    }
+
+    /// The port was (re)opened: greet the board. The sequence tracker is kept, so frames the
+    /// board sent while unplugged show up as a gap.
+    pub fn opened(&mut self, now: Duration) {
+        if self.opened_before {
+            self.health.reconnects += 1;
+        }
+        self.opened_before = true;
+        self.last_open_error = None;
+        self.decoder.reset();
+        self.last_heard = now;
+        self.state = State::AwaitHello { last_sent: now };
+        self.send(ConsoleMsg::Hello {
+            protocol: PROTOCOL_VERSION,
+        });
+        self.send(ConsoleMsg::RequestSnapshot);
+    }
+
+    /// Opening the port failed; reported once per distinct error so that retrying every
+    /// 250 ms does not flood the consumer.
+    pub fn open_failed(&mut self, error: String) {
+        if self.last_open_error.as_deref() != Some(error.as_str()) {
+            self.last_open_error = Some(error.clone());
+            self.emit(LinkEvent::OpenFailed { error });
+        }
+    }
+
+    /// The port failed or reached end of file.
+    pub fn port_lost(&mut self, reason: DisconnectReason) {
+        if self.state != State::Closed {
+            self.health.disconnects += 1;
+            self.state = State::Closed;
+            self.step.close = true;
+            self.emit(LinkEvent::Disconnected { reason });
+        }
+    }
+
+    /// The consumer wants a fresh snapshot (delivered as Snapshot, or Resync if it disagrees).
+    pub fn request_snapshot(&mut self, now: Duration) {
+        match self.state {
+            State::AwaitSnapshot { reason, .. } => {
+                self.state = State::AwaitSnapshot {
+                    reason,
+                    last_request: now,
+                };
+                self.send(ConsoleMsg::RequestSnapshot);
+            }
+            State::AwaitHello { .. } | State::Synced { .. } => {
+                self.send(ConsoleMsg::RequestSnapshot)
+            }
+            State::Closed | State::Refused { .. } => {}
+        }
+    }
+
+    /// Bytes read from the port.
+    pub fn received(&mut self, bytes: &[u8], now: Duration) {
+        let mut decoder = std::mem::take(&mut self.decoder);
+        decoder.feed(bytes, |result| self.frame(result, now));
+        self.decoder = decoder;
+    }
+
+    /// Time passed: silence timeout and retries.
+    pub fn tick(&mut self, now: Duration) {
+        if self.state == State::Closed {
+            return;
+        }
+        let timeout = self.timing.silence_timeout;
+        if now.saturating_sub(self.last_heard) >= timeout {
+            self.port_lost(DisconnectReason::Silence { timeout });
+            return;
+        }
+        let retry = self.timing.retry_interval;
+        match self.state {
+            State::AwaitHello { last_sent } if now.saturating_sub(last_sent) >= retry => {
+                self.state = State::AwaitHello { last_sent: now };
+                self.send(ConsoleMsg::Hello {
+                    protocol: PROTOCOL_VERSION,
+                });
+                self.send(ConsoleMsg::RequestSnapshot);
+            }
+            State::AwaitSnapshot {
+                reason,
+                last_request,
+            } if now.saturating_sub(last_request) >= retry => {
+                self.state = State::AwaitSnapshot {
+                    reason,
+                    last_request: now,
+                };
+                self.send(ConsoleMsg::RequestSnapshot);
+            }
+            State::Closed
+            | State::AwaitHello { .. }
+            | State::Refused { .. }
+            | State::AwaitSnapshot { .. }
+            | State::Synced { .. } => {}
+        }
+    }
+
+    fn frame(&mut self, result: Result<Frame<BoardMsg>, Error>, now: Duration) {
+        if self.state == State::Closed {
+            return;
+        }
+        let frame = match result {
+            Ok(frame) => frame,
+            Err(error) => {
+                match error {
+                    Error::Crc => self.health.crc_errors += 1,
+                    Error::Cobs | Error::TooLong | Error::TooShort => self.health.cobs_errors += 1,
+                    Error::Decode | Error::BufferTooSmall => self.health.decode_errors += 1,
+                }
+                return;
+            }
+        };
+        self.last_heard = now;
+        self.health.last_heard_ms = Some(u64::try_from(now.as_millis()).unwrap_or(u64::MAX));
+        if self.last_accepted == Some(frame) {
+            self.health.duplicates += 1;
+            return;
+        }
+        let broken = match self.tracker.check(frame.seq) {
+            SeqCheck::First | SeqCheck::InOrder => None,
+            SeqCheck::Gap { missed } => {
+                self.health.gaps += 1;
+                self.health.missed_frames += u64::from(missed);
+                Some(ResyncReason::Gap {
+                    missed: u64::from(missed),
+                })
+            }
+            SeqCheck::Duplicate => {
+                // A serial line never reorders: an older number that is not a repeat of the
+                // last frame means the board started counting again.
+                self.tracker.reset();
+                self.tracker.check(frame.seq);
+                Some(ResyncReason::SenderRestart)
+            }
+        };
+        self.health.frames += 1;
+        self.last_accepted = Some(frame);
+        if let Some(reason) = broken {
+            // A snapshot right after the break repairs it by itself.
+            let request = !matches!(frame.body, BoardMsg::Snapshot { .. });
+            self.lose_sync(reason, now, request);
+        }
+        self.dispatch(frame.body, now);
+    }
+
+    fn dispatch(&mut self, body: BoardMsg, now: Duration) {
+        match body {
+            BoardMsg::Hello {
+                protocol,
+                firmware,
+                board_id,
+            } => match check_version(protocol) {
+                Err(mismatch) => {
+                    if self.state != (State::Refused { remote: protocol }) {
+                        self.emit(LinkEvent::VersionMismatch {
+                            local: mismatch.local,
+                            remote: mismatch.remote,
+                        });
+                    }
+                    self.state = State::Refused { remote: protocol };
+                }
+                Ok(()) => match self.state {
+                    State::AwaitHello { .. } | State::Refused { .. } => {
+                        // The snapshot was requested together with the Hello.
+                        self.state = State::AwaitSnapshot {
+                            reason: ResyncReason::Connected,
+                            last_request: now,
+                        };
+                        self.emit(LinkEvent::Connected {
+                            protocol,
+                            firmware,
+                            board_id,
+                        });
+                    }
+                    // An answer to a repeated Hello: nothing new.
+                    State::Closed | State::AwaitSnapshot { .. } | State::Synced { .. } => {}
+                },
+            },
+            BoardMsg::Snapshot {
+                occupancy,
+                board_ms,
+            } => self.snapshot(occupancy, board_ms),
+            BoardMsg::Lift { square, board_ms } => self.switch(square, board_ms, false, now),
+            BoardMsg::Place { square, board_ms } => self.switch(square, board_ms, true, now),
+            BoardMsg::Heartbeat { .. } => {}
+            BoardMsg::Fault { code, board_ms } => match self.state {
+                State::AwaitSnapshot { .. } | State::Synced { .. } => {
+                    self.health.board_faults += 1;
+                    self.emit(LinkEvent::Fault { code, board_ms });
+                    self.lose_sync(ResyncReason::BoardFault, now, true);
+                }
+                State::Closed | State::AwaitHello { .. } | State::Refused { .. } => {}
+            },
+        }
+    }
+
+    fn snapshot(&mut self, occupancy: u64, board_ms: BoardMs) {
+        match self.state {
+            State::AwaitSnapshot { reason, .. } => {
+                self.state = State::Synced { occupancy };
+                self.health.resyncs += 1;
+                self.emit(LinkEvent::Resync {
+                    occupancy,
+                    board_ms,
+                    reason,
+                });
+            }
+            State::Synced { occupancy: known } if known == occupancy => {
+                self.emit(LinkEvent::Snapshot {
+                    occupancy,
+                    board_ms,
+                });
+            }
+            State::Synced { occupancy: known } => {
+                // The snapshot is the truth; ask for another one to confirm it.
+                self.health.mismatches += 1;
+                self.health.resyncs += 1;
+                self.state = State::Synced { occupancy };
+                self.emit(LinkEvent::Resync {
+                    occupancy,
+                    board_ms,
+                    reason: ResyncReason::Mismatch {
+                        reconstructed: known,
+                    },
+                });
+                self.send(ConsoleMsg::RequestSnapshot);
+            }
+            State::Closed | State::AwaitHello { .. } | State::Refused { .. } => {}
+        }
+    }
+
+    fn switch(&mut self, square: SquareIndex, board_ms: BoardMs, place: bool, now: Duration) {
+        match self.state {
+            State::Synced { occupancy } => {
+                let consistent = square < 64 && is_occupied(occupancy, square) != place;
+                if consistent {
+                    if place {
+                        self.state = State::Synced {
+                            occupancy: with_square(occupancy, square),
+                        };
+                        self.emit(LinkEvent::Place { square, board_ms });
+                    } else {
+                        self.state = State::Synced {
+                            occupancy: without_square(occupancy, square),
+                        };
+                        self.emit(LinkEvent::Lift { square, board_ms });
+                    }
+                } else {
+                    self.health.mismatches += 1;
+                    self.health.skipped_events += 1;
+                    self.lose_sync(
+                        ResyncReason::Mismatch {
+                            reconstructed: occupancy,
+                        },
+                        now,
+                        true,
+                    );
+                }
+            }
+            State::AwaitSnapshot { .. } => self.health.skipped_events += 1,
+            State::Closed | State::AwaitHello { .. } | State::Refused { .. } => {}
+        }
+    }
+
+    fn lose_sync(&mut self, reason: ResyncReason, now: Duration, request: bool) {
+        match self.state {
+            State::Synced { .. } => {
+                self.state = State::AwaitSnapshot {
+                    reason,
+                    last_request: now,
+                };
+                if request {
+                    self.send(ConsoleMsg::RequestSnapshot);
+                }
+            }
+            State::AwaitSnapshot {
+                reason: ResyncReason::Gap { missed: before },
+                last_request,
+            } => {
+                if let ResyncReason::Gap { missed } = reason {
+                    let reason = ResyncReason::Gap {
+                        missed: before + missed,
+                    };
+                    self.state = State::AwaitSnapshot {
+                        reason,
+                        last_request,
+                    };
+                }
+            }
+            State::AwaitSnapshot { .. }
+            | State::Closed
+            | State::AwaitHello { .. }
+            | State::Refused { .. } => {}
+        }
+    }
+
+    fn send(&mut self, body: ConsoleMsg) {
+        let mut buf = [0u8; MAX_FRAME];
+        // Console messages are a few bytes; MAX_FRAME always holds them.
+        if let Ok(len) = encode(
+            &Frame {
+                seq: self.tx_seq.next(),
+                body,
+            },
+            &mut buf,
+        ) {
+            self.step.outgoing.extend_from_slice(&buf[..len]);
+        }
+    }
+
+    fn emit(&mut self, event: LinkEvent) {
+        self.step.reports.push(Report {
+            event,
+            health: self.health,
+        });
+    }
+}
+
+#[cfg(test)]
+#[path = "core_tests.rs"]
+mod tests;

@@ -1,0 +1,603 @@
+use super::*;
+use kriegspiel_link::{parse_square, FaultCode};
+
+const START: u64 = 0x0000_0000_0000_FFFF; // white pieces on ranks 1-2
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn sq(name: &str) -> SquareIndex {
+    parse_square(name).unwrap()
+}
+
+/// A board emulator for the tests: numbers its frames like the real board.
+struct Board {
+    seq: SeqCounter,
+}
+
+impl Board {
+    fn new() -> Self {
+        Board {
+            seq: SeqCounter::new(),
+        }
+    }
+    fn frame(&mut self, body: BoardMsg) -> Vec<u8> {
+        let mut buf = [0u8; MAX_FRAME];
+        let n = encode(
+            &Frame {
+                seq: self.seq.next(),
+                body,
+            },
+            &mut buf,
+        )
+        .unwrap();
+        buf[..n].to_vec()
+    }
+    fn hello(&mut self) -> Vec<u8> {
+        self.frame(BoardMsg::Hello {
+            protocol: PROTOCOL_VERSION,
+            firmware: [1, 2, 3],
+            board_id: 7,
+        })
+    }
+}
+
+fn sent(step: &Step) -> Vec<ConsoleMsg> {
+    let mut decoder = Decoder::<ConsoleMsg>::new();
+    let mut out = Vec::new();
+    decoder.feed(&step.outgoing, |r| out.push(r.unwrap().body));
+    out
+}
+
+fn events(step: &Step) -> Vec<LinkEvent> {
+    step.reports.iter().map(|r| r.event.clone()).collect()
+}
+
+/// A core that is connected and synced on `START`.
+fn synced() -> (LinkCore, Board) {
+    let mut core = LinkCore::new(Timing::default());
+    let mut board = Board::new();
+    core.opened(ms(0));
+    let step = core.take_step();
+    assert_eq!(
+        sent(&step),
+        [
+            ConsoleMsg::Hello {
+                protocol: PROTOCOL_VERSION
+            },
+            ConsoleMsg::RequestSnapshot
+        ]
+    );
+    core.received(&board.hello(), ms(10));
+    core.received(
+        &board.frame(BoardMsg::Snapshot {
+            occupancy: START,
+            board_ms: 5,
+        }),
+        ms(11),
+    );
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [
+            LinkEvent::Connected {
+                protocol: PROTOCOL_VERSION,
+                firmware: [1, 2, 3],
+                board_id: 7
+            },
+            LinkEvent::Resync {
+                occupancy: START,
+                board_ms: 5,
+                reason: ResyncReason::Connected
+            },
+        ]
+    );
+    assert_eq!(core.occupancy(), Some(START));
+    (core, board)
+}
+
+#[test]
+fn lifts_and_places_are_delivered_in_order() {
+    let (mut core, mut board) = synced();
+    let mut bytes = board.frame(BoardMsg::Lift {
+        square: sq("e2"),
+        board_ms: 100,
+    });
+    bytes.extend(board.frame(BoardMsg::Place {
+        square: sq("e4"),
+        board_ms: 150,
+    }));
+    bytes.extend(board.frame(BoardMsg::Heartbeat { board_ms: 400 }));
+    // Split anywhere: the decoder reassembles.
+    core.received(&bytes[..5], ms(20));
+    core.received(&bytes[5..], ms(21));
+    let expected = START & !(1 << 12) | (1 << 28);
+    core.received(
+        &board.frame(BoardMsg::Snapshot {
+            occupancy: expected,
+            board_ms: 500,
+        }),
+        ms(22),
+    );
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [
+            LinkEvent::Lift {
+                square: sq("e2"),
+                board_ms: 100
+            },
+            LinkEvent::Place {
+                square: sq("e4"),
+                board_ms: 150
+            },
+            LinkEvent::Snapshot {
+                occupancy: expected,
+                board_ms: 500
+            },
+        ]
+    );
+    assert!(step.outgoing.is_empty());
+    let health = core.health();
+    assert_eq!(health.frames, 6);
+    assert_eq!(
+        (
+            health.gaps,
+            health.duplicates,
+            health.resyncs,
+            health.bad_frames()
+        ),
+        (0, 0, 1, 0)
+    );
+    assert_eq!(health.last_heard_ms, Some(22));
+}
+
+#[test]
+fn duplicates_are_dropped_and_counted() {
+    let (mut core, mut board) = synced();
+    let lift = board.frame(BoardMsg::Lift {
+        square: sq("d2"),
+        board_ms: 100,
+    });
+    core.received(&lift, ms(20));
+    core.received(&lift, ms(21));
+    core.received(&lift, ms(22));
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [LinkEvent::Lift {
+            square: sq("d2"),
+            board_ms: 100
+        }]
+    );
+    assert_eq!(core.health().duplicates, 2);
+    assert_eq!(core.health().gaps, 0);
+}
+
+#[test]
+fn a_gap_requests_a_snapshot_and_resyncs() {
+    let (mut core, mut board) = synced();
+    let _lost = board.frame(BoardMsg::Lift {
+        square: sq("e2"),
+        board_ms: 100,
+    });
+    let _lost_too = board.frame(BoardMsg::Place {
+        square: sq("e4"),
+        board_ms: 110,
+    });
+    core.received(
+        &board.frame(BoardMsg::Lift {
+            square: sq("g1"),
+            board_ms: 120,
+        }),
+        ms(30),
+    );
+    let step = core.take_step();
+    assert_eq!(events(&step), []);
+    assert_eq!(sent(&step), [ConsoleMsg::RequestSnapshot]);
+    assert_eq!(core.occupancy(), None);
+    // More events before the snapshot arrives are covered by it.
+    core.received(
+        &board.frame(BoardMsg::Place {
+            square: sq("f3"),
+            board_ms: 130,
+        }),
+        ms(31),
+    );
+    let truth = START & !(1 << 12) & !(1 << 6) | (1 << 28) | (1 << 21);
+    core.received(
+        &board.frame(BoardMsg::Snapshot {
+            occupancy: truth,
+            board_ms: 140,
+        }),
+        ms(32),
+    );
+    core.received(
+        &board.frame(BoardMsg::Lift {
+            square: sq("f3"),
+            board_ms: 150,
+        }),
+        ms(33),
+    );
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [
+            LinkEvent::Resync {
+                occupancy: truth,
+                board_ms: 140,
+                reason: ResyncReason::Gap { missed: 2 }
+            },
+            LinkEvent::Lift {
+                square: sq("f3"),
+                board_ms: 150
+            },
+        ]
+    );
+    let health = core.health();
+    assert_eq!(
+        (
+            health.gaps,
+            health.missed_frames,
+            health.skipped_events,
+            health.resyncs
+        ),
+        (1, 2, 2, 2)
+    );
+}
+
+#[test]
+fn a_snapshot_right_after_a_gap_repairs_it_without_asking() {
+    let (mut core, mut board) = synced();
+    let _lost = board.frame(BoardMsg::Lift {
+        square: sq("e2"),
+        board_ms: 100,
+    });
+    let truth = START & !(1 << 12);
+    core.received(
+        &board.frame(BoardMsg::Snapshot {
+            occupancy: truth,
+            board_ms: 500,
+        }),
+        ms(30),
+    );
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [LinkEvent::Resync {
+            occupancy: truth,
+            board_ms: 500,
+            reason: ResyncReason::Gap { missed: 1 }
+        }]
+    );
+    assert_eq!(sent(&step), []);
+}
+
+#[test]
+fn a_disagreeing_snapshot_resyncs_and_asks_again() {
+    let (mut core, mut board) = synced();
+    let truth = START ^ (1 << 40);
+    core.received(
+        &board.frame(BoardMsg::Snapshot {
+            occupancy: truth,
+            board_ms: 500,
+        }),
+        ms(30),
+    );
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [LinkEvent::Resync {
+            occupancy: truth,
+            board_ms: 500,
+            reason: ResyncReason::Mismatch {
+                reconstructed: START
+            }
+        }]
+    );
+    assert_eq!(sent(&step), [ConsoleMsg::RequestSnapshot]);
+    assert_eq!(core.occupancy(), Some(truth));
+    assert_eq!(core.health().mismatches, 1);
+}
+
+#[test]
+fn an_impossible_lift_is_not_delivered() {
+    let (mut core, mut board) = synced();
+    // e4 is empty: a lift there contradicts the reconstruction.
+    core.received(
+        &board.frame(BoardMsg::Lift {
+            square: sq("e4"),
+            board_ms: 100,
+        }),
+        ms(30),
+    );
+    let step = core.take_step();
+    assert_eq!(events(&step), []);
+    assert_eq!(sent(&step), [ConsoleMsg::RequestSnapshot]);
+    core.received(
+        &board.frame(BoardMsg::Snapshot {
+            occupancy: START,
+            board_ms: 200,
+        }),
+        ms(31),
+    );
+    // An out-of-range square cannot be applied either.
+    core.received(
+        &board.frame(BoardMsg::Place {
+            square: 64,
+            board_ms: 300,
+        }),
+        ms(32),
+    );
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [LinkEvent::Resync {
+            occupancy: START,
+            board_ms: 200,
+            reason: ResyncReason::Mismatch {
+                reconstructed: START
+            }
+        }]
+    );
+    assert_eq!(core.health().mismatches, 2);
+    assert_eq!(core.health().skipped_events, 2);
+}
+
+#[test]
+fn bad_frames_are_counted_by_kind() {
+    let (mut core, mut board) = synced();
+    let mut damaged = board.frame(BoardMsg::Heartbeat { board_ms: 1 });
+    damaged[2] ^= 0x40;
+    core.received(&damaged, ms(30));
+    core.received(&[0x09, 1, 2, 0], ms(31));
+    core.received(&[0x55; 100], ms(32));
+    core.received(&[0], ms(32));
+    let step = core.take_step();
+    assert_eq!(events(&step), []);
+    let health = core.health();
+    assert_eq!(
+        (health.crc_errors, health.cobs_errors, health.decode_errors),
+        (1, 2, 0)
+    );
+    // Bad frames are no sign of life.
+    assert_eq!(health.last_heard_ms, Some(11));
+}
+
+#[test]
+fn silence_means_unplugged_after_exactly_the_timeout() {
+    let (mut core, mut board) = synced();
+    core.received(
+        &board.frame(BoardMsg::Heartbeat { board_ms: 400 }),
+        ms(1000),
+    );
+    core.tick(ms(2999));
+    assert_eq!(core.take_step(), Step::default());
+    core.tick(ms(3000));
+    let step = core.take_step();
+    assert!(step.close);
+    assert_eq!(
+        events(&step),
+        [LinkEvent::Disconnected {
+            reason: DisconnectReason::Silence {
+                timeout: Duration::from_secs(2)
+            }
+        }]
+    );
+    assert!(!core.is_open());
+    // Closed: further input is ignored until reopened.
+    core.received(
+        &board.frame(BoardMsg::Heartbeat { board_ms: 900 }),
+        ms(3100),
+    );
+    assert_eq!(core.health().disconnects, 1);
+    assert_eq!(core.health().frames, 3);
+}
+
+#[test]
+fn reconnect_greets_again_and_counts_the_frames_lost_meanwhile() {
+    let (mut core, mut board) = synced();
+    core.port_lost(DisconnectReason::Io {
+        error: "gone".into(),
+    });
+    let step = core.take_step();
+    assert!(step.close);
+    for n in 0..3 {
+        let _lost = board.frame(BoardMsg::Heartbeat { board_ms: n });
+    }
+    core.opened(ms(500));
+    let step = core.take_step();
+    assert_eq!(
+        sent(&step),
+        [
+            ConsoleMsg::Hello {
+                protocol: PROTOCOL_VERSION
+            },
+            ConsoleMsg::RequestSnapshot
+        ]
+    );
+    core.received(&board.hello(), ms(510));
+    core.received(
+        &board.frame(BoardMsg::Snapshot {
+            occupancy: 0,
+            board_ms: 600,
+        }),
+        ms(511),
+    );
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [
+            LinkEvent::Connected {
+                protocol: PROTOCOL_VERSION,
+                firmware: [1, 2, 3],
+                board_id: 7
+            },
+            LinkEvent::Resync {
+                occupancy: 0,
+                board_ms: 600,
+                reason: ResyncReason::Connected
+            },
+        ]
+    );
+    let health = core.health();
+    assert_eq!(
+        (health.disconnects, health.reconnects, health.missed_frames),
+        (1, 1, 3)
+    );
+}
+
+#[test]
+fn hello_is_repeated_until_the_board_answers() {
+    let mut core = LinkCore::new(Timing::default());
+    core.opened(ms(0));
+    core.take_step();
+    core.tick(ms(499));
+    assert_eq!(sent(&core.take_step()), []);
+    core.tick(ms(500));
+    assert_eq!(
+        sent(&core.take_step()),
+        [
+            ConsoleMsg::Hello {
+                protocol: PROTOCOL_VERSION
+            },
+            ConsoleMsg::RequestSnapshot
+        ]
+    );
+    // Events before the Hello are not delivered.
+    let mut board = Board::new();
+    core.received(
+        &board.frame(BoardMsg::Lift {
+            square: 3,
+            board_ms: 1,
+        }),
+        ms(600),
+    );
+    assert_eq!(events(&core.take_step()), []);
+}
+
+#[test]
+fn a_missing_snapshot_is_requested_again() {
+    let mut core = LinkCore::new(Timing::default());
+    let mut board = Board::new();
+    core.opened(ms(0));
+    core.received(&board.hello(), ms(100));
+    core.take_step();
+    core.tick(ms(599));
+    assert_eq!(sent(&core.take_step()), []);
+    core.tick(ms(600));
+    assert_eq!(sent(&core.take_step()), [ConsoleMsg::RequestSnapshot]);
+}
+
+#[test]
+fn a_version_mismatch_is_refused_clearly() {
+    let mut core = LinkCore::new(Timing::default());
+    let mut board = Board::new();
+    core.opened(ms(0));
+    core.take_step();
+    let hello = BoardMsg::Hello {
+        protocol: PROTOCOL_VERSION + 1,
+        firmware: [9, 0, 0],
+        board_id: 1,
+    };
+    core.received(&board.frame(hello), ms(10));
+    core.received(
+        &board.frame(BoardMsg::Snapshot {
+            occupancy: START,
+            board_ms: 1,
+        }),
+        ms(11),
+    );
+    core.received(
+        &board.frame(BoardMsg::Lift {
+            square: 8,
+            board_ms: 2,
+        }),
+        ms(12),
+    );
+    core.received(&board.frame(hello), ms(13));
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [LinkEvent::VersionMismatch {
+            local: PROTOCOL_VERSION,
+            remote: PROTOCOL_VERSION + 1
+        }]
+    );
+    assert_eq!(core.occupancy(), None);
+    // Refused boards are not nagged with retries.
+    core.tick(ms(1000));
+    assert_eq!(core.take_step(), Step::default());
+}
+
+#[test]
+fn a_restarted_board_is_resynced() {
+    let (mut core, mut board) = synced();
+    for n in 0..10 {
+        core.received(&board.frame(BoardMsg::Heartbeat { board_ms: n }), ms(20));
+    }
+    let mut rebooted = Board::new();
+    core.received(
+        &rebooted.frame(BoardMsg::Lift {
+            square: sq("a1"),
+            board_ms: 3,
+        }),
+        ms(30),
+    );
+    let step = core.take_step();
+    assert_eq!(events(&step), []);
+    assert_eq!(sent(&step), [ConsoleMsg::RequestSnapshot]);
+    core.received(
+        &rebooted.frame(BoardMsg::Snapshot {
+            occupancy: START & !1,
+            board_ms: 4,
+        }),
+        ms(31),
+    );
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [LinkEvent::Resync {
+            occupancy: START & !1,
+            board_ms: 4,
+            reason: ResyncReason::SenderRestart
+        }]
+    );
+}
+
+#[test]
+fn board_faults_are_reported_and_resynced() {
+    let (mut core, mut board) = synced();
+    core.received(
+        &board.frame(BoardMsg::Fault {
+            code: FaultCode::Overflow,
+            board_ms: 9,
+        }),
+        ms(20),
+    );
+    let step = core.take_step();
+    assert_eq!(
+        events(&step),
+        [LinkEvent::Fault {
+            code: FaultCode::Overflow,
+            board_ms: 9
+        }]
+    );
+    assert_eq!(sent(&step), [ConsoleMsg::RequestSnapshot]);
+    assert_eq!(core.health().board_faults, 1);
+}
+
+#[test]
+fn open_failures_are_reported_once_per_error() {
+    let mut core = LinkCore::new(Timing::default());
+    core.open_failed("cannot open /dev/x: No such file".into());
+    core.open_failed("cannot open /dev/x: No such file".into());
+    core.open_failed("cannot open /dev/x: Permission denied".into());
+    let step = core.take_step();
+    assert_eq!(step.reports.len(), 2);
+    core.opened(ms(0));
+    core.port_lost(DisconnectReason::Closed);
+    core.open_failed("cannot open /dev/x: No such file".into());
+    assert_eq!(core.take_step().reports.len(), 2);
+}

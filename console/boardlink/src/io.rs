@@ -1,0 +1,230 @@
+//! The tokio task that owns the serial port and feeds [`LinkCore`].
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, MissedTickBehavior};
+use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
+
+use crate::core::{LinkCore, Timing};
+use crate::event::{DisconnectReason, Health, Report};
+
+/// How the link talks to one board.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkConfig {
+    /// Line speed; ignored by pseudo-terminals and USB CDC serial.
+    pub baud: u32,
+    pub timing: Timing,
+    /// Pause between attempts to (re)open the port.
+    pub reopen_interval: Duration,
+    /// How often the core's clocks are checked (timeouts, retries).
+    pub tick_interval: Duration,
+    /// Reports buffered for a slow consumer before the link waits for it (nothing is dropped).
+    pub channel_capacity: usize,
+}
+
+impl Default for LinkConfig {
+    fn default() -> Self {
+        LinkConfig {
+            baud: 115_200,
+            timing: Timing::default(),
+            reopen_interval: Duration::from_millis(250),
+            tick_interval: Duration::from_millis(50),
+            channel_capacity: 1024,
+        }
+    }
+}
+
+/// Starts links to boards.
+#[derive(Debug)]
+pub struct BoardLink;
+
+impl BoardLink {
+    /// Starts a link to the board at `path` on the current tokio runtime. The link keeps
+    /// (re)opening the port until the handle is dropped or the receiver is closed.
+    pub fn spawn(
+        path: impl Into<PathBuf>,
+        config: LinkConfig,
+    ) -> (BoardLinkHandle, mpsc::Receiver<Report>) {
+        let path = path.into();
+        let (reports_tx, reports_rx) = mpsc::channel(config.channel_capacity.max(1));
+        let (health_tx, health_rx) = watch::channel(Health::default());
+        let (commands_tx, commands_rx) = mpsc::unbounded_channel();
+        let task = tokio::spawn(run(path, config, reports_tx, health_tx, commands_rx));
+        (
+            BoardLinkHandle {
+                task,
+                health: health_rx,
+                commands: commands_tx,
+            },
+            reports_rx,
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Command {
+    RequestSnapshot,
+}
+
+/// Controls a running link; dropping it stops the link and closes the port.
+#[derive(Debug)]
+pub struct BoardLinkHandle {
+    task: JoinHandle<()>,
+    health: watch::Receiver<Health>,
+    commands: mpsc::UnboundedSender<Command>,
+}
+
+impl BoardLinkHandle {
+    /// The counters as of the last processed input.
+    pub fn health(&self) -> Health {
+        *self.health.borrow()
+    }
+
+    /// Asks the board for a snapshot (delivered as a Snapshot or Resync report).
+    pub fn request_snapshot(&self) {
+        // Fails only when the task has ended, and then there is no board to ask.
+        let _ = self.commands.send(Command::RequestSnapshot);
+    }
+}
+
+impl Drop for BoardLinkHandle {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+struct Channels {
+    reports: mpsc::Sender<Report>,
+    health: watch::Sender<Health>,
+    commands: mpsc::UnboundedReceiver<Command>,
+    start: Instant,
+}
+
+impl Channels {
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+}
+
+/// Why a session ended.
+enum End {
+    /// The port is gone; try to reopen it.
+    PortLost,
+    /// Nobody listens any more.
+    ConsumerGone,
+}
+
+async fn run(
+    path: PathBuf,
+    config: LinkConfig,
+    reports: mpsc::Sender<Report>,
+    health: watch::Sender<Health>,
+    commands: mpsc::UnboundedReceiver<Command>,
+) {
+    let mut channels = Channels {
+        reports,
+        health,
+        commands,
+        start: Instant::now(),
+    };
+    let mut core = LinkCore::new(config.timing);
+    loop {
+        match open(&path, config.baud) {
+            Ok(mut port) => {
+                core.opened(channels.now());
+                match session(&mut core, &mut port, &config, &mut channels).await {
+                    End::PortLost => {}
+                    End::ConsumerGone => return,
+                }
+            }
+            Err(error) => {
+                core.open_failed(format!("cannot open {}: {error}", path.display()));
+                if !deliver(&mut core, &channels).await {
+                    return;
+                }
+            }
+        }
+        tokio::time::sleep(config.reopen_interval).await;
+    }
+}
+
+fn open(path: &Path, baud: u32) -> Result<SerialStream, tokio_serial::Error> {
+    let port = tokio_serial::new(path.to_string_lossy(), baud).open_native_async()?;
+    // Bytes queued before we opened belong to nobody's frame; losing them at worst costs one
+    // bad frame, so a failure to clear is not worth refusing the port.
+    let _ = port.clear(tokio_serial::ClearBuffer::Input);
+    Ok(port)
+}
+
+/// Sends pending reports; false when the consumer is gone.
+async fn deliver(core: &mut LinkCore, channels: &Channels) -> bool {
+    let step = core.take_step();
+    channels.health.send_replace(core.health());
+    for report in step.reports {
+        if channels.reports.send(report).await.is_err() {
+            return false;
+        }
+    }
+    true
+}
+
+async fn session(
+    core: &mut LinkCore,
+    port: &mut SerialStream,
+    config: &LinkConfig,
+    channels: &mut Channels,
+) -> End {
+    let mut buf = [0u8; 512];
+    let mut ticker = tokio::time::interval(config.tick_interval);
+    ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut commands_open = true;
+    loop {
+        // Write what the core wants sent; a failed or stuck write means the port is gone.
+        let step = core.take_step();
+        if !step.outgoing.is_empty() && !step.close {
+            let write = tokio::time::timeout(
+                config.timing.silence_timeout,
+                port.write_all(&step.outgoing),
+            )
+            .await;
+            let error = match write {
+                Ok(Ok(())) => None,
+                Ok(Err(error)) => Some(error.to_string()),
+                Err(_) => Some("write timed out".to_owned()),
+            };
+            if let Some(error) = error {
+                core.port_lost(DisconnectReason::Io { error });
+            }
+        }
+        let close = step.close || !core.is_open();
+        channels.health.send_replace(core.health());
+        for report in step.reports {
+            if channels.reports.send(report).await.is_err() {
+                return End::ConsumerGone;
+            }
+        }
+        if close {
+            // Reports produced by a failed write above.
+            if !deliver(core, channels).await {
+                return End::ConsumerGone;
+            }
+            return End::PortLost;
+        }
+        tokio::select! {
+            read = port.read(&mut buf) => match read {
+                Ok(0) => core.port_lost(DisconnectReason::Closed),
+                Ok(n) => core.received(&buf[..n], channels.now()),
+                Err(error) => core.port_lost(DisconnectReason::Io { error: error.to_string() }),
+            },
+            _ = ticker.tick() => core.tick(channels.now()),
+            command = channels.commands.recv(), if commands_open => match command {
+                Some(Command::RequestSnapshot) => core.request_snapshot(channels.now()),
+                None => commands_open = false,
+            },
+        }
+    }
+}
