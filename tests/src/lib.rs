@@ -1,1 +1,5 @@
-//! kriegspiel-tests
+//! kriegspiel-tests: helpers for the end-to-end tests in `tests/tests`.
+
+pub mod link_util;
+pub mod pty;
+pub mod relay;

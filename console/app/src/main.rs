@@ -1,5 +1,6 @@
 //! `kriegspiel`: the referee console binary. Each subcommand lives in its own module.
 
+mod monitor;
 mod referee_cmd;
 
 use clap::{Parser, Subcommand};
@@ -16,11 +17,14 @@ struct Cli {
 enum Command {
     /// The scriptable referee: JSON lines on stdin and stdout.
     Referee(referee_cmd::Args),
+    /// Watch a board's serial link: one JSON line per event on stdout.
+    BoardMonitor(monitor::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Referee(args) => referee_cmd::run(args),
+        Command::BoardMonitor(args) => monitor::run(args),
     }
 }
