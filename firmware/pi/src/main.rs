@@ -1,1 +1,260 @@
-fn main() {}
+//! `kriegspiel-board`: see `docs/BOARD-FIRMWARE.md`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use kriegspiel_board::config::Config;
+use kriegspiel_board::pi::PiScanner;
+use kriegspiel_board::script::Script;
+use kriegspiel_board::selftest::{self, SimFaults};
+use kriegspiel_board::{serial, simulate};
+use kriegspiel_board_core::{Board, BoardConfig, BoardError, Square};
+
+/// Exit status for a bad script or argument value (nothing was sent).
+const EXIT_BAD_INPUT: u8 = 2;
+/// Exit status when the self-test found faults.
+const EXIT_SELF_TEST_FAILED: u8 = 3;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kriegspiel-board",
+    version,
+    about = "Reed-switch chess board -> Kriegspiel console serial link"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Read the board on a Raspberry Pi's GPIO and serve the console on a serial port.
+    Run {
+        /// TOML file: board id, scan rate, debounce, pins.
+        #[arg(long)]
+        config: PathBuf,
+        /// Serial device to the console (e.g. /dev/serial0, /dev/ttyGS0).
+        #[arg(long)]
+        port: String,
+    },
+    /// Play a script of timed magnet moves on simulated pins and serve the console.
+    Simulate {
+        /// Script: `MILLISECONDS lift|place SQUARE` lines, optional first `occupied ...` line.
+        #[arg(long)]
+        script: PathBuf,
+        /// Serial device or pseudo-terminal to the console.
+        #[arg(long)]
+        port: String,
+        #[arg(long, default_value_t = 1)]
+        board_id: u32,
+        #[arg(long, default_value_t = BoardConfig::default().scan_hz)]
+        scan_hz: u16,
+        #[arg(long, default_value_t = BoardConfig::default().debounce_scans)]
+        debounce_scans: u8,
+    },
+    /// Check every square: place a magnet on a1, b1, ... h8 in turn.
+    SelfTest(SelfTestArgs),
+}
+
+#[derive(Debug, Args)]
+struct SelfTestArgs {
+    /// Config file of the real board (interactive, on a Raspberry Pi).
+    #[arg(
+        long,
+        required_unless_present = "simulate",
+        conflicts_with = "simulate"
+    )]
+    config: Option<PathBuf>,
+    /// Run on simulated pins driven by --script, without prompting.
+    #[arg(long, requires = "script")]
+    simulate: bool,
+    /// Script walking the magnet over the squares (with --simulate).
+    #[arg(long)]
+    script: Option<PathBuf>,
+    /// Simulated fault: this switch never closes (repeatable).
+    #[arg(long, value_parser = parse_square, requires = "simulate")]
+    dead: Vec<Square>,
+    /// Simulated fault: these two squares are shorted, e.g. b2:c2 (repeatable).
+    #[arg(long, value_parser = parse_pair, requires = "simulate")]
+    short: Vec<(Square, Square)>,
+    /// Simulated fault: this switch chatters while closed (repeatable).
+    #[arg(long, value_parser = parse_square, requires = "simulate")]
+    chatter: Vec<Square>,
+    /// Simulated fault: the matrix has no diodes.
+    #[arg(long, requires = "simulate")]
+    no_diodes: bool,
+}
+
+fn parse_square(s: &str) -> Result<Square, String> {
+    Square::parse(s).ok_or_else(|| format!("'{s}' is not a square (a1 to h8)"))
+}
+
+fn parse_pair(s: &str) -> Result<(Square, Square), String> {
+    let (a, b) = s
+        .split_once(':')
+        .ok_or_else(|| format!("'{s}' is not a pair like b2:c2"))?;
+    Ok((parse_square(a)?, parse_square(b)?))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run { config, port } => run(&config, &port),
+        Command::Simulate {
+            script,
+            port,
+            board_id,
+            scan_hz,
+            debounce_scans,
+        } => {
+            let config = BoardConfig {
+                board_id,
+                debounce_scans,
+                scan_hz,
+            };
+            simulate_cmd(&script, &port, config)
+        }
+        Command::SelfTest(args) => self_test(args),
+    }
+}
+
+fn fail(code: u8, msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("kriegspiel-board: {msg}");
+    ExitCode::from(code)
+}
+
+fn load_script(path: &std::path::Path) -> Result<Script, ExitCode> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        fail(
+            EXIT_BAD_INPUT,
+            format!("cannot read script {}: {e}", path.display()),
+        )
+    })?;
+    Script::parse(&text).map_err(|e| fail(EXIT_BAD_INPUT, format!("{}: {e}", path.display())))
+}
+
+fn check_timing(config: BoardConfig) -> Result<(), ExitCode> {
+    use kriegspiel_board_core::{DEBOUNCE_SCANS_RANGE, SCAN_HZ_RANGE};
+    if !SCAN_HZ_RANGE.contains(&config.scan_hz) {
+        return Err(fail(
+            EXIT_BAD_INPUT,
+            format!("--scan-hz {} is outside {SCAN_HZ_RANGE:?}", config.scan_hz),
+        ));
+    }
+    if !DEBOUNCE_SCANS_RANGE.contains(&config.debounce_scans) {
+        return Err(fail(
+            EXIT_BAD_INPUT,
+            format!(
+                "--debounce-scans {} is outside {DEBOUNCE_SCANS_RANGE:?}",
+                config.debounce_scans
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn simulate_cmd(script_path: &std::path::Path, port: &str, config: BoardConfig) -> ExitCode {
+    let script = match load_script(script_path).and_then(|s| check_timing(config).map(|()| s)) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let (writer, incoming) = match serial::open(port, serial::DEFAULT_BAUD) {
+        Ok(pair) => pair,
+        Err(e) => return fail(1, e),
+    };
+    match simulate::run(&script, config, writer, &incoming) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(BoardError::Write(e)) => fail(1, format!("writing to {port}: {e}")),
+        Err(BoardError::Encode(e)) => fail(1, format!("encoding a frame: {e}")),
+    }
+}
+
+fn run(config_path: &std::path::Path, port: &str) -> ExitCode {
+    let config = match Config::load(config_path) {
+        Ok(c) => c,
+        Err(e) => return fail(EXIT_BAD_INPUT, e),
+    };
+    let scanner = match PiScanner::open(&config.wiring) {
+        Ok(s) => s,
+        Err(e) => return fail(1, e),
+    };
+    let (writer, incoming) = match serial::open(port, config.baud) {
+        Ok(pair) => pair,
+        Err(e) => return fail(1, e),
+    };
+    eprintln!(
+        "kriegspiel-board: board {} scanning at {} Hz, serving {port}",
+        config.board.board_id, config.board.scan_hz
+    );
+    let mut board = Board::new(scanner, writer, config.board);
+    let mut pacer = kriegspiel_board::pacer::Pacer::new();
+    let mut last_complaint: Option<u32> = None;
+    loop {
+        let now = pacer.now_ms();
+        let result = board
+            .tick(now)
+            .and_then(|()| pacer.wait(&mut board, &incoming));
+        if let Err(e) = result {
+            // The console end may be unplugged: keep scanning, it reconnects with a Hello.
+            if last_complaint.is_none_or(|at| now.wrapping_sub(at) >= 5000) {
+                eprintln!("kriegspiel-board: {port}: {e:?} (still scanning)");
+                last_complaint = Some(now);
+            }
+        }
+    }
+}
+
+fn self_test(args: SelfTestArgs) -> ExitCode {
+    let report = if args.simulate {
+        let Some(path) = args.script.as_deref() else {
+            return fail(EXIT_BAD_INPUT, "--simulate needs --script FILE");
+        };
+        let script = match load_script(path) {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        let faults = SimFaults {
+            dead: args.dead,
+            shorts: args.short,
+            chatter: args.chatter,
+            no_diodes: args.no_diodes,
+        };
+        let defaults = BoardConfig::default();
+        selftest::run_simulated(&script, &faults, defaults.debounce_scans, defaults.scan_hz)
+    } else {
+        let Some(path) = args.config.as_deref() else {
+            return fail(
+                EXIT_BAD_INPUT,
+                "self-test needs --config FILE or --simulate --script FILE",
+            );
+        };
+        let config = match Config::load(path) {
+            Ok(c) => c,
+            Err(e) => return fail(EXIT_BAD_INPUT, e),
+        };
+        let mut scanner = match PiScanner::open(&config.wiring) {
+            Ok(s) => s,
+            Err(e) => return fail(1, e),
+        };
+        let mut out = std::io::stdout();
+        match selftest::run_interactive(
+            &mut scanner,
+            config.board.debounce_scans,
+            config.board.scan_hz,
+            &mut out,
+        ) {
+            Ok(report) => report,
+            Err(e) => return fail(1, format!("scan failed: {e:?}")),
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = selftest::write_report(&report, &mut out) {
+        return fail(1, format!("writing the report: {e}"));
+    }
+    if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_SELF_TEST_FAILED)
+    }
+}

@@ -1,0 +1,290 @@
+//! The board's TOML configuration file (for `run` and `self-test` on a Raspberry Pi).
+//!
+//! ```toml
+//! board_id = 1          # tells the console whose board this is
+//! scan_hz = 250         # 200..=2000
+//! debounce_scans = 4    # 1..=16
+//! baud = 115200         # UART speed (ignored by a USB gadget)
+//!
+//! [matrix]              # either a diode matrix ...
+//! rows = [5, 6, 13, 19, 26, 16, 20, 21]   # BCM numbers, rank 1 .. rank 8 (driven)
+//! cols = [4, 17, 27, 22, 23, 24, 25, 12]  # BCM numbers, file a .. file h (pull-ups)
+//! settle_us = 10
+//!
+//! # [shift_register]    # ... or a 74HC165 chain
+//! # load = 25
+//! # clk = 11
+//! # data = 9
+//! # pulse_ns = 500
+//! ```
+
+use std::fmt;
+use std::path::Path;
+
+use kriegspiel_board_core::{BoardConfig, DEBOUNCE_SCANS_RANGE, SCAN_HZ_RANGE};
+use serde::Deserialize;
+
+use crate::serial::DEFAULT_BAUD;
+
+/// Highest BCM GPIO number on the 40-pin header.
+pub const MAX_BCM: u8 = 27;
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    board_id: u32,
+    #[serde(default = "default_scan_hz")]
+    scan_hz: u16,
+    #[serde(default = "default_debounce")]
+    debounce_scans: u8,
+    #[serde(default = "default_baud")]
+    baud: u32,
+    matrix: Option<MatrixPins>,
+    shift_register: Option<ShiftPins>,
+}
+
+fn default_scan_hz() -> u16 {
+    BoardConfig::default().scan_hz
+}
+fn default_debounce() -> u8 {
+    BoardConfig::default().debounce_scans
+}
+fn default_baud() -> u32 {
+    DEFAULT_BAUD
+}
+fn default_settle_us() -> u32 {
+    reed_matrix::MatrixConfig::default().settle_us
+}
+fn default_pulse_ns() -> u32 {
+    reed_matrix::ShiftConfig::default().pulse_ns
+}
+
+/// BCM pins of a diode matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixPins {
+    /// Rank 1 first.
+    pub rows: [u8; 8],
+    /// File a first.
+    pub cols: [u8; 8],
+    #[serde(default = "default_settle_us")]
+    pub settle_us: u32,
+}
+
+/// BCM pins of a 74HC165 chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShiftPins {
+    pub load: u8,
+    pub clk: u8,
+    pub data: u8,
+    #[serde(default = "default_pulse_ns")]
+    pub pulse_ns: u32,
+}
+
+/// How the switches are wired to the Pi.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wiring {
+    Matrix(MatrixPins),
+    ShiftRegister(ShiftPins),
+}
+
+/// A checked configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    pub board: BoardConfig,
+    pub baud: u32,
+    pub wiring: Wiring,
+}
+
+/// Why the configuration file cannot be used.
+#[derive(Debug)]
+pub enum ConfigError {
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    Parse {
+        path: String,
+        source: toml::de::Error,
+    },
+    Invalid {
+        path: String,
+        reason: String,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Read { path, source } => {
+                write!(f, "cannot read config file {path}: {source}")
+            }
+            ConfigError::Parse { path, source } => write!(f, "config file {path}: {source}"),
+            ConfigError::Invalid { path, reason } => write!(f, "config file {path}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Reads and checks a configuration file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        Config::parse(&text).map_err(|e| match e {
+            ConfigError::Parse { source, .. } => ConfigError::Parse {
+                path: shown.clone(),
+                source,
+            },
+            ConfigError::Invalid { reason, .. } => ConfigError::Invalid {
+                path: shown.clone(),
+                reason,
+            },
+            other @ ConfigError::Read { .. } => other,
+        })
+    }
+
+    /// Parses and checks configuration text.
+    pub fn parse(text: &str) -> Result<Config, ConfigError> {
+        let file: FileConfig = toml::from_str(text).map_err(|source| ConfigError::Parse {
+            path: String::new(),
+            source,
+        })?;
+        let invalid = |reason: String| ConfigError::Invalid {
+            path: String::new(),
+            reason,
+        };
+        if !SCAN_HZ_RANGE.contains(&file.scan_hz) {
+            return Err(invalid(format!(
+                "scan_hz = {} is outside {}..={}",
+                file.scan_hz,
+                SCAN_HZ_RANGE.start(),
+                SCAN_HZ_RANGE.end()
+            )));
+        }
+        if !DEBOUNCE_SCANS_RANGE.contains(&file.debounce_scans) {
+            return Err(invalid(format!(
+                "debounce_scans = {} is outside {}..={}",
+                file.debounce_scans,
+                DEBOUNCE_SCANS_RANGE.start(),
+                DEBOUNCE_SCANS_RANGE.end()
+            )));
+        }
+        let (wiring, pins): (Wiring, Vec<u8>) = match (file.matrix, file.shift_register) {
+            (Some(m), None) => (
+                Wiring::Matrix(m),
+                m.rows.iter().chain(&m.cols).copied().collect(),
+            ),
+            (None, Some(s)) => (Wiring::ShiftRegister(s), vec![s.load, s.clk, s.data]),
+            (None, None) => {
+                return Err(invalid(
+                    "needs a [matrix] or a [shift_register] section".into(),
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "has both [matrix] and [shift_register]; keep the one that is wired".into(),
+                ))
+            }
+        };
+        for (i, &pin) in pins.iter().enumerate() {
+            if pin > MAX_BCM {
+                return Err(invalid(format!(
+                    "BCM pin {pin} does not exist (0..={MAX_BCM})"
+                )));
+            }
+            if pins[..i].contains(&pin) {
+                return Err(invalid(format!("BCM pin {pin} is used twice")));
+            }
+        }
+        Ok(Config {
+            board: BoardConfig {
+                board_id: file.board_id,
+                debounce_scans: file.debounce_scans,
+                scan_hz: file.scan_hz,
+            },
+            baud: file.baud,
+            wiring,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MATRIX: &str = "board_id = 1\n[matrix]\nrows = [5, 6, 13, 19, 26, 16, 20, 21]\ncols = [4, 17, 27, 22, 23, 24, 25, 12]\n";
+
+    #[test]
+    fn matrix_config_with_defaults() {
+        let c = Config::parse(MATRIX).unwrap();
+        assert_eq!(
+            c.board,
+            BoardConfig {
+                board_id: 1,
+                ..BoardConfig::default()
+            }
+        );
+        assert_eq!(c.baud, 115_200);
+        let Wiring::Matrix(m) = c.wiring else {
+            panic!("{c:?}")
+        };
+        assert_eq!(m.rows[0], 5);
+        assert_eq!(m.cols[7], 12);
+        assert_eq!(m.settle_us, 10);
+    }
+
+    #[test]
+    fn shift_register_config() {
+        let c = Config::parse("board_id = 2\nscan_hz = 500\ndebounce_scans = 6\n[shift_register]\nload = 25\nclk = 11\ndata = 9\n").unwrap();
+        assert_eq!(
+            c.board,
+            BoardConfig {
+                board_id: 2,
+                debounce_scans: 6,
+                scan_hz: 500
+            }
+        );
+        assert_eq!(
+            c.wiring,
+            Wiring::ShiftRegister(ShiftPins {
+                load: 25,
+                clk: 11,
+                data: 9,
+                pulse_ns: 500
+            })
+        );
+    }
+
+    #[test]
+    fn bad_configs_say_why() {
+        let cases = [
+            ("board_id = 1\n", "needs a [matrix] or a [shift_register]"),
+            (
+                &format!("{MATRIX}[shift_register]\nload = 1\nclk = 2\ndata = 3\n"),
+                "has both",
+            ),
+            (&MATRIX.replace("21]", "28]"), "BCM pin 28 does not exist"),
+            (&MATRIX.replace("21]", "5]"), "BCM pin 5 is used twice"),
+            (
+                &MATRIX.replace("board_id = 1", "board_id = 1\nscan_hz = 50"),
+                "scan_hz = 50 is outside 200..=2000",
+            ),
+            (
+                &MATRIX.replace("board_id = 1", "board_id = 1\ndebounce_scans = 0"),
+                "debounce_scans = 0",
+            ),
+            (&MATRIX.replace("board_id", "bord_id"), "unknown field"),
+            (&MATRIX.replace("13, ", ""), "invalid length 7"),
+        ];
+        for (text, want) in cases {
+            let msg = Config::parse(text).unwrap_err().to_string();
+            assert!(msg.contains(want), "{msg:?} should contain {want:?}");
+        }
+    }
+}
