@@ -1,5 +1,6 @@
 //! kriegspiel-tests: helpers for the end-to-end tests in `tests/tests`.
 
+pub mod games;
 pub mod link_util;
 pub mod pty;
 pub mod relay;
