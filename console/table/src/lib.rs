@@ -1,1 +1,25 @@
-//! kriegspiel-table
+//! The referee's table: the per-board try recognizer (BOARD.md §3) and the [`Table`] that
+//! owns the referee, both recognizers and the table clock. Pure logic: every input is a
+//! typed, timestamped [`Event`]; time is passed in, never read; replaying the same events
+//! rebuilds the same table.
+
+mod config;
+mod error;
+mod input;
+mod output;
+mod own_board;
+mod recognizer;
+mod table;
+
+pub use config::{TableConfig, TouchMove, GUIDE_MS, GUIDE_RANGE, SETTLE_MS, SETTLE_RANGE};
+pub use error::Error;
+pub use input::{BoardInput, Event, Input};
+pub use output::{Output, PrivateMessage};
+pub use table::Table;
+
+/// Re-exported so users name the same types the table uses.
+pub use kriegspiel_referee;
+pub use shakmaty;
+
+/// Milliseconds of table time (the console's clock, passed in; never read inside).
+pub type Millis = u64;

@@ -1,0 +1,94 @@
+//! How a table is set up: the game, the language and the recognizer's timing rules.
+
+use core::ops::RangeInclusive;
+
+use kriegspiel_referee::{GameConfig, Lang};
+
+use crate::Error;
+
+/// The default settle window (BOARD.md §3).
+pub const SETTLE_MS: u32 = 300;
+/// The settle window an event may configure.
+pub const SETTLE_RANGE: RangeInclusive<u32> = 100..=1500;
+/// The default delay before an out-of-sync board is guided square by square.
+pub const GUIDE_MS: u32 = 3000;
+/// The guidance delay a table accepts: never shorter than a settle window, at most ten minutes.
+pub const GUIDE_RANGE: RangeInclusive<u32> = 100..=600_000;
+
+/// Touch-move: whether a touched man owes the next try.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum TouchMove {
+    /// A try with another man is not adjudicated; the player is reminded privately.
+    #[default]
+    Strict,
+    /// The other try is adjudicated; the breach is logged for the arbiter only.
+    Warn,
+    /// Touching commits to nothing.
+    Off,
+}
+
+impl TouchMove {
+    pub const fn id(self) -> &'static str {
+        match self {
+            TouchMove::Strict => "strict",
+            TouchMove::Warn => "warn",
+            TouchMove::Off => "off",
+        }
+    }
+}
+
+impl core::str::FromStr for TouchMove {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<TouchMove, Error> {
+        match s {
+            "strict" => Ok(TouchMove::Strict),
+            "warn" => Ok(TouchMove::Warn),
+            "off" => Ok(TouchMove::Off),
+            _ => Err(Error::BadTouchMove(s.to_owned())),
+        }
+    }
+}
+
+/// Everything a table needs before the first event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableConfig {
+    /// Rules, options and start position.
+    pub game: GameConfig,
+    pub lang: Lang,
+    pub touch_move: TouchMove,
+    /// How long a board must stay still before a try is complete (100..=1500).
+    pub settle_ms: u32,
+    /// How long a board may stay out of sync before the player is guided.
+    pub guide_ms: u32,
+}
+
+impl Default for TableConfig {
+    fn default() -> TableConfig {
+        TableConfig::new(GameConfig::default())
+    }
+}
+
+impl TableConfig {
+    /// A table for `game` with every default of BOARD.md.
+    pub fn new(game: GameConfig) -> TableConfig {
+        TableConfig {
+            game,
+            lang: Lang::En,
+            touch_move: TouchMove::Strict,
+            settle_ms: SETTLE_MS,
+            guide_ms: GUIDE_MS,
+        }
+    }
+
+    /// Refuses timings outside the ranges the contract allows.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !SETTLE_RANGE.contains(&self.settle_ms) {
+            return Err(Error::SettleOutOfRange(self.settle_ms));
+        }
+        if !GUIDE_RANGE.contains(&self.guide_ms) {
+            return Err(Error::GuideOutOfRange(self.guide_ms));
+        }
+        Ok(())
+    }
+}

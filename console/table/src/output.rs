@@ -1,0 +1,197 @@
+//! What the table says or decides, in order, and the words of its private messages.
+
+use kriegspiel_referee::{Lang, Question, Reply, Report, Try, Verdict};
+use shakmaty::{Color, Role, Square};
+
+/// What the table says or decides, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// The start of the game (the referee's `new` report).
+    Started { report: Report },
+    /// A try was completed and adjudicated; the verdict carries its own audience.
+    Verdict {
+        color: Color,
+        tried: Try,
+        verdict: Verdict,
+    },
+    /// A question was answered.
+    Reply {
+        color: Color,
+        question: Question,
+        reply: Reply,
+    },
+    /// Private to one player (and shown to the arbiter): reminders, guidance, prompts.
+    Private {
+        color: Color,
+        message: PrivateMessage,
+    },
+    /// For the arbiter only, never for a player: touch-move breaches in `warn` mode.
+    Arbiter {
+        color: Color,
+        message: PrivateMessage,
+    },
+}
+
+/// A message for one player (or about him, for the arbiter).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrivateMessage {
+    /// Strict touch-move: the try was made with another man and was not adjudicated.
+    MustMoveTouched(Square),
+    /// Warn touch-move: the man on `touched` was touched, the try was made from `moved`.
+    TouchMoveIgnored { touched: Square, moved: Square },
+    /// Guidance: an occupied square that should be empty.
+    SquareShouldBeEmpty(Square),
+    /// Guidance: an official square of his men that the board sees empty.
+    ManMissing(Square),
+    /// Guidance: his man captured there is still on his board.
+    RemoveCaptured(Square),
+    /// The piece he chose for his next promotion.
+    PromotionChoice(Role),
+    /// A promotion choice of a pawn or a king: refused.
+    BadPromotionChoice(Role),
+    /// His board is in sync again after guidance.
+    BackInSync,
+    /// A question asked while the opponent is to move.
+    NotYourTurn,
+    /// A question or a try after the end of the game.
+    GameOver,
+    /// The referee refused the request for another reason (kept for the arbiter).
+    RefereeError(kriegspiel_referee::Error),
+}
+
+impl PrivateMessage {
+    /// The message's protocol id (trace files, logs).
+    pub const fn id(&self) -> &'static str {
+        match self {
+            PrivateMessage::MustMoveTouched(_) => "must-move-touched",
+            PrivateMessage::TouchMoveIgnored { .. } => "touch-move-ignored",
+            PrivateMessage::SquareShouldBeEmpty(_) => "square-should-be-empty",
+            PrivateMessage::ManMissing(_) => "man-missing",
+            PrivateMessage::RemoveCaptured(_) => "remove-captured",
+            PrivateMessage::PromotionChoice(_) => "promotion-choice",
+            PrivateMessage::BadPromotionChoice(_) => "bad-promotion-choice",
+            PrivateMessage::BackInSync => "back-in-sync",
+            PrivateMessage::NotYourTurn => "not-your-turn",
+            PrivateMessage::GameOver => "game-over",
+            PrivateMessage::RefereeError(_) => "referee-error",
+        }
+    }
+
+    /// The message's arguments as words (squares, piece letters), for trace files.
+    pub fn args(&self) -> Vec<String> {
+        match self {
+            PrivateMessage::MustMoveTouched(sq)
+            | PrivateMessage::SquareShouldBeEmpty(sq)
+            | PrivateMessage::ManMissing(sq)
+            | PrivateMessage::RemoveCaptured(sq) => vec![sq.to_string()],
+            PrivateMessage::TouchMoveIgnored { touched, moved } => {
+                vec![touched.to_string(), moved.to_string()]
+            }
+            PrivateMessage::PromotionChoice(role) | PrivateMessage::BadPromotionChoice(role) => {
+                vec![role.char().to_string()]
+            }
+            PrivateMessage::BackInSync | PrivateMessage::NotYourTurn | PrivateMessage::GameOver => {
+                Vec::new()
+            }
+            PrivateMessage::RefereeError(e) => vec![e.code().to_owned()],
+        }
+    }
+
+    /// The words shown (and spoken privately) to the player, in the table's language.
+    pub fn text(&self, lang: Lang) -> String {
+        match (self, lang) {
+            (PrivateMessage::MustMoveTouched(sq), Lang::En) => {
+                format!("You touched the man on {sq}: your try must be made with it.")
+            }
+            (PrivateMessage::MustMoveTouched(sq), Lang::Fr) => {
+                format!("Pièce touchée en {sq} : vous devez jouer cette pièce.")
+            }
+            (PrivateMessage::MustMoveTouched(sq), Lang::Ru) => {
+                format!("Вы тронули фигуру на поле {sq}: ходите этой фигурой.")
+            }
+            (PrivateMessage::TouchMoveIgnored { touched, moved }, Lang::En) => {
+                format!(
+                    "Touch-move: the man on {touched} was touched, the man on {moved} was tried."
+                )
+            }
+            (PrivateMessage::TouchMoveIgnored { touched, moved }, Lang::Fr) => format!(
+                "Pièce touchée : la pièce en {touched} a été touchée, celle en {moved} a été jouée."
+            ),
+            (PrivateMessage::TouchMoveIgnored { touched, moved }, Lang::Ru) => format!(
+                "Взялся — ходи: тронута фигура на поле {touched}, ход сделан с поля {moved}."
+            ),
+            (PrivateMessage::SquareShouldBeEmpty(sq), Lang::En) => format!("{sq} should be empty."),
+            (PrivateMessage::SquareShouldBeEmpty(sq), Lang::Fr) => {
+                format!("La case {sq} doit être vide.")
+            }
+            (PrivateMessage::SquareShouldBeEmpty(sq), Lang::Ru) => {
+                format!("Поле {sq} должно быть пустым.")
+            }
+            (PrivateMessage::ManMissing(sq), Lang::En) => format!("A man is missing on {sq}."),
+            (PrivateMessage::ManMissing(sq), Lang::Fr) => format!("Il manque une pièce en {sq}."),
+            (PrivateMessage::ManMissing(sq), Lang::Ru) => {
+                format!("На поле {sq} не хватает фигуры.")
+            }
+            (PrivateMessage::RemoveCaptured(sq), Lang::En) => {
+                format!("Remove your captured man from {sq}.")
+            }
+            (PrivateMessage::RemoveCaptured(sq), Lang::Fr) => {
+                format!("Retirez votre pièce prise en {sq}.")
+            }
+            (PrivateMessage::RemoveCaptured(sq), Lang::Ru) => {
+                format!("Уберите свою взятую фигуру с поля {sq}.")
+            }
+            (PrivateMessage::PromotionChoice(role), lang) => match lang {
+                Lang::En => format!("Your next promotion: {}.", role_name(*role, lang)),
+                Lang::Fr => format!("Votre prochaine promotion : {}.", role_name(*role, lang)),
+                Lang::Ru => format!("Следующее превращение: {}.", role_name(*role, lang)),
+            },
+            (PrivateMessage::BadPromotionChoice(_), Lang::En) => {
+                "A pawn promotes to a queen, a rook, a bishop or a knight only.".to_owned()
+            }
+            (PrivateMessage::BadPromotionChoice(_), Lang::Fr) => {
+                "Un pion se promeut seulement en dame, tour, fou ou cavalier.".to_owned()
+            }
+            (PrivateMessage::BadPromotionChoice(_), Lang::Ru) => {
+                "Пешка превращается только в ферзя, ладью, слона или коня.".to_owned()
+            }
+            (PrivateMessage::BackInSync, Lang::En) => "Your board is in order again.".to_owned(),
+            (PrivateMessage::BackInSync, Lang::Fr) => {
+                "Votre échiquier est de nouveau en ordre.".to_owned()
+            }
+            (PrivateMessage::BackInSync, Lang::Ru) => "Ваша доска снова в порядке.".to_owned(),
+            (PrivateMessage::NotYourTurn, Lang::En) => "It is not your turn.".to_owned(),
+            (PrivateMessage::NotYourTurn, Lang::Fr) => "Ce n'est pas votre tour.".to_owned(),
+            (PrivateMessage::NotYourTurn, Lang::Ru) => "Сейчас не ваш ход.".to_owned(),
+            (PrivateMessage::GameOver, Lang::En) => "The game is over.".to_owned(),
+            (PrivateMessage::GameOver, Lang::Fr) => "La partie est terminée.".to_owned(),
+            (PrivateMessage::GameOver, Lang::Ru) => "Партия окончена.".to_owned(),
+            (PrivateMessage::RefereeError(e), Lang::En) => format!("The referee refused: {e}."),
+            (PrivateMessage::RefereeError(e), Lang::Fr) => format!("L'arbitre refuse : {e}."),
+            (PrivateMessage::RefereeError(e), Lang::Ru) => format!("Судья отказал: {e}."),
+        }
+    }
+}
+
+fn role_name(role: Role, lang: Lang) -> &'static str {
+    match (role, lang) {
+        (Role::Queen, Lang::En) => "queen",
+        (Role::Rook, Lang::En) => "rook",
+        (Role::Bishop, Lang::En) => "bishop",
+        (Role::Knight, Lang::En) => "knight",
+        (Role::King, Lang::En) => "king",
+        (Role::Pawn, Lang::En) => "pawn",
+        (Role::Queen, Lang::Fr) => "dame",
+        (Role::Rook, Lang::Fr) => "tour",
+        (Role::Bishop, Lang::Fr) => "fou",
+        (Role::Knight, Lang::Fr) => "cavalier",
+        (Role::King, Lang::Fr) => "roi",
+        (Role::Pawn, Lang::Fr) => "pion",
+        (Role::Queen, Lang::Ru) => "ферзь",
+        (Role::Rook, Lang::Ru) => "ладья",
+        (Role::Bishop, Lang::Ru) => "слон",
+        (Role::Knight, Lang::Ru) => "конь",
+        (Role::King, Lang::Ru) => "король",
+        (Role::Pawn, Lang::Ru) => "пешка",
+    }
+}

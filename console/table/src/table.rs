@@ -1,0 +1,330 @@
+//! The table: the referee, both players' recognizers and the table clock.
+
+use kriegspiel_referee::{Error as RefereeError, Question, Referee, Verdict, Wording};
+use shakmaty::{Bitboard, Color, Position, Role};
+
+use crate::input::{Event, Input};
+use crate::output::{Output, PrivateMessage};
+use crate::own_board::has_possible_try;
+use crate::recognizer::{castling_rook, made_with, with_promotion, Recognizer, Standing, Status};
+use crate::{Error, Millis, TableConfig, TouchMove};
+
+/// Timers due at one instant are handled in one pass; a pass always settles what it handled,
+/// so this bound is never reached in practice and only guards against a loop.
+const MAX_TIMER_PASSES: usize = 64;
+
+/// One game at the table. Every change comes through [`Table::apply`]; the same events
+/// always rebuild the same table.
+#[derive(Debug, Clone)]
+pub struct Table {
+    config: TableConfig,
+    referee: Referee,
+    wording: Wording,
+    white: Recognizer,
+    black: Recognizer,
+    /// The table clock: the latest time seen. Events from the past are taken as now.
+    now: Millis,
+}
+
+impl Table {
+    /// Sets up the table; the outputs hold the referee's opening announcement.
+    pub fn new(config: TableConfig, at: Millis) -> Result<(Table, Vec<Output>), Error> {
+        config.validate()?;
+        let referee = Referee::new(&config.game)?;
+        let wording = Wording::new(config.game.rules, config.game.options, config.lang);
+        let pos = referee.position();
+        let table = Table {
+            white: Recognizer::new(Color::White, pos, at),
+            black: Recognizer::new(Color::Black, pos, at),
+            referee,
+            wording,
+            config,
+            now: at,
+        };
+        let started = Output::Started {
+            report: *table.referee.last_report(),
+        };
+        Ok((table, vec![started]))
+    }
+
+    /// Applies one event: first every timer due by its time, then the input itself.
+    pub fn apply(&mut self, event: Event) -> Vec<Output> {
+        let at = event.at.max(self.now);
+        let mut out = Vec::new();
+        self.run_timers(at, &mut out);
+        self.now = at;
+        match event.input {
+            Input::Tick => {}
+            Input::Board { color, input } => {
+                let pos = self.referee.position().clone();
+                let his_turn = self.his_turn(color);
+                let touch_move = self.config.touch_move != TouchMove::Off;
+                self.board_mut(color)
+                    .apply(input, at, &pos, his_turn, touch_move);
+            }
+            Input::Promote { color, role } => {
+                let message = match role {
+                    Role::Queen | Role::Rook | Role::Bishop | Role::Knight => {
+                        self.board_mut(color).choose_promotion(role);
+                        PrivateMessage::PromotionChoice(role)
+                    }
+                    Role::Pawn | Role::King => PrivateMessage::BadPromotionChoice(role),
+                };
+                out.push(Output::Private { color, message });
+            }
+            Input::Ask { color, question } => out.push(self.ask(color, question)),
+        }
+        self.back_in_sync(&mut out);
+        // Timers due at this very instant (a guidance delay that ends now).
+        self.run_timers(at, &mut out);
+        out
+    }
+
+    /// The next time a Tick must be delivered for a timer (settle window end, guidance), if any.
+    pub fn next_deadline(&self) -> Option<Millis> {
+        Color::ALL
+            .into_iter()
+            .filter_map(|c| self.deadline_of(c))
+            .min()
+    }
+
+    pub fn referee(&self) -> &Referee {
+        &self.referee
+    }
+
+    pub fn wording(&self) -> Wording {
+        self.wording
+    }
+
+    pub fn config(&self) -> &TableConfig {
+        &self.config
+    }
+
+    /// The table clock: the time of the latest event.
+    pub fn now(&self) -> Millis {
+        self.now
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.referee.end().is_some()
+    }
+
+    /// What each board should show: the official squares of that player's men.
+    pub fn official(&self, color: Color) -> Bitboard {
+        self.referee.position().board().by_color(color)
+    }
+
+    /// What the table believes that player's board shows.
+    pub fn occupancy(&self, color: Color) -> Bitboard {
+        self.board(color).occupancy()
+    }
+
+    /// Whether that player's board is in sync with the official position.
+    pub fn in_sync(&self, color: Color) -> bool {
+        self.status(color) == Status::InSync
+    }
+
+    /// The man that player touched this turn and still owes a try with (touch-move).
+    pub fn touched(&self, color: Color) -> Option<shakmaty::Square> {
+        self.board(color).touched()
+    }
+
+    /// The piece that player chose for his next promotion (none: a queen).
+    pub fn promotion_choice(&self, color: Color) -> Option<Role> {
+        self.board(color).promotion()
+    }
+
+    fn board(&self, color: Color) -> &Recognizer {
+        match color {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+
+    fn board_mut(&mut self, color: Color) -> &mut Recognizer {
+        match color {
+            Color::White => &mut self.white,
+            Color::Black => &mut self.black,
+        }
+    }
+
+    fn his_turn(&self, color: Color) -> bool {
+        !self.is_over() && self.referee.turn() == color
+    }
+
+    fn status(&self, color: Color) -> Status {
+        self.board(color)
+            .status(self.referee.position(), self.his_turn(color))
+    }
+
+    fn settle_due(&self, color: Color) -> Option<(Millis, Standing)> {
+        match self.status(color) {
+            Status::Standing(s) => Some((
+                self.board(color)
+                    .last_change()
+                    .saturating_add(Millis::from(self.config.settle_ms)),
+                s,
+            )),
+            Status::InSync
+            | Status::Moving
+            | Status::AwaitingRemoval(_)
+            | Status::OutOfSync
+            | Status::Unknown => None,
+        }
+    }
+
+    fn guidance_due(&self, color: Color) -> Option<Millis> {
+        if self.is_over() {
+            return None;
+        }
+        self.board(color)
+            .guidance_due(self.status(color), self.config.guide_ms)
+    }
+
+    fn deadline_of(&self, color: Color) -> Option<Millis> {
+        let settle = self.settle_due(color).map(|(at, _)| at);
+        match (settle, self.guidance_due(color)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Fires every timer due by `until`, each at its own time, earliest first.
+    fn run_timers(&mut self, until: Millis, out: &mut Vec<Output>) {
+        for _ in 0..MAX_TIMER_PASSES {
+            let Some(due) = self.next_deadline().filter(|d| *d <= until) else {
+                return;
+            };
+            self.now = self.now.max(due);
+            for color in Color::ALL {
+                if let Some((at, standing)) = self.settle_due(color) {
+                    if at <= due {
+                        self.complete(color, standing, due, out);
+                    }
+                }
+                if self.guidance_due(color).is_some_and(|at| at <= due) {
+                    let status = self.status(color);
+                    let messages = self.board(color).guidance(self.referee.position(), status);
+                    self.board_mut(color).mark_guided();
+                    out.extend(
+                        messages
+                            .into_iter()
+                            .map(|message| Output::Private { color, message }),
+                    );
+                }
+            }
+            self.back_in_sync(out);
+        }
+    }
+
+    fn back_in_sync(&mut self, out: &mut Vec<Output>) {
+        for color in Color::ALL {
+            let status = self.status(color);
+            if self.board_mut(color).take_back_in_sync(status) {
+                out.push(Output::Private {
+                    color,
+                    message: PrivateMessage::BackInSync,
+                });
+            }
+        }
+    }
+
+    /// A try stood still for the settle window: touch-move, then the referee.
+    fn complete(&mut self, color: Color, standing: Standing, at: Millis, out: &mut Vec<Output>) {
+        let pos = self.referee.position().clone();
+        let touched = self.board(color).touched();
+        if let Some(touched) = touched {
+            let other_man = !made_with(&pos, color, standing.tried, touched);
+            if other_man && has_possible_try(&pos, color, touched) {
+                match self.config.touch_move {
+                    TouchMove::Strict => {
+                        self.board_mut(color).block(standing, at);
+                        out.push(Output::Private {
+                            color,
+                            message: PrivateMessage::MustMoveTouched(touched),
+                        });
+                        return;
+                    }
+                    TouchMove::Warn => out.push(Output::Arbiter {
+                        color,
+                        message: PrivateMessage::TouchMoveIgnored {
+                            touched,
+                            moved: standing.tried.from,
+                        },
+                    }),
+                    TouchMove::Off => {}
+                }
+            }
+        }
+        let tried = with_promotion(&pos, color, standing.tried, self.board(color).promotion());
+        match self.referee.try_move(tried) {
+            Ok(verdict) => {
+                match verdict {
+                    Verdict::Moved(report) => {
+                        let promoted = report.played.is_some_and(|p| p.promotion.is_some());
+                        self.board_mut(color).moved(promoted, at);
+                        self.board_mut(!color)
+                            .opponent_moved(report.capture.map(|c| c.square), at);
+                    }
+                    Verdict::Refused(_) => {
+                        let rook = castling_rook(&pos, color, standing.tried);
+                        let releases =
+                            touched.is_some_and(|t| made_with(&pos, color, standing.tried, t));
+                        self.board_mut(color).refused(standing, rook, releases, at);
+                    }
+                }
+                out.push(Output::Verdict {
+                    color,
+                    tried,
+                    verdict,
+                });
+            }
+            Err(e) => {
+                // The game ended between the try's start and its end; the board stays as is.
+                self.board_mut(color).stir(at);
+                out.push(Output::Private {
+                    color,
+                    message: refusal_message(e),
+                });
+            }
+        }
+    }
+
+    fn ask(&mut self, color: Color, question: Question) -> Output {
+        if self.is_over() {
+            return Output::Private {
+                color,
+                message: PrivateMessage::GameOver,
+            };
+        }
+        if self.referee.turn() != color {
+            return Output::Private {
+                color,
+                message: PrivateMessage::NotYourTurn,
+            };
+        }
+        match self.referee.ask(question) {
+            Ok(reply) => Output::Reply {
+                color,
+                question,
+                reply,
+            },
+            Err(e) => Output::Private {
+                color,
+                message: refusal_message(e),
+            },
+        }
+    }
+}
+
+fn refusal_message(e: RefereeError) -> PrivateMessage {
+    match e {
+        RefereeError::GameOver => PrivateMessage::GameOver,
+        other @ (RefereeError::UnknownRules(_)
+        | RefereeError::BadOption(_)
+        | RefereeError::BadFen(_)
+        | RefereeError::BadSetup(_)
+        | RefereeError::BadMove(_)
+        | RefereeError::BadLang(_)) => PrivateMessage::RefereeError(other),
+    }
+}
