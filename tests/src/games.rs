@@ -878,6 +878,6 @@ mod tests {
         assert_eq!(g.commands.len(), 1);
         assert_eq!(g.commands[0].line, json!({"color":"white","promote":"n"}));
         assert_eq!(g.commands[0].after_answers, 5);
-        assert_eq!(g.final_fen, "k4RN1/pp6/3P4/8/8/8/8/6K1 b - - 3 4");
+        assert_eq!(g.final_fen, "k4RN1/pp6/3P4/8/8/8/8/6K1 b - - 2 4");
     }
 }
