@@ -39,7 +39,7 @@ struct FileConfig {
     debounce_scans: u8,
     #[serde(default = "default_baud")]
     baud: u32,
-    matrix: Option<MatrixPins>,
+    matrix: Option<FileMatrix>,
     shift_register: Option<ShiftPins>,
 }
 
@@ -59,15 +59,22 @@ fn default_pulse_ns() -> u32 {
     reed_matrix::ShiftConfig::default().pulse_ns
 }
 
-/// BCM pins of a diode matrix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct FileMatrix {
+    rows: Vec<u8>,
+    cols: Vec<u8>,
+    #[serde(default = "default_settle_us")]
+    settle_us: u32,
+}
+
+/// BCM pins of a diode matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MatrixPins {
     /// Rank 1 first.
     pub rows: [u8; 8],
     /// File a first.
     pub cols: [u8; 8],
-    #[serde(default = "default_settle_us")]
     pub settle_us: u32,
 }
 
@@ -176,10 +183,27 @@ impl Config {
             )));
         }
         let (wiring, pins): (Wiring, Vec<u8>) = match (file.matrix, file.shift_register) {
-            (Some(m), None) => (
-                Wiring::Matrix(m),
-                m.rows.iter().chain(&m.cols).copied().collect(),
-            ),
+            (Some(m), None) => {
+                let eight = |name: &str, pins: &[u8]| {
+                    <[u8; 8]>::try_from(pins).map_err(|_| {
+                        invalid(format!(
+                            "[matrix] {name} needs 8 BCM pins, found {}",
+                            pins.len()
+                        ))
+                    })
+                };
+                let rows = eight("rows", &m.rows)?;
+                let cols = eight("cols", &m.cols)?;
+                let pins = rows.iter().chain(&cols).copied().collect();
+                (
+                    Wiring::Matrix(MatrixPins {
+                        rows,
+                        cols,
+                        settle_us: m.settle_us,
+                    }),
+                    pins,
+                )
+            }
             (None, Some(s)) => (Wiring::ShiftRegister(s), vec![s.load, s.clk, s.data]),
             (None, None) => {
                 return Err(invalid(
@@ -280,7 +304,14 @@ mod tests {
                 "debounce_scans = 0",
             ),
             (&MATRIX.replace("board_id", "bord_id"), "unknown field"),
-            (&MATRIX.replace("13, ", ""), "invalid length 7"),
+            (
+                &MATRIX.replace("13, ", ""),
+                "[matrix] rows needs 8 BCM pins, found 7",
+            ),
+            (
+                &MATRIX.replace("12]", "12, 18]"),
+                "[matrix] cols needs 8 BCM pins, found 9",
+            ),
         ];
         for (text, want) in cases {
             let msg = Config::parse(text).unwrap_err().to_string();

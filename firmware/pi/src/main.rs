@@ -81,9 +81,6 @@ struct SelfTestArgs {
     /// Simulated fault: this switch chatters while closed (repeatable).
     #[arg(long, value_parser = parse_square, requires = "simulate")]
     chatter: Vec<Square>,
-    /// Simulated fault: the matrix has no diodes.
-    #[arg(long, requires = "simulate")]
-    no_diodes: bool,
 }
 
 fn parse_square(s: &str) -> Result<Square, String> {
@@ -218,7 +215,6 @@ fn self_test(args: SelfTestArgs) -> ExitCode {
             dead: args.dead,
             shorts: args.short,
             chatter: args.chatter,
-            no_diodes: args.no_diodes,
         };
         let defaults = BoardConfig::default();
         selftest::run_simulated(&script, &faults, defaults.debounce_scans, defaults.scan_hz)

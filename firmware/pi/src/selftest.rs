@@ -16,7 +16,6 @@ pub struct SimFaults {
     pub dead: Vec<Square>,
     pub shorts: Vec<(Square, Square)>,
     pub chatter: Vec<Square>,
-    pub no_diodes: bool,
 }
 
 /// Runs the script against simulated pins in virtual time (no waiting) and returns the
@@ -34,7 +33,6 @@ pub fn run_simulated(
     for &(a, b) in &faults.shorts {
         pins.add_short(a, b);
     }
-    pins.set_no_diodes(faults.no_diodes);
     let mut scanner = crate::simulate::sim_matrix(&pins);
     let mut test = SelfTest::new(debounce_scans);
     let period_us = 1_000_000 / u64::from(scan_hz.max(1));
