@@ -10,6 +10,7 @@ mod output;
 mod own_board;
 mod recognizer;
 mod table;
+pub mod trace;
 
 pub use config::{TableConfig, TouchMove, GUIDE_MS, GUIDE_RANGE, SETTLE_MS, SETTLE_RANGE};
 pub use error::Error;

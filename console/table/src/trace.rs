@@ -1,0 +1,562 @@
+//! Trace files (docs/TRACE-FORMAT.md): a table's set-up, timed inputs of both boards and the
+//! outputs expected, in order. A person writes them; [`Trace::run`] plays one through a
+//! [`Table`], advancing time to every deadline, and [`Trace::check`] compares.
+//!
+//! The event lines double as a journal format: [`render_event`] and [`parse_event`] are
+//! inverse.
+
+use core::fmt::Write as _;
+use core::str::FromStr;
+
+use kriegspiel_referee::jsonl::{reply_value, report_value, verdict_value};
+use kriegspiel_referee::{GameConfig, Lang, Question, RuleSet};
+use serde_json::Value;
+use shakmaty::{Bitboard, Color, Role, Square};
+
+use crate::{
+    BoardInput, Error, Event, Input, Millis, Output, PrivateMessage, Table, TableConfig, TouchMove,
+};
+
+/// How many timer deadlines a trace without an `end` line may still run after its last event.
+const MAX_DRAIN: usize = 1000;
+
+/// One output line: its time, its words (kind, colour, move or message and arguments), and
+/// the referee's JSON object or the message text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub at: Millis,
+    pub words: Vec<String>,
+    pub json: Option<Value>,
+    pub text: Option<String>,
+}
+
+impl Line {
+    /// Whether an actual output matches this expected line: same time and words, every JSON
+    /// key given here equal in the actual object, and the same text where one is given.
+    pub fn matches(&self, actual: &Line) -> bool {
+        self.at == actual.at
+            && self.words == actual.words
+            && match (&self.json, &actual.json) {
+                (None, _) => true,
+                (Some(want), Some(got)) => json_subset(want, got),
+                (Some(_), None) => false,
+            }
+            && match (&self.text, &actual.text) {
+                (None, _) => true,
+                (Some(want), Some(got)) => want == got,
+                (Some(_), None) => false,
+            }
+    }
+}
+
+impl core::fmt::Display for Line {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "=> {} {}", self.at, self.words.join(" "))?;
+        if let Some(json) = &self.json {
+            write!(f, " {json}")?;
+        }
+        if let Some(text) = &self.text {
+            write!(f, " {}", Value::String(text.clone()))?;
+        }
+        Ok(())
+    }
+}
+
+fn json_subset(want: &Value, got: &Value) -> bool {
+    match (want, got) {
+        (Value::Object(w), Value::Object(g)) => w
+            .iter()
+            .all(|(k, v)| g.get(k).is_some_and(|gv| json_subset(v, gv))),
+        _ => want == got,
+    }
+}
+
+/// One step of a trace, with its line number in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Event { line: usize, event: Event },
+    Expect { line: usize, expected: Line },
+}
+
+/// A parsed trace file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    pub config: TableConfig,
+    /// The table's start time (the `new` announcement's time).
+    pub start: Millis,
+    pub steps: Vec<Step>,
+    /// Run timers up to this time after the last event; without it, every pending timer runs.
+    pub end: Option<Millis>,
+}
+
+/// The result of comparing a run with the expectations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub expected: Vec<Line>,
+    pub actual: Vec<Line>,
+    /// Index of the first line that differs.
+    pub first: usize,
+}
+
+impl core::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        writeln!(f, "outputs differ from line {} on:", self.first + 1)?;
+        let n = self.expected.len().max(self.actual.len());
+        for i in 0..n {
+            match (self.expected.get(i), self.actual.get(i)) {
+                (Some(e), Some(a)) if e.matches(a) => writeln!(f, "    {a}")?,
+                (e, a) => {
+                    if let Some(e) = e {
+                        writeln!(f, "  - {e}")?;
+                    }
+                    if let Some(a) = a {
+                        writeln!(f, "  + {a}")?;
+                    }
+                }
+            }
+        }
+        write!(
+            f,
+            "(- expected, + actual; expected JSON is a subset of the actual object)"
+        )
+    }
+}
+
+impl Trace {
+    /// Parses a trace; a bad line is an error naming its number.
+    pub fn parse(text: &str) -> Result<Trace, Error> {
+        let mut config = TableConfig::default();
+        let mut options: Vec<(usize, String)> = Vec::new();
+        let mut start: Millis = 0;
+        let mut steps = Vec::new();
+        let mut end = None;
+        let mut last_at: Millis = 0;
+        for (index, raw) in text.lines().enumerate() {
+            let line = index + 1;
+            let bad = |message: String| Error::Trace { line, message };
+            let content = raw.split('#').next().unwrap_or("").trim();
+            if raw.trim_start().starts_with("=>") {
+                let expected = parse_expect(raw.trim_start()).map_err(bad)?;
+                steps.push(Step::Expect { line, expected });
+                continue;
+            }
+            if content.is_empty() {
+                continue;
+            }
+            let (head, rest) = content
+                .split_once(char::is_whitespace)
+                .map_or((content, ""), |(h, r)| (h, r.trim()));
+            let header = matches!(
+                head,
+                "rules" | "option" | "fen" | "settle" | "guide" | "touch" | "lang" | "start"
+            );
+            if header && !steps.is_empty() {
+                return Err(bad(format!(
+                    "'{head}' belongs in the header, before the first event"
+                )));
+            }
+            match head {
+                "rules" => {
+                    config.game.rules = RuleSet::from_str(rest).map_err(|e| bad(e.to_string()))?;
+                }
+                "option" => options.push((line, rest.to_owned())),
+                "fen" => config.game.fen = Some(rest.to_owned()),
+                "settle" => config.settle_ms = number(rest).map_err(bad)?,
+                "guide" => config.guide_ms = number(rest).map_err(bad)?,
+                "touch" => {
+                    config.touch_move = TouchMove::from_str(rest).map_err(|e| bad(e.to_string()))?
+                }
+                "lang" => config.lang = Lang::from_str(rest).map_err(|e| bad(e.to_string()))?,
+                "start" => {
+                    start = number(rest).map_err(bad)?;
+                    last_at = start;
+                }
+                "end" => {
+                    let at: Millis = number(rest).map_err(bad)?;
+                    if at < last_at {
+                        return Err(bad(format!(
+                            "end {at} is before the last event at {last_at}"
+                        )));
+                    }
+                    end = Some(at);
+                }
+                _ => {
+                    if end.is_some() {
+                        return Err(bad("no event may follow 'end'".to_owned()));
+                    }
+                    let event = parse_event(content).map_err(bad)?;
+                    if event.at < last_at {
+                        return Err(bad(format!(
+                            "time goes backwards: {} after {last_at}",
+                            event.at
+                        )));
+                    }
+                    last_at = event.at;
+                    steps.push(Step::Event { line, event });
+                }
+            }
+        }
+        for (line, pair) in options {
+            config
+                .game
+                .options
+                .set_pair(config.game.rules, &pair)
+                .map_err(|e| Error::Trace {
+                    line,
+                    message: e.to_string(),
+                })?;
+        }
+        config.validate()?;
+        Ok(Trace {
+            config,
+            start,
+            steps,
+            end,
+        })
+    }
+
+    /// The expected output lines, in order.
+    pub fn expected(&self) -> Vec<Line> {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Expect { expected, .. } => Some(expected.clone()),
+                Step::Event { .. } => None,
+            })
+            .collect()
+    }
+
+    /// Plays the trace through a new table, delivering a Tick at every deadline before the
+    /// next event, and returns every output as a line.
+    pub fn run(&self) -> Result<Vec<Line>, Error> {
+        let (mut table, outputs) = Table::new(self.config.clone(), self.start)?;
+        let mut lines = Vec::new();
+        record(&table, self.start, outputs, &mut lines);
+        for step in &self.steps {
+            let Step::Event { event, .. } = step else {
+                continue;
+            };
+            while let Some(due) = table.next_deadline().filter(|d| *d < event.at) {
+                let outputs = table.apply(Event::tick(due));
+                record(&table, due, outputs, &mut lines);
+            }
+            let outputs = table.apply(*event);
+            record(&table, event.at.max(table.now()), outputs, &mut lines);
+        }
+        for _ in 0..MAX_DRAIN {
+            let Some(due) = table
+                .next_deadline()
+                .filter(|d| self.end.is_none_or(|end| *d <= end))
+            else {
+                break;
+            };
+            let outputs = table.apply(Event::tick(due));
+            record(&table, due, outputs, &mut lines);
+        }
+        Ok(lines)
+    }
+
+    /// Runs the trace and compares with its expectations.
+    pub fn check(&self) -> Result<Result<(), Mismatch>, Error> {
+        let actual = self.run()?;
+        let expected = self.expected();
+        let first = expected
+            .iter()
+            .zip(&actual)
+            .position(|(e, a)| !e.matches(a))
+            .or_else(|| (expected.len() != actual.len()).then(|| expected.len().min(actual.len())));
+        Ok(match first {
+            None => Ok(()),
+            Some(first) => Err(Mismatch {
+                expected,
+                actual,
+                first,
+            }),
+        })
+    }
+}
+
+fn number<T: FromStr>(s: &str) -> Result<T, String> {
+    s.parse()
+        .map_err(|_| format!("'{s}' is not a whole number of milliseconds"))
+}
+
+/// Renders a table's outputs at time `at` as trace lines.
+pub fn record(table: &Table, at: Millis, outputs: Vec<Output>, lines: &mut Vec<Line>) {
+    let w = table.wording();
+    let lang = table.config().lang;
+    for output in outputs {
+        let line = match output {
+            Output::Started { report } => Line {
+                at,
+                words: vec!["started".to_owned()],
+                json: Some(report_value(&w, &report)),
+                text: None,
+            },
+            Output::Verdict {
+                color,
+                tried,
+                verdict,
+            } => Line {
+                at,
+                words: vec![
+                    "verdict".to_owned(),
+                    color_id(color).to_owned(),
+                    tried.to_uci(),
+                ],
+                json: Some(verdict_value(&w, &verdict)),
+                text: None,
+            },
+            Output::Reply {
+                color,
+                question,
+                reply,
+            } => Line {
+                at,
+                words: vec![
+                    "reply".to_owned(),
+                    color_id(color).to_owned(),
+                    question_id(question).to_owned(),
+                ],
+                json: Some(reply_value(&w, &reply, table.referee().turn())),
+                text: None,
+            },
+            Output::Private { color, message } => {
+                message_line(at, "private", color, &message, lang)
+            }
+            Output::Arbiter { color, message } => {
+                message_line(at, "arbiter", color, &message, lang)
+            }
+        };
+        lines.push(line);
+    }
+}
+
+fn message_line(
+    at: Millis,
+    kind: &str,
+    color: Color,
+    message: &PrivateMessage,
+    lang: Lang,
+) -> Line {
+    let mut words = vec![
+        kind.to_owned(),
+        color_id(color).to_owned(),
+        message.id().to_owned(),
+    ];
+    words.extend(message.args());
+    Line {
+        at,
+        words,
+        json: None,
+        text: Some(message.text(lang)),
+    }
+}
+
+pub fn color_id(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+fn question_id(q: Question) -> &'static str {
+    match q {
+        Question::Any => "any",
+        Question::Rebuffs => "rebuffs",
+    }
+}
+
+fn parse_color(s: &str) -> Result<Color, String> {
+    match s {
+        "white" => Ok(Color::White),
+        "black" => Ok(Color::Black),
+        _ => Err(format!("'{s}' is not a colour (white or black)")),
+    }
+}
+
+fn parse_square(s: &str) -> Result<Square, String> {
+    s.parse()
+        .map_err(|_| format!("'{s}' is not a square (a1 to h8)"))
+}
+
+/// Parses one event line: `1200 white lift e2`, `2000 black promote n`, `2100 white ask any`,
+/// `2500 black snapshot a7 b7 ...` (or `-` for an empty board), `3000 white connect`,
+/// `3100 white disconnect`, `4000 tick`.
+pub fn parse_event(line: &str) -> Result<Event, String> {
+    let mut words = line.split_whitespace();
+    let at_word = words.next().ok_or("an empty event line")?;
+    let at: Millis = at_word
+        .parse()
+        .map_err(|_| format!("'{at_word}' is not a time in milliseconds (or a header key)"))?;
+    let first = words.next().ok_or("a time without an event")?;
+    if first == "tick" {
+        return match words.next() {
+            None => Ok(Event::tick(at)),
+            Some(extra) => Err(format!("unexpected '{extra}' after tick")),
+        };
+    }
+    let color = parse_color(first)?;
+    let what = words.next().ok_or_else(|| {
+        format!(
+            "'{first}' needs an event (lift, place, snapshot, connect, disconnect, promote, ask)"
+        )
+    })?;
+    let rest: Vec<&str> = words.collect();
+    let one = |rest: &[&str]| -> Result<String, String> {
+        match rest {
+            [w] => Ok((*w).to_owned()),
+            _ => Err(format!("'{what}' takes exactly one argument")),
+        }
+    };
+    let none = |rest: &[&str]| -> Result<(), String> {
+        match rest {
+            [] => Ok(()),
+            _ => Err(format!("'{what}' takes no argument")),
+        }
+    };
+    let board = |input| Input::Board { color, input };
+    let input = match what {
+        "lift" => board(BoardInput::Lift(parse_square(&one(&rest)?)?)),
+        "place" => board(BoardInput::Place(parse_square(&one(&rest)?)?)),
+        "snapshot" => {
+            let mut bb = Bitboard::EMPTY;
+            match rest.as_slice() {
+                [] => return Err("snapshot needs its occupied squares, or '-' for none".to_owned()),
+                ["-"] => {}
+                squares => {
+                    for s in squares {
+                        bb.add(parse_square(s)?);
+                    }
+                }
+            }
+            board(BoardInput::Snapshot(bb))
+        }
+        "connect" => {
+            none(&rest)?;
+            board(BoardInput::Connected)
+        }
+        "disconnect" => {
+            none(&rest)?;
+            board(BoardInput::Disconnected)
+        }
+        "promote" => {
+            let letter = one(&rest)?;
+            let role = match letter.as_str() {
+                "q" => Role::Queen,
+                "r" => Role::Rook,
+                "b" => Role::Bishop,
+                "n" => Role::Knight,
+                "k" => Role::King,
+                "p" => Role::Pawn,
+                _ => return Err(format!("'{letter}' is not a piece letter (q, r, b, n)")),
+            };
+            Input::Promote { color, role }
+        }
+        "ask" => {
+            let q = one(&rest)?;
+            let question = match q.as_str() {
+                "any" => Question::Any,
+                "rebuffs" => Question::Rebuffs,
+                _ => return Err(format!("'{q}' is not a question (any, rebuffs)")),
+            };
+            Input::Ask { color, question }
+        }
+        other => {
+            return Err(format!(
+                "unknown event '{other}' (lift, place, snapshot, connect, disconnect, promote, ask)"
+            ))
+        }
+    };
+    Ok(Event { at, input })
+}
+
+/// Renders an event as its trace line (the inverse of [`parse_event`]).
+pub fn render_event(event: &Event) -> String {
+    let mut s = event.at.to_string();
+    match event.input {
+        Input::Tick => s.push_str(" tick"),
+        Input::Board { color, input } => {
+            let _ = write!(s, " {}", color_id(color));
+            match input {
+                BoardInput::Lift(sq) => {
+                    let _ = write!(s, " lift {sq}");
+                }
+                BoardInput::Place(sq) => {
+                    let _ = write!(s, " place {sq}");
+                }
+                BoardInput::Snapshot(bb) => {
+                    s.push_str(" snapshot");
+                    if bb.is_empty() {
+                        s.push_str(" -");
+                    }
+                    for sq in bb {
+                        let _ = write!(s, " {sq}");
+                    }
+                }
+                BoardInput::Connected => s.push_str(" connect"),
+                BoardInput::Disconnected => s.push_str(" disconnect"),
+            }
+        }
+        Input::Promote { color, role } => {
+            let _ = write!(s, " {} promote {}", color_id(color), role.char());
+        }
+        Input::Ask { color, question } => {
+            let _ = write!(s, " {} ask {}", color_id(color), question_id(question));
+        }
+    }
+    s
+}
+
+/// Parses `=> TIME WORDS... [JSON | "TEXT"]`.
+fn parse_expect(line: &str) -> Result<Line, String> {
+    let body = line.trim_start_matches("=>").trim();
+    let (at_word, rest) = body
+        .split_once(char::is_whitespace)
+        .ok_or("an expected output needs a time and what is said")?;
+    let at: Millis = at_word
+        .parse()
+        .map_err(|_| format!("'{at_word}' is not a time in milliseconds"))?;
+    let rest = rest.trim();
+    let cut = rest.find(['{', '"']).unwrap_or(rest.len());
+    let (words, tail) = rest.split_at(cut);
+    let words: Vec<String> = words.split_whitespace().map(str::to_owned).collect();
+    let kind_ok = matches!(
+        words.first().map(String::as_str),
+        Some("started" | "verdict" | "reply" | "private" | "arbiter")
+    );
+    if !kind_ok {
+        return Err("an expected output is started, verdict, reply, private or arbiter".to_owned());
+    }
+    let tail = tail.trim();
+    let (json, text) = if tail.is_empty() {
+        (None, None)
+    } else {
+        let value: Value = serde_json::from_str(tail)
+            .map_err(|e| format!("bad JSON or quoted text '{tail}': {e}"))?;
+        match value {
+            Value::String(text) => (None, Some(text)),
+            Value::Object(_) => (Some(value), None),
+            _ => return Err("expected a JSON object or a quoted text".to_owned()),
+        }
+    };
+    Ok(Line {
+        at,
+        words,
+        json,
+        text,
+    })
+}
+
+impl FromStr for Trace {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Trace, Error> {
+        Trace::parse(s)
+    }
+}
+
+/// The default configuration a trace starts from, for tools that write traces.
+pub fn default_config() -> TableConfig {
+    TableConfig::new(GameConfig::default())
+}
