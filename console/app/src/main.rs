@@ -2,6 +2,8 @@
 
 mod monitor;
 mod referee_cmd;
+mod speech;
+mod table_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -19,6 +21,8 @@ enum Command {
     Referee(referee_cmd::Args),
     /// Watch a board's serial link: one JSON line per event on stdout.
     BoardMonitor(monitor::Args),
+    /// The headless table: two boards, keypad commands on stdin, JSON answers on stdout.
+    Table(table_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -26,5 +30,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Referee(args) => referee_cmd::run(args),
         Command::BoardMonitor(args) => monitor::run(args),
+        Command::Table(args) => table_cmd::run(args),
     }
 }
