@@ -286,6 +286,23 @@ mod tests {
     }
 
     #[test]
+    fn the_example_configs_parse() {
+        let m = Config::parse(include_str!("../examples/board-matrix.toml")).unwrap();
+        assert_eq!(m.board.board_id, 1);
+        assert!(matches!(m.wiring, Wiring::Matrix(p) if p.cols == [4, 17, 27, 22, 23, 24, 25, 12]));
+        let s = Config::parse(include_str!("../examples/board-74hc165.toml")).unwrap();
+        assert_eq!(
+            s.wiring,
+            Wiring::ShiftRegister(ShiftPins {
+                load: 25,
+                clk: 11,
+                data: 9,
+                pulse_ns: 500
+            })
+        );
+    }
+
+    #[test]
     fn bad_configs_say_why() {
         let cases = [
             ("board_id = 1\n", "needs a [matrix] or a [shift_register]"),

@@ -221,6 +221,21 @@ mod tests {
     }
 
     #[test]
+    fn the_example_script_parses() {
+        let script = Script::parse(include_str!("../examples/opening.txt")).unwrap();
+        assert_eq!(script.initial, Occupancy::WHITE_START);
+        assert_eq!(script.events.len(), 6);
+        assert_eq!(
+            script.final_occupancy(),
+            Occupancy::WHITE_START
+                .without(sq("e2"))
+                .with(sq("e4"))
+                .without(sq("g1"))
+                .with(sq("f3"))
+        );
+    }
+
+    #[test]
     fn empty_script_is_an_empty_board_with_no_events() {
         let script = Script::parse("\n# nothing\n").unwrap();
         assert_eq!(
