@@ -167,3 +167,95 @@ impl Script {
         self.occupancy_after(self.moves.len())
     }
 }
+
+/// What [`check_reports`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checked {
+    /// Lifts/places delivered, all matching the script in order.
+    pub delivered: usize,
+    /// Script moves not delivered, each covered by a resync that restored the occupancy.
+    pub covered_by_resync: usize,
+    pub resyncs: usize,
+}
+
+/// Checks a link's reports against the script the board played: every delivered lift/place
+/// is the next script move (nothing invented, nothing reordered), moves are only ever
+/// skipped across a snapshot/resync whose occupancy is exactly the board's occupancy at
+/// some point of the script, and every snapshot equals the occupancy at that point.
+pub fn check_reports(
+    script: &Script,
+    reports: &[kriegspiel_boardlink::Report],
+) -> Result<Checked, String> {
+    use kriegspiel_boardlink::LinkEvent;
+    // Script positions (number of moves applied) consistent with everything seen so far.
+    let mut positions: Vec<usize> = vec![0];
+    let mut in_sync = false;
+    let mut checked = Checked {
+        delivered: 0,
+        covered_by_resync: 0,
+        resyncs: 0,
+    };
+    for (i, report) in reports.iter().enumerate() {
+        match &report.event {
+            LinkEvent::Lift { square, .. } | LinkEvent::Place { square, .. } => {
+                let place = matches!(report.event, LinkEvent::Place { .. });
+                if !in_sync {
+                    return Err(format!(
+                        "report {i}: {report:?} delivered before any snapshot"
+                    ));
+                }
+                let Some(&at) = positions.iter().find(|&&p| {
+                    script
+                        .moves
+                        .get(p)
+                        .is_some_and(|m| m.place == place && m.square == *square)
+                }) else {
+                    let expected: Vec<_> = positions
+                        .iter()
+                        .filter_map(|&p| script.moves.get(p))
+                        .collect();
+                    return Err(format!(
+                        "report {i}: {report:?} is not the next scripted move (expected one of {expected:?}): invented, reordered or lost without resync"
+                    ));
+                };
+                checked.delivered += 1;
+                positions = vec![at + 1];
+            }
+            LinkEvent::Snapshot { occupancy, .. } | LinkEvent::Resync { occupancy, .. } => {
+                let from = positions.iter().copied().min().unwrap_or(0);
+                let resync = matches!(report.event, LinkEvent::Resync { .. });
+                let matching: Vec<usize> = (from..=script.moves.len())
+                    .filter(|&k| script.occupancy_after(k) == *occupancy)
+                    .collect();
+                if matching.is_empty() {
+                    return Err(format!(
+                        "report {i}: {report:?}: occupancy {occupancy:016x} is no state of the script from move {from} on"
+                    ));
+                }
+                if !resync && !matching.iter().any(|k| positions.contains(k)) {
+                    return Err(format!(
+                        "report {i}: snapshot {occupancy:016x} delivered as agreeing but moves were skipped"
+                    ));
+                }
+                if resync {
+                    checked.resyncs += 1;
+                }
+                in_sync = true;
+                positions = matching;
+            }
+            LinkEvent::Disconnected { .. } => in_sync = false,
+            LinkEvent::Connected { .. }
+            | LinkEvent::OpenFailed { .. }
+            | LinkEvent::VersionMismatch { .. }
+            | LinkEvent::Fault { .. } => {}
+        }
+    }
+    if !positions.contains(&script.moves.len()) {
+        return Err(format!(
+            "the reports end at script position(s) {positions:?}, not at the end ({})",
+            script.moves.len()
+        ));
+    }
+    checked.covered_by_resync = script.moves.len() - checked.delivered;
+    Ok(checked)
+}

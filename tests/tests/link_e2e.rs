@@ -1,0 +1,351 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The board link end to end: the real board program (`kriegspiel-board simulate`) -> pty ->
+//! relay (optionally injecting faults and unplugging the cable) -> pty -> the console's
+//! `BoardLink`.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kriegspiel_boardlink::{BoardLink, DisconnectReason, LinkConfig, LinkEvent, Report};
+use kriegspiel_tests::link_util::{cargo_bin, check_reports, Script};
+use kriegspiel_tests::relay::{FaultPlan, Relay};
+use tokio::time::Instant;
+
+/// Reports collected in the background, for waiting on conditions.
+#[derive(Clone, Default)]
+struct Collected(Arc<Mutex<Vec<Report>>>);
+
+impl Collected {
+    fn start(mut rx: tokio::sync::mpsc::Receiver<Report>) -> Collected {
+        let collected = Collected::default();
+        let sink = Arc::clone(&collected.0);
+        tokio::spawn(async move {
+            while let Some(report) = rx.recv().await {
+                sink.lock().unwrap().push(report);
+            }
+        });
+        collected
+    }
+
+    fn snapshot(&self) -> Vec<Report> {
+        self.0.lock().unwrap().clone()
+    }
+
+    fn count(&self, pred: impl Fn(&LinkEvent) -> bool) -> usize {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| pred(&r.event))
+            .count()
+    }
+
+    async fn wait_for(&self, what: &str, timeout: Duration, pred: impl Fn(&[Report]) -> bool) {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if pred(&self.0.lock().unwrap()) {
+                return;
+            }
+            if Instant::now() > deadline {
+                let reports = self.snapshot();
+                let tail: Vec<_> = reports.iter().rev().take(8).collect();
+                panic!("timed out waiting for {what}; last reports (newest first): {tail:#?}");
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// The board program scans every 4 ms and reports changes seen in one scan in square order,
+/// so these tests run one at a time to keep its scans on time on a 2-core machine.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn moves_delivered(reports: &[Report]) -> usize {
+    reports
+        .iter()
+        .filter(|r| matches!(r.event, LinkEvent::Lift { .. } | LinkEvent::Place { .. }))
+        .count()
+}
+
+fn is_connected(event: &LinkEvent) -> bool {
+    matches!(event, LinkEvent::Connected { .. })
+}
+
+struct BoardProgram(Child);
+
+impl BoardProgram {
+    fn start(dir: &Path, script: &Script, port: &Path) -> BoardProgram {
+        let script_path = dir.join("script.txt");
+        std::fs::write(&script_path, script.to_text()).unwrap();
+        let child = Command::new(cargo_bin("kriegspiel-board", "kriegspiel-board"))
+            .arg("simulate")
+            .arg("--script")
+            .arg(&script_path)
+            .arg("--port")
+            .arg(port)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("cannot start kriegspiel-board");
+        BoardProgram(child)
+    }
+
+    /// Waits for the program to end by itself (it does after its last move).
+    async fn finish(mut self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                assert!(status.success(), "kriegspiel-board failed: {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "kriegspiel-board did not finish");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+impl Drop for BoardProgram {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_hundred_moves_arrive_complete_and_in_order() {
+    let _serial = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let script = Script::random(260, 1, 300, 8, 4).with_tail(300);
+    assert!(script.moves.len() >= 520);
+    let relay = Relay::start(dir.path(), None).unwrap();
+    let (link, rx) = BoardLink::spawn(&relay.console_path, LinkConfig::default());
+    let collected = Collected::start(rx);
+    let board = BoardProgram::start(dir.path(), &script, &relay.board_path);
+
+    collected
+        .wait_for("every scripted move", Duration::from_secs(20), |r| {
+            moves_delivered(r) == script.moves.len()
+        })
+        .await;
+    board.finish().await;
+
+    let reports = collected.snapshot();
+    let checked = check_reports(&script, &reports).unwrap();
+    assert_eq!(checked.delivered, script.moves.len());
+    let moves: Vec<(bool, u8)> = reports
+        .iter()
+        .filter_map(|r| match r.event {
+            LinkEvent::Lift { square, .. } => Some((false, square)),
+            LinkEvent::Place { square, .. } => Some((true, square)),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<(bool, u8)> = script.moves.iter().map(|m| (m.place, m.square)).collect();
+    assert_eq!(moves, expected);
+    // A clean line: one resync (the first snapshot), no losses, nothing counted as bad.
+    let health = link.health();
+    assert_eq!(checked.resyncs, 1, "{health:?}");
+    assert_eq!(
+        (
+            health.bad_frames(),
+            health.gaps,
+            health.duplicates,
+            health.mismatches,
+            health.disconnects
+        ),
+        (0, 0, 0, 0, 0)
+    );
+    let relay_stats = relay.stats();
+    assert_eq!(
+        relay_stats.forwarded,
+        relay_stats.frames_from_board - relay_stats.lost_before_first_contact
+    );
+    assert_eq!(
+        health.frames, relay_stats.forwarded,
+        "every forwarded frame was accepted"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_and_ten_unplugs_are_detected_counted_and_repaired() {
+    let _serial = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    // ~7 s of moves, then (after the faults are switched off) a last move pair 3 s later
+    // whose frames, and the snapshots before them, reveal any loss at the end.
+    let main = Script::random(260, 2, 400, 10, 8);
+    let last_main_ms = main.moves.last().unwrap().at_ms;
+    let script = main.with_tail(3000);
+    let faults = FaultPlan {
+        corrupt: 0.10,
+        drop: 0.02,
+        duplicate: 0.02,
+        seed: 7,
+    };
+    let relay = Relay::start(dir.path(), Some(faults)).unwrap();
+    let (link, rx) = BoardLink::spawn(&relay.console_path, LinkConfig::default());
+    let collected = Collected::start(rx);
+    let board = BoardProgram::start(dir.path(), &script, &relay.board_path);
+    let started = Instant::now();
+    collected
+        .wait_for("the first connection", Duration::from_secs(10), |r| {
+            r.iter().any(|r| is_connected(&r.event))
+        })
+        .await;
+
+    for cycle in 0..10 {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        relay.unplug(Duration::from_millis(30)).await;
+        collected
+            .wait_for("the unplug to be noticed", Duration::from_secs(3), |r| {
+                r.iter()
+                    .filter(|r| matches!(r.event, LinkEvent::Disconnected { .. }))
+                    .count()
+                    == cycle + 1
+            })
+            .await;
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        relay.replug();
+        collected
+            .wait_for("the reconnection", Duration::from_secs(3), |r| {
+                r.iter().filter(|r| is_connected(&r.event)).count() == cycle + 2
+            })
+            .await;
+    }
+    let fault_window = Duration::from_millis(u64::from(last_main_ms) + 100);
+    tokio::time::sleep_until(started + fault_window).await;
+    relay.set_faults(None);
+    assert!(
+        started.elapsed() < Duration::from_millis(u64::from(last_main_ms) + 2000),
+        "the unplug cycles ran into the clean tail of the script; the machine is too slow for this test's timeline"
+    );
+
+    collected
+        .wait_for("the final scripted moves", Duration::from_secs(15), |r| {
+            let checked = check_reports(&script, r);
+            checked.is_ok()
+        })
+        .await;
+    board.finish().await;
+
+    let reports = collected.snapshot();
+    let checked = check_reports(&script, &reports).unwrap();
+    let health = link.health();
+    let stats = relay.stats();
+    eprintln!("relay: {stats:?}\nlink: {health:?}\nchecked: {checked:?}");
+    let byte_rate = stats.corrupted_bytes as f64 / stats.forwarded_bytes as f64;
+    assert!(
+        (0.004..0.02).contains(&byte_rate),
+        "corrupted byte rate {byte_rate}"
+    );
+    assert!(
+        stats.corrupted > 10 && stats.dropped > 0 && stats.duplicated > 0,
+        "{stats:?}"
+    );
+
+    // Every injected fault is accounted for by the link's counters.
+    assert_eq!(
+        health.bad_frames(),
+        stats.corrupted,
+        "each damaged frame is one bad frame"
+    );
+    assert_eq!(health.duplicates, stats.duplicated);
+    assert_eq!(
+        health.missed_frames,
+        stats.dropped + stats.corrupted + stats.lost_unplugged
+    );
+    assert_eq!(
+        (health.disconnects, health.reconnects, stats.unplugs),
+        (10, 10, 10)
+    );
+    let disconnects: Vec<_> = reports
+        .iter()
+        .filter_map(|r| match &r.event {
+            LinkEvent::Disconnected { reason } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect();
+    // A pulled cable is normally seen at once as end of file / I/O error; the 2 s silence
+    // rule is the backstop when the hang-up is not signalled.
+    let hangups = disconnects
+        .iter()
+        .filter(|r| matches!(r, DisconnectReason::Io { .. } | DisconnectReason::Closed))
+        .count();
+    assert!(hangups >= 8, "{disconnects:?}");
+    assert_eq!(
+        health.mismatches, 0,
+        "losses are found by sequence numbers, not by luck"
+    );
+    // Losses were repaired by resyncs, and most moves still arrived live.
+    assert!(checked.resyncs >= 11, "{checked:?}");
+    assert!(checked.delivered > script.moves.len() / 4, "{checked:?}");
+    assert_eq!(
+        collected.count(|e| matches!(e, LinkEvent::Resync { .. })),
+        checked.resyncs
+    );
+    assert_eq!(health.resyncs as usize, checked.resyncs);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_cable_is_declared_unplugged_and_recovered() {
+    let _serial = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let script = Script::random(20, 3, 300, 40, 10).with_tail(4500);
+    let relay = Relay::start(dir.path(), None).unwrap();
+    let (link, rx) = BoardLink::spawn(&relay.console_path, LinkConfig::default());
+    let collected = Collected::start(rx);
+    let board = BoardProgram::start(dir.path(), &script, &relay.board_path);
+    collected
+        .wait_for(
+            "the scripted moves before the silence",
+            Duration::from_secs(10),
+            |r| moves_delivered(r) == 40,
+        )
+        .await;
+
+    relay.set_silent(true);
+    let silent_at = Instant::now();
+    collected
+        .wait_for("the silence to be noticed", Duration::from_secs(5), |r| {
+            r.iter().any(|r| {
+                matches!(
+                    r.event,
+                    LinkEvent::Disconnected {
+                        reason: DisconnectReason::Silence { .. }
+                    }
+                )
+            })
+        })
+        .await;
+    let noticed = silent_at.elapsed();
+    assert!(
+        noticed >= Duration::from_millis(1900),
+        "declared gone after only {noticed:?}"
+    );
+    // The exact 2 s rule is unit-tested with a passed-in clock; here: no later than ~2 s
+    // plus a scheduling margin.
+    assert!(
+        noticed < Duration::from_millis(3500),
+        "declared gone only after {noticed:?}"
+    );
+    relay.set_silent(false);
+
+    collected
+        .wait_for(
+            "every scripted move or its resync",
+            Duration::from_secs(10),
+            |r| check_reports(&script, r).is_ok(),
+        )
+        .await;
+    board.finish().await;
+    let health = link.health();
+    assert_eq!(health.disconnects, 1);
+    assert!(collected.count(is_connected) >= 2);
+}
