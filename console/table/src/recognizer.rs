@@ -70,6 +70,9 @@ pub(crate) struct Recognizer {
     blocked: Bitboard,
     /// A captured man of his that must leave his board.
     removal: Option<Square>,
+    /// His board has been in sync (his captured man aside) during his turn: only then can a
+    /// try begin. A board still out of sync from the last turn never makes a try.
+    armed: bool,
     /// The piece chosen beforehand for his next promotion; none means a queen.
     promotion: Option<Role>,
     /// The standing time for which guidance was last given.
@@ -92,6 +95,7 @@ impl Recognizer {
             refused: None,
             blocked: Bitboard::EMPTY,
             removal: None,
+            armed: true,
             promotion: None,
             guided_for: None,
             owes_back_in_sync: false,
@@ -161,6 +165,7 @@ impl Recognizer {
                     && self.connected
                     && self.touched.is_none()
                     && official.contains(sq)
+                    && self.armed
                     && self.occupancy.without(Bitboard::from_iter(pending)) == official
                 {
                     self.touched = Some(sq);
@@ -190,8 +195,18 @@ impl Recognizer {
         if changed {
             self.last_change = self.last_change.max(at);
             self.tidy();
+            self.arm(pos);
         }
         changed
+    }
+
+    /// Arms the board once it is in sync, apart from a captured man still to remove.
+    fn arm(&mut self, pos: &Chess) {
+        let official = self.official(pos);
+        let pending = self.pending_removal(official);
+        if self.occupancy.without(Bitboard::from_iter(pending)) == official {
+            self.armed = true;
+        }
     }
 
     /// Forgets what the board has put right.
@@ -219,7 +234,7 @@ impl Recognizer {
         if self.occupancy == official {
             return Status::InSync;
         }
-        if !his_turn || !self.blocked.is_subset(self.occupancy) {
+        if !his_turn || !self.armed || !self.blocked.is_subset(self.occupancy) {
             return Status::OutOfSync;
         }
         let pending = self.pending_removal(official);
@@ -299,9 +314,8 @@ impl Recognizer {
     }
 
     /// Strict touch-move: the try was not adjudicated; its men must go back.
-    pub(crate) fn block(&mut self, standing: Standing, at: Millis) {
+    pub(crate) fn block(&mut self, standing: Standing) {
         self.blocked = Bitboard::from(standing.tried.from) | Bitboard::from_iter(standing.rook);
-        self.stir(at);
     }
 
     /// A refused try: the man goes back, or tries again from the same origin.
@@ -310,7 +324,6 @@ impl Recognizer {
         standing: Standing,
         castling_rook: Option<Square>,
         releases_touch: bool,
-        at: Millis,
     ) {
         self.refused = Some(Refused {
             tried: standing.tried,
@@ -320,27 +333,26 @@ impl Recognizer {
             self.touched = None;
         }
         self.tidy();
-        self.stir(at);
     }
 
     /// His legal try was played: a new turn for the opponent.
-    pub(crate) fn moved(&mut self, promoted: bool, at: Millis) {
+    pub(crate) fn moved(&mut self, promoted: bool) {
         self.touched = None;
         self.refused = None;
         self.blocked = Bitboard::EMPTY;
         if promoted {
             self.promotion = None;
         }
-        self.stir(at);
     }
 
     /// The opponent's legal try was played: his turn begins, maybe with a man to remove.
-    pub(crate) fn opponent_moved(&mut self, captured: Option<Square>, at: Millis) {
+    pub(crate) fn opponent_moved(&mut self, captured: Option<Square>, pos: &Chess) {
         self.touched = None;
         self.refused = None;
         self.blocked = Bitboard::EMPTY;
         self.removal = captured.filter(|sq| self.occupancy.contains(*sq));
-        self.stir(at);
+        self.armed = false;
+        self.arm(pos);
     }
 }
 

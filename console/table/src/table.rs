@@ -231,6 +231,17 @@ impl Table {
 
     /// A try stood still for the settle window: touch-move, then the referee.
     fn complete(&mut self, color: Color, standing: Standing, at: Millis, out: &mut Vec<Output>) {
+        let before = Color::ALL.map(|c| self.status(c));
+        self.adjudicate(color, standing, out);
+        // A board whose standing changed without a switch starts its guidance delay now.
+        for (c, was) in Color::ALL.into_iter().zip(before) {
+            if self.status(c) != was {
+                self.board_mut(c).stir(at);
+            }
+        }
+    }
+
+    fn adjudicate(&mut self, color: Color, standing: Standing, out: &mut Vec<Output>) {
         let pos = self.referee.position().clone();
         let touched = self.board(color).touched();
         if let Some(touched) = touched {
@@ -238,7 +249,7 @@ impl Table {
             if other_man && has_possible_try(&pos, color, touched) {
                 match self.config.touch_move {
                     TouchMove::Strict => {
-                        self.board_mut(color).block(standing, at);
+                        self.board_mut(color).block(standing);
                         out.push(Output::Private {
                             color,
                             message: PrivateMessage::MustMoveTouched(touched),
@@ -262,15 +273,16 @@ impl Table {
                 match verdict {
                     Verdict::Moved(report) => {
                         let promoted = report.played.is_some_and(|p| p.promotion.is_some());
-                        self.board_mut(color).moved(promoted, at);
+                        self.board_mut(color).moved(promoted);
+                        let pos = self.referee.position().clone();
                         self.board_mut(!color)
-                            .opponent_moved(report.capture.map(|c| c.square), at);
+                            .opponent_moved(report.capture.map(|c| c.square), &pos);
                     }
                     Verdict::Refused(_) => {
                         let rook = castling_rook(&pos, color, standing.tried);
                         let releases =
                             touched.is_some_and(|t| made_with(&pos, color, standing.tried, t));
-                        self.board_mut(color).refused(standing, rook, releases, at);
+                        self.board_mut(color).refused(standing, rook, releases);
                     }
                 }
                 out.push(Output::Verdict {
@@ -280,8 +292,8 @@ impl Table {
                 });
             }
             Err(e) => {
-                // The game ended between the try's start and its end; the board stays as is.
-                self.board_mut(color).stir(at);
+                // Never for a try of the side to move in a running game; kept for the arbiter.
+                self.board_mut(color).block(standing);
                 out.push(Output::Private {
                     color,
                     message: refusal_message(e),

@@ -69,7 +69,11 @@ fn bad_trace_lines_name_their_line() {
         ("100 tick\nsettle 300\n", 2, "header"),
         ("=> x started\n", 1, "not a time"),
         ("=> 0 said hello\n", 1, "started, verdict"),
-        ("rules rand\noption strict=true\n", 2, "belongs to the cincinnati"),
+        (
+            "rules rand\noption strict=true\n",
+            2,
+            "belongs to the cincinnati",
+        ),
     ] {
         match Trace::parse(text) {
             Err(kriegspiel_table::Error::Trace { line: l, message }) => {
