@@ -14,6 +14,7 @@ pub enum BoardInput {
     Place(Square),
     /// The whole occupancy as the board sees it (on connect, on request, twice a second).
     Snapshot(Bitboard),
+    /// The link is up again; the board counts as unknown until its next snapshot.
     Connected,
     /// The link is down: the board's occupancy is unknown until the next snapshot.
     Disconnected,

@@ -189,7 +189,8 @@ impl Recognizer {
                 self.occupancy = bb;
                 true
             }
-            BoardInput::Connected => !core::mem::replace(&mut self.connected, true),
+            // The board stays unknown until the snapshot it sends on connecting.
+            BoardInput::Connected => false,
             BoardInput::Disconnected => core::mem::replace(&mut self.connected, false),
         };
         if changed {
