@@ -89,11 +89,9 @@ fn latency(c: &mut Criterion) {
                     let bytes = frame(&mut seq, body);
                     let start = Instant::now();
                     master.write_all(&bytes).await.unwrap();
-                    loop {
-                        match rx.recv().await.unwrap().event {
-                            LinkEvent::Lift { .. } | LinkEvent::Place { .. } => break,
-                            other => panic!("unexpected {other:?}"),
-                        }
+                    match rx.recv().await.unwrap().event {
+                        LinkEvent::Lift { .. } | LinkEvent::Place { .. } => {}
+                        other => panic!("unexpected {other:?}"),
                     }
                     total += start.elapsed();
                 }
