@@ -135,6 +135,34 @@ impl BoardScript {
         out
     }
 
+    /// The men on the board after the last action.
+    pub fn final_occupancy(&self) -> Bitboard {
+        self.actions
+            .iter()
+            .fold(self.initial, |mut occ, (_, action, sq)| {
+                match action {
+                    Action::Lift => occ.discard(*sq),
+                    Action::Place => occ.add(*sq),
+                }
+                occ
+            })
+    }
+
+    /// The script with one more lift and re-place of a man at `at_ms`: the board program
+    /// exits after its last event, and must stay connected until the table ends the game.
+    pub fn with_hold(&self, at_ms: u64) -> BoardScript {
+        let mut held = self.clone();
+        let at_ms = self
+            .actions
+            .last()
+            .map_or(at_ms, |(last, _, _)| at_ms.max(last + 1));
+        if let Some(sq) = self.final_occupancy().first() {
+            held.actions.push((at_ms, Action::Lift, sq));
+            held.actions.push((at_ms + 100, Action::Place, sq));
+        }
+        held
+    }
+
     fn push(
         &mut self,
         at: u64,

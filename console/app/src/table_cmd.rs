@@ -110,7 +110,10 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(play(config, args.white, args.black, speaker))
+    let code = runtime.block_on(play(config, args.white, args.black, speaker));
+    // The stdin reader sits in a blocking read that would hold a normal shutdown.
+    runtime.shutdown_background();
+    code
 }
 
 /// A speaker that says nothing (`--no-speech`, or no speech program).
