@@ -12,7 +12,11 @@ use rand::{Rng, SeedableRng};
 fn try_of(m: &Move) -> Try {
     match *m {
         Move::Castle { king, rook } => {
-            let file = if rook.file() > king.file() { File::G } else { File::C };
+            let file = if rook.file() > king.file() {
+                File::G
+            } else {
+                File::C
+            };
             Try::new(king, Square::from_coords(file, king.rank()))
         }
         _ => Try {
@@ -46,7 +50,10 @@ fn games(n: usize, seed: u64, start: &Chess) -> Vec<Game> {
                 // Refused tries: own men to random squares (mostly illegal or impossible).
                 let ours: Vec<Square> = pos.us().into_iter().collect();
                 while tries.len() < 2 {
-                    let t = Try::new(ours[rng.gen_range(0..ours.len())], Square::new(rng.gen_range(0..64)));
+                    let t = Try::new(
+                        ours[rng.gen_range(0..ours.len())],
+                        Square::new(rng.gen_range(0..64)),
+                    );
                     if !legal.iter().any(|m| try_of(m) == t) {
                         tries.push(t);
                     }
@@ -82,12 +89,17 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("adjudicate");
     group.throughput(Throughput::Elements(tries as u64));
     for rules in RuleSet::ALL {
-        let games = if rules == RuleSet::Russian { &battle } else { &standard };
+        let games = if rules == RuleSet::Russian {
+            &battle
+        } else {
+            &standard
+        };
         group.bench_function(rules.id(), |b| {
             b.iter(|| {
                 let mut stood = 0usize;
                 for g in games {
-                    let mut referee = Referee::from_position(rules, Options::default(), g.start.clone());
+                    let mut referee =
+                        Referee::from_position(rules, Options::default(), g.start.clone());
                     'plies: for ply in &g.plies {
                         for t in ply {
                             match referee.try_move(*t) {

@@ -26,12 +26,6 @@ pub struct GameConfig {
     pub fen: Option<String>,
 }
 
-impl Default for RuleSet {
-    fn default() -> RuleSet {
-        RuleSet::Cincinnati
-    }
-}
-
 /// Where the side to move stands with its one "Any?" of the turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum AnyState {

@@ -6,8 +6,10 @@ use core::str::FromStr;
 use crate::Error;
 
 /// The seven rule sets of RULES.md, by their protocol id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum RuleSet {
+    /// The default: the rules most clubs know.
+    #[default]
     Cincinnati,
     Wild16,
     Traditional,

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the console and the test suite use, when any is missing.
+# Sourced by tests/run.sh and console/run.sh; safe to run again.
+set -euo pipefail
+
+KRIEGSPIEL_PACKAGES=(socat espeak-ng sox)
+
+ensure_packages() {
+    local missing=()
+    for p in "${KRIEGSPIEL_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "Installing system packages: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
