@@ -148,7 +148,7 @@ impl Printer {
 
     fn output(&mut self, o: &Output) -> bool {
         let (value, spoken) = output_value(&self.wording, self.lang, o);
-        if let Some(text) = spoken {
+        if let Some(text) = spoken.filter(|t| !t.trim().is_empty()) {
             self.speaker.say(&text);
         }
         self.line(&value)
