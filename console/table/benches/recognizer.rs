@@ -1,4 +1,8 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_debug_implementations)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_debug_implementations
+)]
 //! Wall-clock cost of the table: one sensor event, and the completing tick (settle window
 //! end: recognition + adjudication) for each kind of try. The spread between the kinds is
 //! the timing leak the contract forbids (BOARD.md §3: the verdict comes at the end of the
@@ -74,7 +78,10 @@ fn bench(c: &mut Criterion) {
     for (name, (table, tick)) in &cases {
         let verdicts = table.clone().apply(*tick);
         assert!(
-            matches!(verdicts.as_slice(), [kriegspiel_table::Output::Verdict { .. }]),
+            matches!(
+                verdicts.as_slice(),
+                [kriegspiel_table::Output::Verdict { .. }]
+            ),
             "{name}: {verdicts:?}"
         );
         group.bench_function(*name, |b| {

@@ -342,9 +342,14 @@ proptest! {
         touch in prop_oneof![Just(TouchMove::Strict), Just(TouchMove::Warn), Just(TouchMove::Off)],
         rules in 0usize..7,
     ) {
-        let mut config = TableConfig::default();
-        config.touch_move = touch;
-        config.game.rules = kriegspiel_table::kriegspiel_referee::RuleSet::ALL[rules];
+        let config = TableConfig {
+            touch_move: touch,
+            game: GameConfig {
+                rules: kriegspiel_table::kriegspiel_referee::RuleSet::ALL[rules],
+                ..GameConfig::default()
+            },
+            ..TableConfig::default()
+        };
         let (mut table, _) = Table::new(config.clone(), 0).unwrap();
         let mut at: Millis = 0;
         let mut events = Vec::new();
