@@ -195,3 +195,43 @@ fn role_name(role: Role, lang: Lang) -> &'static str {
         (Role::Pawn, Lang::Ru) => "пешка",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_has_words_in_every_language() {
+        let messages = [
+            PrivateMessage::MustMoveTouched(Square::G1),
+            PrivateMessage::TouchMoveIgnored {
+                touched: Square::G1,
+                moved: Square::E2,
+            },
+            PrivateMessage::SquareShouldBeEmpty(Square::E4),
+            PrivateMessage::ManMissing(Square::G1),
+            PrivateMessage::RemoveCaptured(Square::E5),
+            PrivateMessage::PromotionChoice(Role::Knight),
+            PrivateMessage::BadPromotionChoice(Role::King),
+            PrivateMessage::BackInSync,
+            PrivateMessage::NotYourTurn,
+            PrivateMessage::GameOver,
+            PrivateMessage::RefereeError(kriegspiel_referee::Error::GameOver),
+        ];
+        for m in &messages {
+            let [en, fr, ru] = [Lang::En, Lang::Fr, Lang::Ru].map(|l| m.text(l));
+            assert!(!en.is_empty() && !fr.is_empty() && !ru.is_empty(), "{m:?}");
+            assert!(
+                en != fr && en != ru && fr != ru,
+                "{m:?}: {en} / {fr} / {ru}"
+            );
+            for sq in m.args().iter().filter(|a| a.len() == 2) {
+                for text in [&en, &fr, &ru] {
+                    assert!(text.contains(sq.as_str()), "{m:?}: '{text}' lacks {sq}");
+                }
+            }
+        }
+        let ids: std::collections::BTreeSet<_> = messages.iter().map(PrivateMessage::id).collect();
+        assert_eq!(ids.len(), messages.len());
+    }
+}
