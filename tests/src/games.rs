@@ -90,12 +90,12 @@ pub struct Timing {
 impl Default for Timing {
     fn default() -> Timing {
         Timing {
-            start_ms: 1500,
-            step_ms: 25,
+            start_ms: 1200,
+            step_ms: 20,
             settle_ms: 100,
-            after_verdict_ms: 80,
-            react_ms: 160,
-            command_ms: 200,
+            after_verdict_ms: 60,
+            react_ms: 120,
+            command_ms: 150,
         }
     }
 }
