@@ -774,7 +774,7 @@ mod tests {
             }
             let mine = pos.board().by_color(color);
             // The loser of the last ply may still owe the removal of a captured man.
-            assert_eq!((occ ^ mine).count() <= 1, true, "{color:?}");
+            assert!((occ ^ mine).count() <= 1, "{color:?}");
             assert!(s.actions.windows(2).all(|w| w[0].0 < w[1].0));
         }
         let text = g.white.render();

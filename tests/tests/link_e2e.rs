@@ -60,12 +60,12 @@ impl Collected {
 
 /// The board program scans every 4 ms and reports changes seen in one scan in square order,
 /// so these tests run one at a time to keep its scans on time on a 2-core machine.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// An async mutex: the guard is held across the test's awaits, and a failed test (a panic
+/// while holding it) does not poison it for the others.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().await
 }
 
 fn moves_delivered(reports: &[Report]) -> usize {
@@ -121,7 +121,7 @@ impl Drop for BoardProgram {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_hundred_moves_arrive_complete_and_in_order() {
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time().await;
     let dir = tempfile::tempdir().unwrap();
     let script = Script::random(260, 1, 300, 8, 4).with_tail(300);
     assert!(script.moves.len() >= 520);
@@ -176,7 +176,7 @@ async fn five_hundred_moves_arrive_complete_and_in_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn faults_and_ten_unplugs_are_detected_counted_and_repaired() {
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time().await;
     let dir = tempfile::tempdir().unwrap();
     // ~7 s of moves, then (after the faults are switched off) a last move pair 3 s later
     // whose frames, and the snapshots before them, reveal any loss at the end.
@@ -296,7 +296,7 @@ async fn faults_and_ten_unplugs_are_detected_counted_and_repaired() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_cable_is_declared_unplugged_and_recovered() {
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time().await;
     let dir = tempfile::tempdir().unwrap();
     let script = Script::random(20, 3, 300, 40, 10).with_tail(4500);
     let relay = Relay::start(dir.path(), None).unwrap();

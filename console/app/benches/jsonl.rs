@@ -14,14 +14,20 @@ use rand::{Rng, SeedableRng};
 fn uci(m: &Move) -> String {
     match *m {
         Move::Castle { king, rook } => {
-            let file = if rook.file() > king.file() { File::G } else { File::C };
+            let file = if rook.file() > king.file() {
+                File::G
+            } else {
+                File::C
+            };
             format!("{king}{}", Square::from_coords(file, king.rank()))
         }
         _ => format!(
             "{}{}{}",
             m.from().unwrap(),
             m.to(),
-            m.promotion().map(|r| r.char().to_string()).unwrap_or_default()
+            m.promotion()
+                .map(|r| r.char().to_string())
+                .unwrap_or_default()
         ),
     }
 }
@@ -30,9 +36,19 @@ fn input(lines_wanted: usize) -> (String, usize) {
     let mut rng = StdRng::seed_from_u64(11);
     let mut out = String::new();
     let mut n = 0;
-    let rules = ["cincinnati", "wild16", "traditional", "rand", "berkeley", "berkeley-any"];
+    let rules = [
+        "cincinnati",
+        "wild16",
+        "traditional",
+        "rand",
+        "berkeley",
+        "berkeley-any",
+    ];
     while n < lines_wanted {
-        out.push_str(&format!("{{\"cmd\":\"new\",\"rules\":\"{}\"}}\n", rules[n % rules.len()]));
+        out.push_str(&format!(
+            "{{\"cmd\":\"new\",\"rules\":\"{}\"}}\n",
+            rules[n % rules.len()]
+        ));
         n += 1;
         let mut pos = Chess::default();
         for _ in 0..80 {
@@ -70,7 +86,12 @@ fn main() {
         let feed = text.clone();
         let writer = std::thread::spawn(move || stdin.write_all(feed.as_bytes()));
         let mut answers = String::new();
-        child.stdout.take().unwrap().read_to_string(&mut answers).unwrap();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut answers)
+            .unwrap();
         writer.join().unwrap().unwrap();
         assert!(child.wait().unwrap().success());
         assert_eq!(answers.lines().count(), lines);
