@@ -178,9 +178,10 @@ async fn five_hundred_moves_arrive_complete_and_in_order() {
 async fn faults_and_ten_unplugs_are_detected_counted_and_repaired() {
     let _serial = one_at_a_time().await;
     let dir = tempfile::tempdir().unwrap();
-    // ~7 s of moves, then (after the faults are switched off) a last move pair 3 s later
-    // whose frames, and the snapshots before them, reveal any loss at the end.
-    let main = Script::random(260, 2, 400, 10, 8);
+    // ~13 s of moves (the ten unplug cycles take ~7 s, more when a hang-up is only noticed
+    // by the 2 s silence rule), then, after the faults are switched off, a last move pair
+    // 3 s later whose frames, and the snapshots before them, reveal any loss at the end.
+    let main = Script::random(260, 2, 400, 24, 8);
     let last_main_ms = main.moves.last().unwrap().at_ms;
     let script = main.with_tail(3000);
     let faults = FaultPlan {
