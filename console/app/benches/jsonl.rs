@@ -7,30 +7,10 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use kriegspiel_referee::shakmaty::{Chess, File, Move, Position, Square};
+use kriegspiel_referee::shakmaty::{Chess, Position, Square};
+use kriegspiel_referee::Try;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-fn uci(m: &Move) -> String {
-    match *m {
-        Move::Castle { king, rook } => {
-            let file = if rook.file() > king.file() {
-                File::G
-            } else {
-                File::C
-            };
-            format!("{king}{}", Square::from_coords(file, king.rank()))
-        }
-        _ => format!(
-            "{}{}{}",
-            m.from().unwrap(),
-            m.to(),
-            m.promotion()
-                .map(|r| r.char().to_string())
-                .unwrap_or_default()
-        ),
-    }
-}
 
 fn input(lines_wanted: usize) -> (String, usize) {
     let mut rng = StdRng::seed_from_u64(11);
@@ -63,7 +43,10 @@ fn input(lines_wanted: usize) -> (String, usize) {
                 n += 1;
             }
             let m = legal[rng.gen_range(0..legal.len())];
-            out.push_str(&format!("{{\"cmd\":\"try\",\"move\":\"{}\"}}\n", uci(&m)));
+            out.push_str(&format!(
+                "{{\"cmd\":\"try\",\"move\":\"{}\"}}\n",
+                Try::from_move(&m).unwrap().to_uci()
+            ));
             n += 1;
             pos = pos.play(m).unwrap();
         }

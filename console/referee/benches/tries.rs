@@ -4,28 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use kriegspiel_referee::shakmaty::{Chess, File, Move, Position, Square};
+use kriegspiel_referee::shakmaty::{Chess, Position, Square};
 use kriegspiel_referee::{Options, Referee, RuleSet, Try, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-fn try_of(m: &Move) -> Try {
-    match *m {
-        Move::Castle { king, rook } => {
-            let file = if rook.file() > king.file() {
-                File::G
-            } else {
-                File::C
-            };
-            Try::new(king, Square::from_coords(file, king.rank()))
-        }
-        _ => Try {
-            from: m.from().unwrap(),
-            to: m.to(),
-            promotion: m.promotion(),
-        },
-    }
-}
 
 /// One game: for each ply, a few refused tries then the legal one.
 struct Game {
@@ -54,12 +36,12 @@ fn games(n: usize, seed: u64, start: &Chess) -> Vec<Game> {
                         ours[rng.gen_range(0..ours.len())],
                         Square::new(rng.gen_range(0..64)),
                     );
-                    if !legal.iter().any(|m| try_of(m) == t) {
+                    if !legal.iter().any(|m| Try::from_move(m).unwrap() == t) {
                         tries.push(t);
                     }
                 }
                 let m = legal[rng.gen_range(0..legal.len())];
-                tries.push(try_of(&m));
+                tries.push(Try::from_move(&m).unwrap());
                 positions.push(pos.clone());
                 plies.push(tries);
                 pos = pos.play(m).unwrap();

@@ -60,6 +60,26 @@ impl Try {
         })
     }
 
+    /// The try a player makes to play `m`: castling is the king's two-square move.
+    /// `None` for a drop, which chess has not.
+    pub fn from_move(m: &shakmaty::Move) -> Option<Try> {
+        match *m {
+            shakmaty::Move::Castle { king, rook } => {
+                let side = shakmaty::CastlingSide::from_king_side(rook.file() > king.file());
+                Some(Try::new(
+                    king,
+                    Square::from_coords(side.king_to_file(), king.rank()),
+                ))
+            }
+            shakmaty::Move::Put { .. } => None,
+            _ => Some(Try {
+                from: m.from()?,
+                to: m.to(),
+                promotion: m.promotion(),
+            }),
+        }
+    }
+
     pub fn to_uci(self) -> String {
         let mut s = format!("{}{}", self.from, self.to);
         if let Some(role) = self.promotion {

@@ -5,8 +5,7 @@ use shakmaty::attacks::{
 };
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{
-    Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, Move, MoveList, Position, Role,
-    Square,
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Position, Role, Square,
 };
 
 use crate::announce::{
@@ -237,33 +236,11 @@ impl Referee {
     }
 
     fn find_legal(&self, t: Try) -> Option<Move> {
-        self.legal.iter().copied().find(|m| match *m {
-            Move::Normal {
-                from,
-                to,
-                promotion,
-                ..
-            } => {
-                from == t.from
-                    && to == t.to
-                    && match promotion {
-                        Some(role) => t.promotion.unwrap_or(Role::Queen) == role,
-                        None => t.promotion.is_none(),
-                    }
-            }
-            Move::EnPassant { from, to } => from == t.from && to == t.to && t.promotion.is_none(),
-            Move::Castle { king, rook } => {
-                let file = if rook.file() > king.file() {
-                    File::G
-                } else {
-                    File::C
-                };
-                king == t.from
-                    && t.to == Square::from_coords(file, king.rank())
-                    && t.promotion.is_none()
-            }
-            Move::Put { .. } => false,
-        })
+        let wanted = Some(self.normalise(t));
+        self.legal
+            .iter()
+            .copied()
+            .find(|m| Try::from_move(m) == wanted)
     }
 
     /// A diagonal one-step forward pawn move onto a square not holding an own man.

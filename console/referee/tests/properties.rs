@@ -13,25 +13,6 @@ use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-/// The try a player makes for a legal move: castling as the king's two-square move.
-fn try_of(m: &Move) -> Try {
-    match *m {
-        Move::Castle { king, rook } => {
-            let file = if rook.file() > king.file() {
-                File::G
-            } else {
-                File::C
-            };
-            Try::new(king, Square::from_coords(file, king.rank()))
-        }
-        _ => Try {
-            from: m.from().unwrap(),
-            to: m.to(),
-            promotion: m.promotion(),
-        },
-    }
-}
-
 fn fen_of(pos: &Chess) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
@@ -164,18 +145,18 @@ proptest! {
                 // every legal move would stand
                 for other in pos.legal_moves() {
                     let mut probe = referee.clone();
-                    let verdict = probe.try_move(try_of(&other)).unwrap();
+                    let verdict = probe.try_move(Try::from_move(&other).unwrap()).unwrap();
                     prop_assert!(matches!(verdict, Verdict::Moved(_)), "{:?} refused in {}", other, fen_of(pos));
                 }
                 // a random non-move changes nothing
                 let before = fen_of(referee.position());
                 let bogus = Try::new(m.to(), m.from().unwrap_or(m.to()));
-                if !pos.legal_moves().iter().any(|l| try_of(l) == bogus) {
+                if !pos.legal_moves().iter().any(|l| Try::from_move(l).unwrap() == bogus) {
                     let v = referee.try_move(bogus).unwrap();
                     prop_assert!(matches!(v, Verdict::Refused(_)));
                     prop_assert_eq!(fen_of(referee.position()), before);
                 }
-                let Verdict::Moved(report) = referee.try_move(try_of(m)).unwrap() else {
+                let Verdict::Moved(report) = referee.try_move(Try::from_move(m).unwrap()).unwrap() else {
                     return Err(TestCaseError::fail("legal move refused"));
                 };
                 let after = pos.clone().play(*m).unwrap();
@@ -232,7 +213,7 @@ proptest! {
             for m in pos.legal_moves().iter().filter(|m| m.is_castle() || m.is_promotion()) {
                 for rules in RuleSet::ALL.into_iter().filter(|r| *r != RuleSet::Russian) {
                     let mut r = referee_at(rules, pos);
-                    let Verdict::Moved(report) = r.try_move(try_of(m)).unwrap() else {
+                    let Verdict::Moved(report) = r.try_move(Try::from_move(m).unwrap()).unwrap() else {
                         return Err(TestCaseError::fail("legal move refused"));
                     };
                     let v = report_value(&Wording::new(rules, Options::default(), kriegspiel_referee::Lang::En), &report);
@@ -266,7 +247,7 @@ proptest! {
             let mut referee = referee_at(rules, pos);
             for &(from, to) in &picks {
                 let t = Try::new(Square::new(from), Square::new(to));
-                if pos.legal_moves().iter().any(|m| try_of(m) == t) {
+                if pos.legal_moves().iter().any(|m| Try::from_move(m).unwrap() == t) {
                     continue;
                 }
                 let v = referee.try_move(t).unwrap();
