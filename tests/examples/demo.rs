@@ -9,23 +9,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode, Stdio};
 
 use kriegspiel_table::kriegspiel_referee::shakmaty::Color;
 use kriegspiel_tests::games::{self, Timing};
+use kriegspiel_tests::process::{socat_cable, ChildGuard};
 use serde_json::Value;
-
-/// Ends a child process when the demo ends, however it ends.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 struct Args {
     kriegspiel: PathBuf,
@@ -53,28 +43,6 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     Ok(args)
-}
-
-fn cable(dir: &Path, name: &str) -> Result<(Guard, PathBuf, PathBuf), String> {
-    let board = dir.join(format!("{name}-board"));
-    let console = dir.join(format!("{name}-console"));
-    let child = Command::new("socat")
-        .arg(format!("pty,raw,echo=0,link={}", board.display()))
-        .arg(format!("pty,raw,echo=0,link={}", console.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot run socat ({e}): install it with `apt-get install socat`"))?;
-    let guard = Guard(child);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !(board.exists() && console.exists()) {
-        if Instant::now() > deadline {
-            return Err(format!("socat did not create the {name} pseudo-terminals"));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    Ok((guard, board, console))
 }
 
 /// One table line as a spectator reads it.
@@ -125,8 +93,8 @@ fn run(args: Args) -> Result<(), String> {
     };
     let game = games::load(&args.rules, timing).map_err(|e| e.to_string())?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let (_w, white_board, white_console) = cable(dir.path(), "white")?;
-    let (_b, black_board, black_console) = cable(dir.path(), "black")?;
+    let (_w, white_board, white_console) = socat_cable(dir.path(), "white")?;
+    let (_b, black_board, black_console) = socat_cable(dir.path(), "black")?;
     println!(
         "Demo: {} ({} plies), two simulated boards on {} and {}.",
         game.def.name,
@@ -150,7 +118,7 @@ fn run(args: Args) -> Result<(), String> {
     if !args.speech {
         table.arg("--no-speech");
     }
-    let mut table = Guard(
+    let mut table = ChildGuard(
         table
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", args.kriegspiel.display()))?,
@@ -180,7 +148,7 @@ fn run(args: Args) -> Result<(), String> {
             .stdout(Stdio::null())
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", args.board.display()))?;
-        boards.push(Guard(child));
+        boards.push(ChildGuard(child));
     }
 
     let mut answers = 0;

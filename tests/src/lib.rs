@@ -2,5 +2,6 @@
 
 pub mod games;
 pub mod link_util;
+pub mod process;
 pub mod pty;
 pub mod relay;

@@ -5,8 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -14,43 +13,8 @@ use kriegspiel_table::kriegspiel_referee::shakmaty::{Color, Role};
 use kriegspiel_table::PrivateMessage;
 use kriegspiel_tests::games::{self, BuiltGame, Timing};
 use kriegspiel_tests::link_util::cargo_bin;
+use kriegspiel_tests::process::{socat_cable, ChildGuard};
 use serde_json::{json, Value};
-
-/// Kills a child process when the test ends, however it ends.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A socat pty pair: the board program opens `board`, the table opens `console`.
-fn cable(dir: &Path, name: &str) -> (Guard, PathBuf, PathBuf) {
-    let board = dir.join(format!("{name}-board"));
-    let console = dir.join(format!("{name}-console"));
-    let child = Command::new("socat")
-        .arg(format!("pty,raw,echo=0,link={}", board.display()))
-        .arg(format!("pty,raw,echo=0,link={}", console.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!("cannot run socat ({e}): these tests need it, install it with `apt-get install socat`")
-        });
-    let guard = Guard(child);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !(board.exists() && console.exists()) {
-        assert!(
-            Instant::now() < deadline,
-            "socat did not create {name}'s pty pair"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    (guard, board, console)
-}
 
 fn lines_of(reader: impl Read + Send + 'static) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
@@ -76,8 +40,10 @@ fn play(name: &str) {
     let kriegspiel = cargo_bin("kriegspiel", "kriegspiel");
     let board_bin = cargo_bin("kriegspiel-board", "kriegspiel-board");
     let dir = tempfile::tempdir().unwrap();
-    let (_white_cable, white_board, white_console) = cable(dir.path(), "white");
-    let (_black_cable, black_board, black_console) = cable(dir.path(), "black");
+    let (_white_cable, white_board, white_console) =
+        socat_cable(dir.path(), "white").unwrap_or_else(|e| panic!("{e}"));
+    let (_black_cable, black_board, black_console) =
+        socat_cable(dir.path(), "black").unwrap_or_else(|e| panic!("{e}"));
 
     let mut table = Command::new(&kriegspiel);
     table
@@ -91,7 +57,7 @@ fn play(name: &str) {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut table = Guard(table.spawn().expect("kriegspiel table starts"));
+    let mut table = ChildGuard(table.spawn().expect("kriegspiel table starts"));
     let out = lines_of(table.0.stdout.take().unwrap());
     let err = lines_of(table.0.stderr.take().unwrap());
     let mut stdin = table.0.stdin.take().unwrap();
@@ -112,7 +78,7 @@ fn play(name: &str) {
             .stderr(Stdio::piped())
             .spawn()
             .expect("kriegspiel-board simulate starts");
-        boards.push(Guard(child));
+        boards.push(ChildGuard(child));
     }
 
     // A player mistypes on his keypad first: an error on stderr, and the game goes on.
