@@ -179,7 +179,7 @@ fn question_id(q: Question) -> &'static str {
 /// The JSON line for one output, and the text for the public speaker if it is public.
 fn output_value(w: &Wording, lang: Lang, o: &Output) -> (Value, Option<String>) {
     let public = |a: Announcement| match a.audience() {
-        Audience::Both => Some(w.text(&a)),
+        Audience::Both => Some(w.speech(&a)),
         Audience::Mover(_) | Audience::Private(_) => None,
     };
     match o {

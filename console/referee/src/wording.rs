@@ -38,6 +38,17 @@ impl Wording {
         }
     }
 
+    /// The text as it is fed to a speech synthesiser: the same words, with square names a
+    /// voice of the table's language reads correctly (Russian files by their Cyrillic
+    /// letter names: "e5" is «е 5», which a Russian voice would otherwise spell in English).
+    pub fn speech(&self, a: &Announcement) -> String {
+        let text = self.text(a);
+        match self.lang {
+            Lang::En | Lang::Fr => text,
+            Lang::Ru => spoken_squares_ru(&text),
+        }
+    }
+
     fn report(&self, r: &Report) -> String {
         let mut parts: Vec<String> = Vec::with_capacity(6);
         match r.mover {
@@ -414,6 +425,33 @@ impl Wording {
             _ => format!("{} {}", files[file], ranks[rank]),
         }
     }
+}
+
+/// Replaces each algebraic square (a file letter and a rank digit standing alone) by the
+/// Russian letter name and the digit.
+fn spoken_squares_ru(text: &str) -> String {
+    const FILES: [&str; 8] = ["а", "бэ", "цэ", "дэ", "е", "эф", "же", "аш"];
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let standalone = i + 1 < chars.len()
+            && ('a'..='h').contains(&c)
+            && ('1'..='8').contains(&chars[i + 1])
+            && (i == 0 || !chars[i - 1].is_alphanumeric())
+            && chars.get(i + 2).is_none_or(|n| !n.is_alphanumeric());
+        if standalone {
+            out.push_str(FILES[(c as u8 - b'a') as usize]);
+            out.push(' ');
+            out.push(chars[i + 1]);
+            i += 2;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
 }
 
 fn color_fr(c: Color) -> &'static str {

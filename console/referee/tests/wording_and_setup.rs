@@ -361,3 +361,36 @@ fn a_fen_clock_of_100_is_already_over_except_in_berkeley() {
         assert_eq!(r.end().is_some(), over, "{rules}");
     }
 }
+
+#[test]
+fn russian_speech_names_files_by_cyrillic_letters() {
+    let russian = Some("rnbqkbnr/pp1p1pp1/2p1p2p/8/8/1PNP1P2/P1P1PNPP/RBBQK2R w - - 0 1");
+    let (_, said) = play(
+        RuleSet::Russian,
+        Options::default(),
+        russian,
+        &["d3d4", "e6e5", "d4e5"],
+    );
+    let ru = Wording::new(RuleSet::Russian, Options::default(), Lang::Ru);
+    assert_eq!(
+        ru.text(&said[3]),
+        "Белые сделали ход. Белые бьют на поле e5."
+    );
+    assert_eq!(
+        ru.speech(&said[3]),
+        "Белые сделали ход. Белые бьют на поле е 5."
+    );
+    let en = Wording::new(RuleSet::Russian, Options::default(), Lang::En);
+    assert_eq!(en.speech(&said[3]), en.text(&said[3]));
+    let (_, said) = play(
+        RuleSet::Traditional,
+        Options::default(),
+        None,
+        &["e2e4", "d7d5", "g2g4", "h7h5"],
+    );
+    let ru = Wording::new(RuleSet::Traditional, Options::default(), Lang::Ru);
+    assert_eq!(
+        ru.speech(&said[4]),
+        "Чёрные сделали ход. Взятия пешкой на полях дэ 5, аш 5."
+    );
+}
