@@ -14,7 +14,7 @@ cargo fmt --all -- --check
 echo "== cargo clippy --all-targets -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
-cargo test --workspace --locked
+cargo test --workspace --locked --no-fail-fast
 
 echo "== no_std crates for thumbv6m-none-eabi"
 if rustup target list --installed 2>/dev/null | grep -qx thumbv6m-none-eabi \

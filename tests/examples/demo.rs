@@ -8,13 +8,12 @@
 //!  --board target/release/kriegspiel-board [--rules ID] [--no-speech]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
+use std::time::Duration;
 
-use kriegspiel_table::kriegspiel_referee::shakmaty::Color;
 use kriegspiel_tests::games::{self, Timing};
-use kriegspiel_tests::process::{socat_cable, ChildGuard};
+use kriegspiel_tests::process::play_table;
 use serde_json::Value;
 
 struct Args {
@@ -92,92 +91,34 @@ fn run(args: Args) -> Result<(), String> {
         command_ms: 400,
     };
     let game = games::load(&args.rules, timing).map_err(|e| e.to_string())?;
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let (_w, white_board, white_console) = socat_cable(dir.path(), "white")?;
-    let (_b, black_board, black_console) = socat_cable(dir.path(), "black")?;
     println!(
-        "Demo: {} ({} plies), two simulated boards on {} and {}.",
+        "Demo: {} ({} plies) on two simulated boards.",
         game.def.name,
-        game.def.plies.len(),
-        white_console.display(),
-        black_console.display()
+        game.def.plies.len()
     );
     println!("House rules: only your own men carry magnets; guess men of the other colour are unmagnetised.\n");
-
-    let mut table = Command::new(&args.kriegspiel);
-    table
-        .arg("table")
-        .arg("--white")
-        .arg(&white_console)
-        .arg("--black")
-        .arg(&black_console)
-        .args(game.table_args())
-        .args(["--settle-ms", &timing.settle_ms.to_string()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
+    let mut table_args = vec!["--settle-ms".to_owned(), timing.settle_ms.to_string()];
     if !args.speech {
-        table.arg("--no-speech");
+        table_args.push("--no-speech".to_owned());
     }
-    let mut table = ChildGuard(
-        table
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", args.kriegspiel.display()))?,
-    );
-    let out = table.0.stdout.take().ok_or("no table output")?;
-    let mut keypad = table.0.stdin.take().ok_or("no table input")?;
-
-    let mut boards = Vec::new();
-    for (color, port) in [(Color::White, &white_board), (Color::Black, &black_board)] {
-        let script = dir
-            .path()
-            .join(format!("{}.script", games::color_id(color)));
-        std::fs::write(
-            &script,
-            game.script(color)
-                .with_hold(game.duration_ms + 60_000)
-                .render(),
-        )
-        .map_err(|e| e.to_string())?;
-        let child = Command::new(&args.board)
-            .arg("simulate")
-            .arg("--script")
-            .arg(&script)
-            .arg("--port")
-            .arg(port)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", args.board.display()))?;
-        boards.push(ChildGuard(child));
-    }
-
-    let mut answers = 0;
-    let mut sent = 0;
-    for line in BufReader::new(out).lines() {
-        let line = line.map_err(|e| e.to_string())?;
-        let Ok(v) = serde_json::from_str::<Value>(&line) else {
-            println!("{line}");
-            continue;
-        };
-        if let Some(s) = describe(&v) {
-            println!("{s}");
-        }
-        if v.get("answer").is_some() {
-            answers += 1;
-            // The players' keypad: promotion choices and questions, at their moment.
-            while let Some(c) = game.commands.get(sent) {
-                if c.after_answers > answers {
-                    break;
-                }
-                writeln!(keypad, "{}", c.line).map_err(|e| e.to_string())?;
-                println!("  [keypad] {}", c.line);
-                sent += 1;
+    let run = play_table(
+        &game,
+        &args.kriegspiel,
+        &args.board,
+        &table_args,
+        None,
+        Duration::from_millis(game.duration_ms + 120_000),
+        |v| {
+            if let Some(s) = describe(v) {
+                println!("{s}");
             }
-        }
+        },
+    )?;
+    for line in &run.stderr {
+        eprintln!("{line}");
     }
-    let status = table.0.wait().map_err(|e| e.to_string())?;
-    if !status.success() {
-        return Err(format!("the table ended with {status}"));
+    if !run.status.success() {
+        return Err(format!("the table ended with {}", run.status));
     }
     Ok(())
 }

@@ -38,3 +38,158 @@ pub fn socat_cable(dir: &Path, name: &str) -> Result<(ChildGuard, PathBuf, PathB
     }
     Ok((guard, board, console))
 }
+
+/// What `kriegspiel table` printed and did while playing a built game.
+#[derive(Debug)]
+pub struct TableRun {
+    /// Every standard-output line, parsed, in order.
+    pub lines: Vec<serde_json::Value>,
+    /// Standard-error lines (warnings, bad keypad lines).
+    pub stderr: Vec<String>,
+    /// How many keypad lines of the game were sent.
+    pub commands_sent: usize,
+    pub status: std::process::ExitStatus,
+}
+
+impl TableRun {
+    /// The lines that are referee answers (`new`, verdicts, replies).
+    pub fn answers(&self) -> Vec<&serde_json::Value> {
+        self.lines
+            .iter()
+            .filter(|v| v.get("answer").is_some())
+            .collect()
+    }
+
+    /// The lines that carry `key` (`private`, `link`, `final_fen`, ...).
+    pub fn with_key(&self, key: &str) -> Vec<&serde_json::Value> {
+        self.lines.iter().filter(|v| v.get(key).is_some()).collect()
+    }
+}
+
+/// Plays `game` for real: two socat cables, two `kriegspiel-board simulate` programs with
+/// the game's scripts, and `kriegspiel table` with `table_args` added to the game's own; the
+/// game's keypad lines go to the table's standard input once enough answers were printed,
+/// after `first_input` (if any). `on_line` sees each output line as it comes. Ends when the
+/// table exits, or with an error after `limit`.
+pub fn play_table(
+    game: &crate::games::BuiltGame,
+    kriegspiel: &Path,
+    board: &Path,
+    table_args: &[String],
+    first_input: Option<&str>,
+    limit: Duration,
+    mut on_line: impl FnMut(&serde_json::Value),
+) -> Result<TableRun, String> {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::sync::mpsc;
+
+    use kriegspiel_table::kriegspiel_referee::shakmaty::Color;
+
+    fn lines_of(reader: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(reader).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        rx
+    }
+
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let (_white_cable, white_board, white_console) = socat_cable(dir.path(), "white")?;
+    let (_black_cable, black_board, black_console) = socat_cable(dir.path(), "black")?;
+    let mut table = Command::new(kriegspiel);
+    table
+        .arg("table")
+        .arg("--white")
+        .arg(&white_console)
+        .arg("--black")
+        .arg(&black_console)
+        .args(game.table_args())
+        .args(table_args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut table = ChildGuard(
+        table
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", kriegspiel.display()))?,
+    );
+    let out = lines_of(table.0.stdout.take().ok_or("no table stdout")?);
+    let err = lines_of(table.0.stderr.take().ok_or("no table stderr")?);
+    let mut keypad = table.0.stdin.take().ok_or("no table stdin")?;
+
+    let mut boards = Vec::new();
+    for (color, port) in [(Color::White, &white_board), (Color::Black, &black_board)] {
+        let script = dir
+            .path()
+            .join(format!("{}.script", crate::games::color_id(color)));
+        let text = game
+            .script(color)
+            .with_hold(game.duration_ms + limit.as_millis() as u64)
+            .render();
+        std::fs::write(&script, text).map_err(|e| e.to_string())?;
+        let child = Command::new(board)
+            .arg("simulate")
+            .arg("--script")
+            .arg(&script)
+            .arg("--port")
+            .arg(port)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", board.display()))?;
+        boards.push(ChildGuard(child));
+    }
+
+    if let Some(line) = first_input {
+        writeln!(keypad, "{line}").map_err(|e| e.to_string())?;
+    }
+    let deadline = Instant::now() + limit;
+    let mut lines = Vec::new();
+    let mut answers = 0;
+    let mut sent = 0;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = match out.recv_timeout(left) {
+            Ok(l) => l,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                return Err(format!(
+                    "timed out after {answers} answers; last lines: {:?}; stderr: {:?}",
+                    &lines[lines.len().saturating_sub(4)..],
+                    err.try_iter().collect::<Vec<_>>()
+                ))
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&line).map_err(|e| format!("not a JSON line ({e}): {line}"))?;
+        on_line(&v);
+        if v.get("answer").is_some() {
+            answers += 1;
+            while let Some(c) = game.commands.get(sent) {
+                if c.after_answers > answers {
+                    break;
+                }
+                writeln!(keypad, "{}", c.line)
+                    .and_then(|()| keypad.flush())
+                    .map_err(|e| e.to_string())?;
+                sent += 1;
+            }
+        }
+        lines.push(v);
+    }
+    let status = table.0.wait().map_err(|e| e.to_string())?;
+    // stderr closes with the process; collect what is left.
+    let stderr: Vec<String> = err.iter().collect();
+    Ok(TableRun {
+        lines,
+        stderr,
+        commands_sent: sent,
+        status,
+    })
+}

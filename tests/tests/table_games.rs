@@ -4,34 +4,14 @@
 //! the expected final position.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use kriegspiel_table::kriegspiel_referee::shakmaty::{Color, Role};
+use kriegspiel_table::kriegspiel_referee::shakmaty::Role;
 use kriegspiel_table::PrivateMessage;
 use kriegspiel_tests::games::{self, BuiltGame, Timing};
 use kriegspiel_tests::link_util::cargo_bin;
-use kriegspiel_tests::process::{socat_cable, ChildGuard};
+use kriegspiel_tests::process::play_table;
 use serde_json::{json, Value};
-
-fn lines_of(reader: impl Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(reader).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-fn color_id(c: Color) -> &'static str {
-    games::color_id(c)
-}
 
 /// Runs one game and checks every line the table prints.
 fn play(name: &str) {
@@ -39,108 +19,50 @@ fn play(name: &str) {
     let game: BuiltGame = games::load(name, timing).unwrap_or_else(|e| panic!("{name}: {e}"));
     let kriegspiel = cargo_bin("kriegspiel", "kriegspiel");
     let board_bin = cargo_bin("kriegspiel-board", "kriegspiel-board");
-    let dir = tempfile::tempdir().unwrap();
-    let (_white_cable, white_board, white_console) =
-        socat_cable(dir.path(), "white").unwrap_or_else(|e| panic!("{e}"));
-    let (_black_cable, black_board, black_console) =
-        socat_cable(dir.path(), "black").unwrap_or_else(|e| panic!("{e}"));
-
-    let mut table = Command::new(&kriegspiel);
-    table
-        .arg("table")
-        .arg("--white")
-        .arg(&white_console)
-        .arg("--black")
-        .arg(&black_console)
-        .args(game.table_args())
-        .args(["--settle-ms", &timing.settle_ms.to_string(), "--no-speech"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut table = ChildGuard(table.spawn().expect("kriegspiel table starts"));
-    let out = lines_of(table.0.stdout.take().unwrap());
-    let err = lines_of(table.0.stderr.take().unwrap());
-    let mut stdin = table.0.stdin.take().unwrap();
-
-    let hold = game.duration_ms + 30_000;
-    let mut boards = Vec::new();
-    for (color, port) in [(Color::White, &white_board), (Color::Black, &black_board)] {
-        let script = dir.path().join(format!("{}.script", color_id(color)));
-        std::fs::write(&script, game.script(color).with_hold(hold).render()).unwrap();
-        let child = Command::new(&board_bin)
-            .arg("simulate")
-            .arg("--script")
-            .arg(&script)
-            .arg("--port")
-            .arg(port)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("kriegspiel-board simulate starts");
-        boards.push(ChildGuard(child));
-    }
-
+    let args = [
+        "--settle-ms".to_owned(),
+        timing.settle_ms.to_string(),
+        "--no-speech".to_owned(),
+    ];
     // A player mistypes on his keypad first: an error on stderr, and the game goes on.
-    writeln!(stdin, "this is not a command").unwrap();
-    let deadline = Instant::now() + Duration::from_millis(game.duration_ms + 20_000);
-    let mut answers: Vec<Value> = Vec::new();
-    let mut privates: Vec<Value> = Vec::new();
-    let mut links: Vec<Value> = Vec::new();
-    let mut others: Vec<Value> = Vec::new();
-    let mut sent = 0;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let line = match out.recv_timeout(left) {
-            Ok(l) => l,
-            Err(mpsc::RecvTimeoutError::Timeout) => panic!(
-                "{name}: timed out after {} answers of {}; last answers: {:#?}\nprivate: {privates:#?}\nlinks: {links:#?}\nstderr: {:?}",
-                answers.len(),
-                game.expected.len(),
-                &answers[answers.len().saturating_sub(3)..],
-                err.try_iter().collect::<Vec<_>>()
-            ),
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        };
-        let v: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("{name}: not a JSON line ({e}): {line}"));
-        if v.get("answer").is_some() {
-            let i = answers.len();
-            assert!(
-                i < game.expected.len(),
-                "{name}: an answer more than expected: {v}"
-            );
-            assert_eq!(
-                v, game.expected[i],
-                "{name}: answer {i} differs (left: printed, right: expected); earlier private lines: {privates:?}"
-            );
-            answers.push(v);
-            while let Some(c) = game.commands.get(sent) {
-                if c.after_answers > answers.len() {
-                    break;
-                }
-                writeln!(stdin, "{}", c.line).unwrap();
-                stdin.flush().unwrap();
-                sent += 1;
-            }
-        } else if v.get("private").is_some() {
-            privates.push(v);
-        } else if v.get("link").is_some() {
-            links.push(v);
-        } else {
-            others.push(v);
-        }
+    let run = play_table(
+        &game,
+        &kriegspiel,
+        &board_bin,
+        &args,
+        Some("this is not a command"),
+        Duration::from_millis(game.duration_ms + 20_000),
+        |_| {},
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(
+        run.status.success(),
+        "{name}: table exited with {}",
+        run.status
+    );
+    let answers = run.answers();
+    for (i, (printed, expected)) in answers.iter().zip(&game.expected).enumerate() {
+        assert_eq!(
+            *printed, expected,
+            "{name}: answer {i} differs (left: printed, right: expected)"
+        );
     }
-    let status = table.0.wait().unwrap();
-    assert!(status.success(), "{name}: table exited with {status}");
     assert_eq!(
         answers.len(),
         game.expected.len(),
-        "{name}: answers missing"
+        "{name}: answers missing or extra"
     );
-    assert_eq!(sent, game.commands.len());
+    assert_eq!(run.commands_sent, game.commands.len());
+    let finals: Vec<Value> = run
+        .lines
+        .iter()
+        .filter(|v| {
+            v.get("answer").is_none() && v.get("private").is_none() && v.get("link").is_none()
+        })
+        .cloned()
+        .collect();
     assert_eq!(
-        others,
+        finals,
         [json!({"final_fen": game.final_fen})],
         "{name}: final position"
     );
@@ -161,7 +83,9 @@ fn play(name: &str) {
             }))
         })
         .collect();
+    let privates: Vec<Value> = run.with_key("private").into_iter().cloned().collect();
     assert_eq!(privates, chosen, "{name}: private messages");
+    let links = run.with_key("link");
     let mut connected: Vec<&str> = links.iter().map(|l| l["event"].as_str().unwrap()).collect();
     connected.sort_unstable();
     assert_eq!(
@@ -169,12 +93,12 @@ fn play(name: &str) {
         ["connected", "connected"],
         "{name}: link lines {links:?}"
     );
-    let stderr: Vec<String> = err.try_iter().collect();
     assert!(
-        stderr
+        run.stderr
             .iter()
             .any(|l| l.contains("bad command line on stdin")),
-        "{name}: the bad keypad line was not reported: {stderr:?}"
+        "{name}: the bad keypad line was not reported: {:?}",
+        run.stderr
     );
 }
 

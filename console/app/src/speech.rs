@@ -72,8 +72,9 @@ impl Engine {
         }
     }
 
-    /// The arguments that speak `text` with a voice of the table's language.
-    pub fn args(self, lang: Lang, text: &str) -> Vec<String> {
+    /// The arguments that speak `text` with a voice of the table's language, into the WAV
+    /// file `wav` when one is given (espeak-ng only).
+    pub fn args(self, lang: Lang, text: &str, wav: Option<&Path>) -> Vec<String> {
         match self {
             Engine::EspeakNg => {
                 let voice = match lang {
@@ -81,7 +82,14 @@ impl Engine {
                     Lang::Fr => "fr",
                     Lang::Ru => "ru",
                 };
-                vec!["-v".into(), voice.into(), "--".into(), text.into()]
+                let mut args: Vec<String> = vec!["-v".into(), voice.into()];
+                if let Some(wav) = wav {
+                    args.push("-w".into());
+                    args.push(wav.to_string_lossy().into_owned());
+                }
+                args.push("--".into());
+                args.push(text.into());
+                args
             }
             Engine::SpdSay => {
                 let language = match lang {
@@ -107,6 +115,10 @@ impl Engine {
 pub enum SpeechError {
     /// Neither program is on the PATH.
     NoProgram,
+    /// Recording to WAV files needs espeak-ng.
+    NoEspeak,
+    /// The recording folder cannot be made or written.
+    Folder(String),
 }
 
 impl std::fmt::Display for SpeechError {
@@ -115,6 +127,10 @@ impl std::fmt::Display for SpeechError {
             SpeechError::NoProgram => f.write_str(
                 "no text-to-speech program found (install espeak-ng, or speech-dispatcher for spd-say); announcements are not spoken",
             ),
+            SpeechError::NoEspeak => f.write_str(
+                "--speech-wav needs espeak-ng on the PATH (apt-get install espeak-ng)",
+            ),
+            SpeechError::Folder(why) => write!(f, "--speech-wav: {why}"),
         }
     }
 }
@@ -152,18 +168,52 @@ impl CommandSpeaker {
             .ok_or(SpeechError::NoProgram)
     }
 
+    /// Records each text into `dir/NNNN.wav` with espeak-ng, listing them in
+    /// `dir/transcript.tsv` (file, tab, text).
+    pub fn recording(lang: Lang, dir: &Path) -> Result<CommandSpeaker, SpeechError> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let program =
+            find_program(Engine::EspeakNg.program(), &path).ok_or(SpeechError::NoEspeak)?;
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(dir.join("transcript.tsv"), ""))
+            .map_err(|e| SpeechError::Folder(format!("{}: {e}", dir.display())))?;
+        Ok(CommandSpeaker::spawn(
+            Engine::EspeakNg,
+            program,
+            lang,
+            Some(dir.to_path_buf()),
+        ))
+    }
+
     /// Speaks with `program`, called like `engine`.
     pub fn with_program(engine: Engine, program: PathBuf, lang: Lang) -> CommandSpeaker {
+        CommandSpeaker::spawn(engine, program, lang, None)
+    }
+
+    fn spawn(
+        engine: Engine,
+        program: PathBuf,
+        lang: Lang,
+        wav_dir: Option<PathBuf>,
+    ) -> CommandSpeaker {
         let (queue, texts) = mpsc::channel::<String>();
         let (done_tx, done) = mpsc::channel();
         let thread = std::thread::spawn(move || {
             let mut failed = false;
-            for text in texts {
+            for (i, text) in texts.into_iter().enumerate() {
                 if failed {
                     continue;
                 }
+                let wav = wav_dir
+                    .as_ref()
+                    .map(|d| d.join(format!("{:04}.wav", i + 1)));
+                if let (Some(dir), Some(wav)) = (&wav_dir, &wav) {
+                    if let Err(e) = append_transcript(dir, wav, &text) {
+                        eprintln!("kriegspiel table: speech: {e}");
+                    }
+                }
                 let status = Command::new(&program)
-                    .args(engine.args(lang, &text))
+                    .args(engine.args(lang, &text, wav.as_deref()))
                     .stdin(Stdio::null())
                     .stdout(Stdio::null())
                     .stderr(Stdio::null())
@@ -184,6 +234,19 @@ impl CommandSpeaker {
             done,
         }
     }
+}
+
+/// One line of the recording's transcript: the file name, a tab, the text.
+fn append_transcript(dir: &Path, wav: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let name = wav
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("transcript.tsv"))?;
+    writeln!(f, "{name}\t{}", text.replace(['\t', '\n'], " "))
 }
 
 impl Speaker for CommandSpeaker {
@@ -231,13 +294,17 @@ mod tests {
     #[test]
     fn voices_follow_the_language() {
         assert_eq!(
-            Engine::EspeakNg.args(Lang::Fr, "Non."),
+            Engine::EspeakNg.args(Lang::Fr, "Non.", None),
             ["-v", "fr", "--", "Non."]
         );
-        assert_eq!(Engine::EspeakNg.args(Lang::En, "x")[1], "en-gb");
-        assert_eq!(Engine::EspeakNg.args(Lang::Ru, "x")[1], "ru");
+        assert_eq!(Engine::EspeakNg.args(Lang::En, "x", None)[1], "en-gb");
+        assert_eq!(Engine::EspeakNg.args(Lang::Ru, "x", None)[1], "ru");
         assert_eq!(
-            Engine::SpdSay.args(Lang::Ru, "x"),
+            Engine::EspeakNg.args(Lang::En, "x", Some(Path::new("/r/0001.wav"))),
+            ["-v", "en-gb", "-w", "/r/0001.wav", "--", "x"]
+        );
+        assert_eq!(
+            Engine::SpdSay.args(Lang::Ru, "x", None),
             ["-w", "-l", "ru", "--", "x"]
         );
     }

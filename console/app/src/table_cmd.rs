@@ -53,6 +53,11 @@ pub struct Args {
     /// Do not speak the public announcements.
     #[arg(long)]
     no_speech: bool,
+    /// Record each public announcement, as spoken, into DIR/0001.wav, DIR/0002.wav, ...
+    /// (with DIR/transcript.tsv) instead of playing it: the game's spoken record, and the
+    /// speech on a machine without a sound card. Needs espeak-ng.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_speech")]
+    speech_wav: Option<PathBuf>,
 }
 
 /// The table the command line describes, or the error to print.
@@ -91,6 +96,14 @@ pub fn run(args: Args) -> ExitCode {
     };
     let speaker: Box<dyn Speaker> = if args.no_speech {
         Box::new(Silent)
+    } else if let Some(dir) = &args.speech_wav {
+        match CommandSpeaker::recording(config.lang, dir) {
+            Ok(s) => Box::new(s),
+            Err(e) => {
+                eprintln!("kriegspiel table: {e}");
+                return ExitCode::from(2);
+            }
+        }
     } else {
         match CommandSpeaker::start(config.lang) {
             Ok(s) => Box::new(s),
