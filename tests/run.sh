@@ -14,6 +14,10 @@ cargo fmt --all -- --check
 echo "== cargo clippy --all-targets -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
+# The end-to-end tests run these programs; built here with the same command the tests use,
+# so that no build happens while a test is timing a link.
+cargo build --locked -p kriegspiel-board --bin kriegspiel-board
+cargo build --locked -p kriegspiel --bin kriegspiel
 cargo test --workspace --locked --no-fail-fast
 
 echo "== no_std crates for thumbv6m-none-eabi"
