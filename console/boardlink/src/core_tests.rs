@@ -54,21 +54,21 @@ fn events(step: &Step) -> Vec<LinkEvent> {
     step.reports.iter().map(|r| r.event.clone()).collect()
 }
 
+/// What the console sends on every (re)opened port.
+const GREETING: [ConsoleMsg; 2] = [
+    ConsoleMsg::Hello {
+        protocol: PROTOCOL_VERSION,
+    },
+    ConsoleMsg::RequestSnapshot,
+];
+
 /// A core that is connected and synced on `START`.
 fn synced() -> (LinkCore, Board) {
     let mut core = LinkCore::new(Timing::default());
     let mut board = Board::new();
     core.opened(ms(0));
     let step = core.take_step();
-    assert_eq!(
-        sent(&step),
-        [
-            ConsoleMsg::Hello {
-                protocol: PROTOCOL_VERSION
-            },
-            ConsoleMsg::RequestSnapshot
-        ]
-    );
+    assert_eq!(sent(&step), GREETING);
     core.received(&board.hello(), ms(10));
     core.received(
         &board.frame(BoardMsg::Snapshot {
@@ -408,15 +408,7 @@ fn reconnect_greets_again_and_counts_the_frames_lost_meanwhile() {
     }
     core.opened(ms(500));
     let step = core.take_step();
-    assert_eq!(
-        sent(&step),
-        [
-            ConsoleMsg::Hello {
-                protocol: PROTOCOL_VERSION
-            },
-            ConsoleMsg::RequestSnapshot
-        ]
-    );
+    assert_eq!(sent(&step), GREETING);
     core.received(&board.hello(), ms(510));
     core.received(
         &board.frame(BoardMsg::Snapshot {
@@ -456,15 +448,7 @@ fn hello_is_repeated_until_the_board_answers() {
     core.tick(ms(499));
     assert_eq!(sent(&core.take_step()), []);
     core.tick(ms(500));
-    assert_eq!(
-        sent(&core.take_step()),
-        [
-            ConsoleMsg::Hello {
-                protocol: PROTOCOL_VERSION
-            },
-            ConsoleMsg::RequestSnapshot
-        ]
-    );
+    assert_eq!(sent(&core.take_step()), GREETING);
     // Events before the Hello are not delivered.
     let mut board = Board::new();
     core.received(
