@@ -278,5 +278,23 @@ for i, m in enumerate(plies):
 case("O22", "Third occurrence of the start position (rook and king shuffle) is a draw",
      "cincinnati", FEN, new("cincinnati"), steps)
 
+# 23. Ignoring a check in Berkeley + Any?: an ordinary illegal try.
+case("O23", "Berkeley + Any?: a rook move off the announced rank is No",
+     "berkeley-any", "4k3/8/8/8/8/2N5/8/r3K2R w K - 0 1", new("berkeley-any", checks=["rank"]),
+     [(T("h1h5"), ref("berkeley-any", "illegal", "white")),
+      (T("h1h5"), ref("berkeley-any", "impossible", "white")),
+      (T("c3b1"), moved("berkeley-any", "black"))])
+
+# 24. Russian: a pawn double-steps only from its own 2nd rank; every refusal is the one kind.
+BATTLE = "rnbqkbnr/pp1p1pp1/2p1p2p/8/8/1PNP1P2/P1P1PNPP/RBBQK2R w - - 0 1"
+case("O24", "Russian: b3b5 (double step from the 3rd rank) and its repeat are refused; a2a4 stands",
+     "russian", BATTLE, new("russian"),
+     [(T("b3b5"), ref("russian", "illegal", "white")),
+      (T("b3b5"), ref("russian", "illegal", "white")),
+      (T("e1g1"), ref("russian", "illegal", "white")),
+      (T("a2a4"), moved("russian", "black")),
+      (T("h6h4"), ref("russian", "illegal", "black")),
+      (T("a7a5"), moved("russian", "white"))])
+
 for c in cases:
     print(json.dumps(c, ensure_ascii=False))
