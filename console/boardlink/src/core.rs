@@ -14,8 +14,10 @@ use crate::event::{DisconnectReason, Health, LinkEvent, Report, ResyncReason};
 /// The link's clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
-    /// No valid frame for this long means the board is gone (the board sends one at least
-    /// every 500 ms, so a few lost frames never trigger it).
+    /// No valid frame for this long means the board is gone. The board sends one at least
+    /// every 500 ms, so it takes three lost frames in a row; 1.5 s after the last frame
+    /// keeps "an unplugged cable is detected within 2 s" even when the unplug itself
+    /// sends no hang-up.
     pub silence_timeout: Duration,
     /// How long to wait for the board's Hello or a requested snapshot before asking again.
     pub retry_interval: Duration,
@@ -24,7 +26,7 @@ pub struct Timing {
 impl Default for Timing {
     fn default() -> Self {
         Timing {
-            silence_timeout: Duration::from_secs(2),
+            silence_timeout: Duration::from_millis(1500),
             retry_interval: Duration::from_millis(500),
         }
     }
@@ -181,8 +183,15 @@ impl LinkCore {
         if self.state == State::Closed {
             return;
         }
+        // Silence means "gone" only for a board that has spoken on this port: one that has
+        // not said Hello yet (not powered, still starting) is greeted again every retry
+        // interval instead of being reported lost every 1.5 s.
         let timeout = self.timing.silence_timeout;
-        if now.saturating_sub(self.last_heard) >= timeout {
+        let has_spoken = matches!(
+            self.state,
+            State::AwaitSnapshot { .. } | State::Synced { .. }
+        );
+        if has_spoken && now.saturating_sub(self.last_heard) >= timeout {
             self.port_lost(DisconnectReason::Silence { timeout });
             return;
         }

@@ -372,16 +372,16 @@ fn silence_means_unplugged_after_exactly_the_timeout() {
         &board.frame(BoardMsg::Heartbeat { board_ms: 400 }),
         ms(1000),
     );
-    core.tick(ms(2999));
+    core.tick(ms(2499));
     assert_eq!(core.take_step(), Step::default());
-    core.tick(ms(3000));
+    core.tick(ms(2500));
     let step = core.take_step();
     assert!(step.close);
     assert_eq!(
         events(&step),
         [LinkEvent::Disconnected {
             reason: DisconnectReason::Silence {
-                timeout: Duration::from_secs(2)
+                timeout: Duration::from_millis(1500)
             }
         }]
     );
@@ -584,4 +584,27 @@ fn open_failures_are_reported_once_per_error() {
     core.port_lost(DisconnectReason::Closed);
     core.open_failed("cannot open /dev/x: No such file".into());
     assert_eq!(core.take_step().reports.len(), 2);
+}
+
+#[test]
+fn a_board_that_never_spoke_is_greeted_again_not_declared_gone() {
+    let mut core = LinkCore::new(Timing::default());
+    core.opened(ms(0));
+    assert_eq!(sent(&core.take_step()), GREETING);
+    for t in (50..=10_000).step_by(50) {
+        core.tick(ms(t));
+        let step = core.take_step();
+        assert!(!step.close, "declared gone at {t} ms");
+        assert!(events(&step).is_empty(), "{:?} at {t} ms", events(&step));
+        if t % 500 == 0 {
+            assert_eq!(sent(&step), GREETING, "Hello again at {t} ms");
+        }
+    }
+    assert!(core.is_open());
+    // Then it speaks: connected as usual.
+    let mut board = Board::new();
+    core.received(&board.hello(), ms(10_010));
+    assert!(events(&core.take_step())
+        .iter()
+        .any(|e| matches!(e, LinkEvent::Connected { .. })));
 }

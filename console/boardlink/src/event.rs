@@ -83,7 +83,7 @@ impl ResyncReason {
 /// Why the link considers the board gone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DisconnectReason {
-    /// No valid frame within the silence timeout (2 s by default).
+    /// No valid frame within the silence timeout (1.5 s by default).
     Silence { timeout: Duration },
     /// The port reported end of file (the other end closed).
     Closed,
