@@ -76,7 +76,7 @@ fn bench(c: &mut Criterion) {
     ];
     let mut group = c.benchmark_group("verdict tick");
     for (name, (table, tick)) in &cases {
-        let verdicts = table.clone().apply(*tick);
+        let verdicts = table.clone().apply(tick.clone());
         assert!(
             matches!(
                 verdicts.as_slice(),
@@ -87,7 +87,7 @@ fn bench(c: &mut Criterion) {
         group.bench_function(*name, |b| {
             b.iter_batched(
                 || table.clone(),
-                |mut t| black_box(t.apply(*tick)),
+                |mut t| black_box(t.apply(tick.clone())),
                 BatchSize::SmallInput,
             )
         });

@@ -3,6 +3,9 @@
 use core::ops::RangeInclusive;
 
 use kriegspiel_referee::{GameConfig, Lang};
+use shakmaty::ByColor;
+
+use crate::clock::TimeControl;
 
 use crate::Error;
 
@@ -61,6 +64,10 @@ pub struct TableConfig {
     pub settle_ms: u32,
     /// How long a board may stay out of sync before the player is guided.
     pub guide_ms: u32,
+    /// Base time and increment; `None` plays without a clock.
+    pub time_control: TimeControl,
+    /// The board id each player's board should report (none: learnt at its first connection).
+    pub board_ids: ByColor<Option<u32>>,
 }
 
 impl Default for TableConfig {
@@ -78,6 +85,8 @@ impl TableConfig {
             touch_move: TouchMove::Strict,
             settle_ms: SETTLE_MS,
             guide_ms: GUIDE_MS,
+            time_control: TimeControl::None,
+            board_ids: ByColor::default(),
         }
     }
 

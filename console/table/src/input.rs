@@ -3,6 +3,7 @@
 use kriegspiel_referee::Question;
 use shakmaty::{Bitboard, Color, Role, Square};
 
+use crate::game::ArbiterAction;
 use crate::Millis;
 
 /// What one player's board reports: occupancy only, never which man.
@@ -14,14 +15,15 @@ pub enum BoardInput {
     Place(Square),
     /// The whole occupancy as the board sees it (on connect, on request, twice a second).
     Snapshot(Bitboard),
-    /// The link is up again; the board counts as unknown until its next snapshot.
-    Connected,
+    /// The link is up again, with the id the board gave; the board counts as unknown until
+    /// its next snapshot.
+    Connected { board_id: Option<u32> },
     /// The link is down: the board's occupancy is unknown until the next snapshot.
     Disconnected,
 }
 
 /// Every input that changes the game: the journal stores these; replaying them rebuilds the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Input {
     Board {
         color: Color,
@@ -39,10 +41,24 @@ pub enum Input {
         color: Color,
         question: Question,
     },
+    /// A player resigns (keypad / voice).
+    Resign {
+        color: Color,
+    },
+    /// A player offers a draw, or accepts the opponent's open offer.
+    Draw {
+        color: Color,
+    },
+    /// An arbiter's action.
+    Arbiter(ArbiterAction),
+    /// The console came back after being down this long (time that never counts).
+    Restarted {
+        down_ms: Millis,
+    },
 }
 
 /// One input at one table time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Event {
     pub at: Millis,
     pub input: Input,

@@ -3,17 +3,22 @@
 //! typed, timestamped [`Event`]; time is passed in, never read; replaying the same events
 //! rebuilds the same table.
 
+pub mod clock;
 mod config;
 mod error;
+pub mod game;
 mod input;
 mod output;
 mod own_board;
 mod recognizer;
+pub mod render;
 mod table;
 pub mod trace;
 
+pub use clock::{Clock, TimeControl};
 pub use config::{TableConfig, TouchMove, GUIDE_MS, GUIDE_RANGE, SETTLE_MS, SETTLE_RANGE};
 pub use error::Error;
+pub use game::{ArbiterAction, ArbiterNote, PublicMessage, TableEnd, Termination};
 pub use input::{BoardInput, Event, Input};
 pub use output::{Output, PrivateMessage};
 pub use table::Table;

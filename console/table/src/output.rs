@@ -1,7 +1,10 @@
 //! What the table says or decides, in order, and the words of its private messages.
 
 use kriegspiel_referee::{Lang, Question, Reply, Report, Try, Verdict};
-use shakmaty::{Color, Role, Square};
+use shakmaty::{ByColor, Color, Role, Square};
+
+use crate::game::{ArbiterNote, PublicMessage};
+use crate::Millis;
 
 /// What the table says or decides, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +33,15 @@ pub enum Output {
         color: Color,
         message: PrivateMessage,
     },
+    /// Said aloud to both players: arbiter actions, resignations, results, board mix-ups.
+    Public { message: PublicMessage },
+    /// For the arbiter only, about the table: refused actions, restarts.
+    Note { note: ArbiterNote },
+    /// The clocks after a change (a move that stood, a pause, a correction).
+    Clock {
+        remaining: ByColor<Millis>,
+        running: Option<Color>,
+    },
 }
 
 /// A message for one player (or about him, for the arbiter).
@@ -57,6 +69,10 @@ pub enum PrivateMessage {
     GameOver,
     /// The referee refused the request for another reason (kept for the arbiter).
     RefereeError(kriegspiel_referee::Error),
+    /// His clock has passed this many seconds left.
+    LowTime(u64),
+    /// A draw offer made while none is open is an offer; this one had nothing to accept.
+    NothingToAccept,
 }
 
 impl PrivateMessage {
@@ -74,6 +90,8 @@ impl PrivateMessage {
             PrivateMessage::NotYourTurn => "not-your-turn",
             PrivateMessage::GameOver => "game-over",
             PrivateMessage::RefereeError(_) => "referee-error",
+            PrivateMessage::LowTime(_) => "low-time",
+            PrivateMessage::NothingToAccept => "nothing-to-accept",
         }
     }
 
@@ -90,9 +108,11 @@ impl PrivateMessage {
             PrivateMessage::PromotionChoice(role) | PrivateMessage::BadPromotionChoice(role) => {
                 vec![role.char().to_string()]
             }
-            PrivateMessage::BackInSync | PrivateMessage::NotYourTurn | PrivateMessage::GameOver => {
-                Vec::new()
-            }
+            PrivateMessage::BackInSync
+            | PrivateMessage::NotYourTurn
+            | PrivateMessage::GameOver
+            | PrivateMessage::NothingToAccept => Vec::new(),
+            PrivateMessage::LowTime(s) => vec![s.to_string()],
             PrivateMessage::RefereeError(e) => vec![e.code().to_owned()],
         }
     }
@@ -169,6 +189,20 @@ impl PrivateMessage {
             (PrivateMessage::RefereeError(e), Lang::En) => format!("The referee refused: {e}."),
             (PrivateMessage::RefereeError(e), Lang::Fr) => format!("L'arbitre refuse : {e}."),
             (PrivateMessage::RefereeError(e), Lang::Ru) => format!("Судья отказал: {e}."),
+            (PrivateMessage::LowTime(s), Lang::En) => format!("{s} seconds left on your clock."),
+            (PrivateMessage::LowTime(s), Lang::Fr) => {
+                format!("Il vous reste {s} secondes à la pendule.")
+            }
+            (PrivateMessage::LowTime(s), Lang::Ru) => {
+                format!("На ваших часах осталось {s} секунд.")
+            }
+            (PrivateMessage::NothingToAccept, Lang::En) => {
+                "There is no draw offer to accept.".to_owned()
+            }
+            (PrivateMessage::NothingToAccept, Lang::Fr) => {
+                "Il n'y a pas de proposition de nulle à accepter.".to_owned()
+            }
+            (PrivateMessage::NothingToAccept, Lang::Ru) => "Ничья не предлагалась.".to_owned(),
         }
     }
 }
@@ -217,6 +251,8 @@ mod tests {
             PrivateMessage::NotYourTurn,
             PrivateMessage::GameOver,
             PrivateMessage::RefereeError(kriegspiel_referee::Error::GameOver),
+            PrivateMessage::LowTime(60),
+            PrivateMessage::NothingToAccept,
         ];
         for m in &messages {
             let [en, fr, ru] = [Lang::En, Lang::Fr, Lang::Ru].map(|l| m.text(l));

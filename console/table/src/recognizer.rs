@@ -190,7 +190,7 @@ impl Recognizer {
                 true
             }
             // The board stays unknown until the snapshot it sends on connecting.
-            BoardInput::Connected => false,
+            BoardInput::Connected { .. } => false,
             BoardInput::Disconnected => core::mem::replace(&mut self.connected, false),
         };
         if changed {
@@ -344,6 +344,19 @@ impl Recognizer {
         if promoted {
             self.promotion = None;
         }
+    }
+
+    /// The official position changed under him (an arbiter's correction or take-back): he
+    /// owes nothing, and his board must first match the new position.
+    pub(crate) fn reset(&mut self, pos: &Chess, at: Millis) {
+        self.touched = None;
+        self.refused = None;
+        self.blocked = Bitboard::EMPTY;
+        self.removal = None;
+        self.armed = false;
+        self.guided_for = None;
+        self.stir(at);
+        self.arm(pos);
     }
 
     /// The opponent's legal try was played: his turn begins, maybe with a man to remove.

@@ -1,9 +1,17 @@
 //! The table: the referee, both players' recognizers and the table clock.
 
-use kriegspiel_referee::{Error as RefereeError, Question, Referee, Verdict, Wording};
-use shakmaty::{Bitboard, Color, Position, Role};
+use kriegspiel_referee::{
+    Error as RefereeError, GameResult, Question, Referee, Try, Verdict, Wording,
+};
+use shakmaty::fen::Fen;
+use shakmaty::{
+    Bitboard, ByColor, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position,
+    PositionError, Role,
+};
 
-use crate::input::{Event, Input};
+use crate::clock::Clock;
+use crate::game::{clean_reason, ArbiterAction, ArbiterNote, PublicMessage, TableEnd, Termination};
+use crate::input::{BoardInput, Event, Input};
 use crate::output::{Output, PrivateMessage};
 use crate::own_board::has_possible_try;
 use crate::recognizer::{castling_rook, made_with, with_promotion, Recognizer, Standing, Status};
@@ -24,6 +32,25 @@ pub struct Table {
     black: Recognizer,
     /// The table clock: the latest time seen. Events from the past are taken as now.
     now: Millis,
+    /// The chess clock, when the table plays with a time control.
+    clock: Option<Clock>,
+    paused: bool,
+    /// An ending decided at the table (resignation, flag, agreement, arbiter).
+    end: Option<TableEnd>,
+    /// The side whose draw offer is open.
+    draw_offer: Option<Color>,
+    /// The referee at the start or at the last correction, and the moves since, each with
+    /// the clocks before it: what a take-back replays.
+    origin: Referee,
+    moves: Vec<(Try, Option<ByColor<Millis>>)>,
+    /// Board ids: the one each player's board should report, and the one it reported.
+    expected_ids: ByColor<Option<u32>>,
+    reported_ids: ByColor<Option<u32>>,
+    /// A board mix-up was announced and not put right yet (no guidance meanwhile).
+    swapped: bool,
+    same_id: bool,
+    /// The last public announcement, for the arbiter's "repeat".
+    last_public: Option<Output>,
 }
 
 impl Table {
@@ -33,18 +60,35 @@ impl Table {
         let referee = Referee::new(&config.game)?;
         let wording = Wording::new(config.game.rules, config.game.options, config.lang);
         let pos = referee.position();
-        let table = Table {
+        let mut clock = Clock::new(config.time_control);
+        if let Some(c) = &mut clock {
+            c.start(pos.turn(), at);
+        }
+        let mut table = Table {
             white: Recognizer::new(Color::White, pos, at),
             black: Recognizer::new(Color::Black, pos, at),
+            origin: referee.clone(),
             referee,
             wording,
+            expected_ids: config.board_ids,
             config,
             now: at,
+            clock,
+            paused: false,
+            end: None,
+            draw_offer: None,
+            moves: Vec::new(),
+            reported_ids: ByColor::default(),
+            swapped: false,
+            same_id: false,
+            last_public: None,
         };
-        let started = Output::Started {
+        let mut out = vec![Output::Started {
             report: *table.referee.last_report(),
-        };
-        Ok((table, vec![started]))
+        }];
+        table.push_clock(&mut out);
+        table.remember_public(&out);
+        Ok((table, out))
     }
 
     /// Applies one event: first every timer due by its time, then the input itself.
@@ -56,12 +100,32 @@ impl Table {
         match event.input {
             Input::Tick => {}
             Input::Board { color, input } => {
+                self.check_boards(color, input, &mut out);
                 let pos = self.referee.position().clone();
                 let his_turn = self.his_turn(color);
                 let touch_move = self.config.touch_move != TouchMove::Off;
                 self.board_mut(color)
                     .apply(input, at, &pos, his_turn, touch_move);
             }
+            Input::Resign { color } => {
+                if self.is_over() {
+                    out.push(Output::Private {
+                        color,
+                        message: PrivateMessage::GameOver,
+                    });
+                } else {
+                    let end = TableEnd {
+                        result: Some(GameResult::win_for(!color)),
+                        termination: Termination::Resignation(color),
+                    };
+                    self.finish(end, at, &mut out);
+                }
+            }
+            Input::Draw { color } => self.draw(color, at, &mut out),
+            Input::Restarted { down_ms } => out.push(Output::Note {
+                note: ArbiterNote::Restarted { down_ms },
+            }),
+            Input::Arbiter(action) => self.arbiter(action, at, &mut out),
             Input::Promote { color, role } => {
                 let message = match role {
                     Role::Queen | Role::Rook | Role::Bishop | Role::Knight => {
@@ -77,14 +141,340 @@ impl Table {
         self.back_in_sync(&mut out);
         // Timers due at this very instant (a guidance delay that ends now).
         self.run_timers(at, &mut out);
+        self.remember_public(&out);
         out
+    }
+
+    /// The clocks now, when the table has a clock.
+    pub fn clocks(&self) -> Option<(ByColor<Millis>, Option<Color>)> {
+        self.clock
+            .as_ref()
+            .map(|c| (c.remaining_at(self.now), c.running()))
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// The ending decided at the table, if any (the referee's own is `referee().end()`).
+    pub fn table_end(&self) -> Option<&TableEnd> {
+        self.end.as_ref()
+    }
+
+    /// The result of the game once it is over: the table's ending or the referee's.
+    /// `Some(None)`: voided.
+    pub fn result(&self) -> Option<Option<GameResult>> {
+        match (&self.end, self.referee.end()) {
+            (Some(end), _) => Some(end.result),
+            (None, Some(end)) => Some(Some(end.result)),
+            (None, None) => None,
+        }
+    }
+
+    /// The open draw offer's side.
+    pub fn draw_offer(&self) -> Option<Color> {
+        self.draw_offer
+    }
+
+    fn push_clock(&self, out: &mut Vec<Output>) {
+        if let Some((remaining, running)) = self.clocks() {
+            out.push(Output::Clock { remaining, running });
+        }
+    }
+
+    fn remember_public(&mut self, out: &[Output]) {
+        if let Some(last) = out.iter().rev().find(|o| self.is_public(o)) {
+            self.last_public = Some(last.clone());
+        }
+    }
+
+    fn is_public(&self, o: &Output) -> bool {
+        crate::render::spoken(&self.wording, self.config.lang, o).is_some()
+    }
+
+    /// Ends the game at the table: clocks stop, both players hear why.
+    fn finish(&mut self, end: TableEnd, at: Millis, out: &mut Vec<Output>) {
+        self.draw_offer = None;
+        self.end = Some(end.clone());
+        if let Some(c) = &mut self.clock {
+            c.stop(at);
+        }
+        out.push(Output::Public {
+            message: PublicMessage::GameEnded(end),
+        });
+        self.push_clock(out);
+    }
+
+    fn draw(&mut self, color: Color, at: Millis, out: &mut Vec<Output>) {
+        if self.is_over() {
+            out.push(Output::Private {
+                color,
+                message: PrivateMessage::GameOver,
+            });
+        } else if self.draw_offer == Some(!color) {
+            let end = TableEnd {
+                result: Some(GameResult::Draw),
+                termination: Termination::DrawAgreed,
+            };
+            self.finish(end, at, out);
+        } else {
+            self.draw_offer = Some(color);
+            out.push(Output::Public {
+                message: PublicMessage::DrawOffered(color),
+            });
+        }
+    }
+
+    /// Board ids and snapshots that show a mix-up of boards: said once, clearly.
+    fn check_boards(&mut self, color: Color, input: BoardInput, out: &mut Vec<Output>) {
+        match input {
+            BoardInput::Connected { board_id: Some(id) } => {
+                self.reported_ids[color] = Some(id);
+                if self.reported_ids[!color] == Some(id) {
+                    if !std::mem::replace(&mut self.same_id, true) {
+                        out.push(Output::Public {
+                            message: PublicMessage::SameBoardId(id),
+                        });
+                    }
+                } else if self.expected_ids[color].is_some_and(|e| e != id)
+                    && self.expected_ids[!color] == Some(id)
+                {
+                    self.say_swapped(out);
+                } else if self.expected_ids[color].is_none() {
+                    self.expected_ids[color] = Some(id);
+                } else if self.expected_ids[color] == Some(id) {
+                    self.swapped = false;
+                }
+            }
+            BoardInput::Disconnected => {
+                self.reported_ids[color] = None;
+                self.same_id = false;
+            }
+            BoardInput::Snapshot(bb) => {
+                let mine = self.official(color);
+                let theirs = self.official(!color);
+                if bb == mine {
+                    self.swapped = false;
+                } else if bb == theirs && bb.any() {
+                    self.say_swapped(out);
+                }
+            }
+            BoardInput::Connected { board_id: None }
+            | BoardInput::Lift(_)
+            | BoardInput::Place(_) => {}
+        }
+    }
+
+    fn say_swapped(&mut self, out: &mut Vec<Output>) {
+        if !std::mem::replace(&mut self.swapped, true) {
+            out.push(Output::Public {
+                message: PublicMessage::BoardsSwapped,
+            });
+        }
+    }
+
+    fn refuse(out: &mut Vec<Output>, action: &ArbiterAction, reason: &str) {
+        out.push(Output::Note {
+            note: ArbiterNote::Refused {
+                action: action.id(),
+                reason: reason.to_owned(),
+            },
+        });
+    }
+
+    fn arbiter(&mut self, action: ArbiterAction, at: Millis, out: &mut Vec<Output>) {
+        let over = self.is_over();
+        match &action {
+            ArbiterAction::Pause => {
+                if over {
+                    return Self::refuse(out, &action, "the game is over");
+                }
+                if self.paused {
+                    return Self::refuse(out, &action, "the game is already paused");
+                }
+                self.paused = true;
+                if let Some(c) = &mut self.clock {
+                    c.stop(at);
+                }
+                out.push(Output::Public {
+                    message: PublicMessage::Paused,
+                });
+                self.push_clock(out);
+            }
+            ArbiterAction::Resume => {
+                if !self.paused {
+                    return Self::refuse(out, &action, "the game is not paused");
+                }
+                self.paused = false;
+                self.restart_clock(at);
+                for c in Color::ALL {
+                    self.board_mut(c).stir(at);
+                }
+                out.push(Output::Public {
+                    message: PublicMessage::Resumed,
+                });
+                self.push_clock(out);
+            }
+            ArbiterAction::Put { .. }
+            | ArbiterAction::Remove { .. }
+            | ArbiterAction::SetPosition { .. } => {
+                if over {
+                    return Self::refuse(out, &action, "the game is over");
+                }
+                match self.corrected(&action) {
+                    Ok(pos) => {
+                        let referee = Referee::from_position(
+                            self.config.game.rules,
+                            self.config.game.options,
+                            pos,
+                        );
+                        self.origin = referee.clone();
+                        self.referee = referee;
+                        self.moves.clear();
+                        self.after_correction(at);
+                        out.push(Output::Public {
+                            message: PublicMessage::PositionCorrected,
+                        });
+                        self.push_clock(out);
+                    }
+                    Err(reason) => Self::refuse(out, &action, &reason),
+                }
+            }
+            ArbiterAction::TakeBack => {
+                if self.end.is_some() {
+                    return Self::refuse(out, &action, "the game is over");
+                }
+                let Some(((_, clocks), kept)) = self.moves.split_last() else {
+                    return Self::refuse(
+                        out,
+                        &action,
+                        "no move stood since the start or the last correction",
+                    );
+                };
+                let mut referee = self.origin.clone();
+                for (tried, _) in kept {
+                    if !matches!(referee.try_move(*tried), Ok(Verdict::Moved(_))) {
+                        return Self::refuse(out, &action, "the earlier moves do not replay");
+                    }
+                }
+                let clocks = *clocks;
+                self.moves.truncate(kept.len());
+                self.referee = referee;
+                if let (Some(c), Some(remaining)) = (&mut self.clock, clocks) {
+                    c.set_remaining(remaining, at);
+                }
+                self.after_correction(at);
+                out.push(Output::Public {
+                    message: PublicMessage::MoveTakenBack,
+                });
+                self.push_clock(out);
+            }
+            ArbiterAction::Adjudicate { result, reason } => {
+                if over {
+                    return Self::refuse(out, &action, "the game is over");
+                }
+                let end = TableEnd {
+                    result: Some(*result),
+                    termination: Termination::Adjudication {
+                        reason: clean_reason(reason),
+                    },
+                };
+                self.finish(end, at, out);
+            }
+            ArbiterAction::Void { reason } => {
+                if self.end.is_some() {
+                    return Self::refuse(out, &action, "the game has already ended at the table");
+                }
+                let end = TableEnd {
+                    result: None,
+                    termination: Termination::Voided {
+                        reason: clean_reason(reason),
+                    },
+                };
+                self.finish(end, at, out);
+            }
+            ArbiterAction::Repeat => match self.last_public.clone() {
+                Some(o) => out.push(o),
+                None => Self::refuse(out, &action, "nothing has been announced yet"),
+            },
+        }
+    }
+
+    /// The position an arbiter's correction asks for, or why it is impossible.
+    fn corrected(&self, action: &ArbiterAction) -> Result<Chess, String> {
+        let setup = match action {
+            ArbiterAction::SetPosition { fen } => {
+                let fen: Fen = fen.parse().map_err(|e| format!("not a FEN ({e})"))?;
+                fen.into_setup()
+            }
+            ArbiterAction::Put { square, piece } => {
+                let mut setup = self.referee.position().to_setup(EnPassantMode::Legal);
+                setup.board.set_piece_at(*square, *piece);
+                setup
+            }
+            ArbiterAction::Remove { square } => {
+                let mut setup = self.referee.position().to_setup(EnPassantMode::Legal);
+                if setup.board.remove_piece_at(*square).is_none() {
+                    return Err(format!("{square} is already empty"));
+                }
+                setup
+            }
+            ArbiterAction::Pause
+            | ArbiterAction::Resume
+            | ArbiterAction::TakeBack
+            | ArbiterAction::Adjudicate { .. }
+            | ArbiterAction::Void { .. }
+            | ArbiterAction::Repeat => return Err("not a correction".to_owned()),
+        };
+        let pos = Chess::from_setup(setup, CastlingMode::Standard)
+            .or_else(PositionError::ignore_invalid_castling_rights)
+            .or_else(PositionError::ignore_invalid_ep_square)
+            .map_err(|e| format!("impossible position: {e}"))?;
+        if self.config.game.rules == kriegspiel_referee::RuleSet::Russian
+            && !pos.castles().castling_rights().is_empty()
+        {
+            return Err("the chess battle has no castling".to_owned());
+        }
+        Ok(pos)
+    }
+
+    /// The official position changed: both boards must follow it, the clock runs for the
+    /// side to move, open offers lapse.
+    fn after_correction(&mut self, at: Millis) {
+        self.draw_offer = None;
+        let pos = self.referee.position().clone();
+        for c in Color::ALL {
+            self.board_mut(c).reset(&pos, at);
+        }
+        self.restart_clock(at);
+    }
+
+    fn restart_clock(&mut self, at: Millis) {
+        let turn = self.referee.turn();
+        let running = !self.paused && !self.is_over();
+        if let Some(c) = &mut self.clock {
+            if running {
+                c.start(turn, at);
+            } else {
+                c.stop(at);
+            }
+        }
     }
 
     /// The next time a Tick must be delivered for a timer (settle window end, guidance), if any.
     pub fn next_deadline(&self) -> Option<Millis> {
+        let clock = self
+            .clock
+            .as_ref()
+            .filter(|_| !self.is_over())
+            .and_then(|c| match (c.flag_due(), c.warning_due()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            });
         Color::ALL
             .into_iter()
             .filter_map(|c| self.deadline_of(c))
+            .chain(clock)
             .min()
     }
 
@@ -106,7 +496,7 @@ impl Table {
     }
 
     pub fn is_over(&self) -> bool {
-        self.referee.end().is_some()
+        self.end.is_some() || self.referee.end().is_some()
     }
 
     /// What each board should show: the official squares of that player's men.
@@ -149,7 +539,7 @@ impl Table {
     }
 
     fn his_turn(&self, color: Color) -> bool {
-        !self.is_over() && self.referee.turn() == color
+        !self.is_over() && !self.paused && self.referee.turn() == color
     }
 
     fn status(&self, color: Color) -> Status {
@@ -174,7 +564,7 @@ impl Table {
     }
 
     fn guidance_due(&self, color: Color) -> Option<Millis> {
-        if self.is_over() {
+        if self.is_over() || self.paused || self.swapped {
             return None;
         }
         self.board(color)
@@ -213,8 +603,39 @@ impl Table {
                     );
                 }
             }
+            self.clock_timers(due, out);
             self.back_in_sync(out);
         }
+    }
+
+    /// Low-time warnings and the flag.
+    fn clock_timers(&mut self, due: Millis, out: &mut Vec<Output>) {
+        if self.is_over() {
+            return;
+        }
+        let Some(clock) = &mut self.clock else {
+            return;
+        };
+        for (color, seconds) in clock.take_warnings(due) {
+            out.push(Output::Private {
+                color,
+                message: PrivateMessage::LowTime(seconds),
+            });
+        }
+        let Some(side) = clock.running().filter(|s| clock.flag_fallen(*s, due)) else {
+            return;
+        };
+        // FIDE 6.9: a draw when the opponent cannot mate by any series of legal moves.
+        let result = if self.referee.position().has_insufficient_material(!side) {
+            GameResult::Draw
+        } else {
+            GameResult::win_for(!side)
+        };
+        let end = TableEnd {
+            result: Some(result),
+            termination: Termination::TimeForfeit(side),
+        };
+        self.finish(end, due, out);
     }
 
     fn back_in_sync(&mut self, out: &mut Vec<Output>) {
@@ -232,7 +653,7 @@ impl Table {
     /// A try stood still for the settle window: touch-move, then the referee.
     fn complete(&mut self, color: Color, standing: Standing, at: Millis, out: &mut Vec<Output>) {
         let before = Color::ALL.map(|c| self.status(c));
-        self.adjudicate(color, standing, out);
+        self.adjudicate(color, standing, at, out);
         // A board whose standing changed without a switch starts its guidance delay now.
         for (c, was) in Color::ALL.into_iter().zip(before) {
             if self.status(c) != was {
@@ -241,7 +662,7 @@ impl Table {
         }
     }
 
-    fn adjudicate(&mut self, color: Color, standing: Standing, out: &mut Vec<Output>) {
+    fn adjudicate(&mut self, color: Color, standing: Standing, at: Millis, out: &mut Vec<Output>) {
         let pos = self.referee.position().clone();
         let touched = self.board(color).touched();
         if let Some(touched) = touched {
@@ -268,10 +689,25 @@ impl Table {
             }
         }
         let tried = with_promotion(&pos, color, standing.tried, self.board(color).promotion());
+        let clocks_before = self.clock.as_ref().map(|c| c.remaining_at(at));
         match self.referee.try_move(tried) {
             Ok(verdict) => {
+                let mut moved = false;
                 match verdict {
                     Verdict::Moved(report) => {
+                        moved = true;
+                        self.moves.push((tried, clocks_before));
+                        if self.draw_offer == Some(!color) {
+                            self.draw_offer = None;
+                        }
+                        let ended = report.end.is_some();
+                        if let Some(c) = &mut self.clock {
+                            if ended {
+                                c.stop(at);
+                            } else {
+                                c.moved(color, at);
+                            }
+                        }
                         let promoted = report.played.is_some_and(|p| p.promotion.is_some());
                         self.board_mut(color).moved(promoted);
                         let pos = self.referee.position().clone();
@@ -290,6 +726,9 @@ impl Table {
                     tried,
                     verdict,
                 });
+                if moved {
+                    self.push_clock(out);
+                }
             }
             Err(e) => {
                 // Never for a try of the side to move in a running game; kept for the arbiter.
@@ -472,7 +911,7 @@ mod tests {
         ];
         let run = || {
             let mut t = table();
-            let out: Vec<Output> = events.iter().flat_map(|e| t.apply(*e)).collect();
+            let out: Vec<Output> = events.iter().flat_map(|e| t.apply(e.clone())).collect();
             (format!("{t:?}"), out)
         };
         let (state, out) = run();

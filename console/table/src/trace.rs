@@ -8,13 +8,14 @@
 use core::fmt::Write as _;
 use core::str::FromStr;
 
-use kriegspiel_referee::jsonl::{reply_value, report_value, verdict_value};
-use kriegspiel_referee::{GameConfig, Lang, Question, RuleSet};
+use kriegspiel_referee::{GameConfig, GameResult, Lang, Question, RuleSet};
 use serde_json::Value;
-use shakmaty::{Bitboard, Color, Role, Square};
+use shakmaty::{Bitboard, Color, Piece, Role, Square};
 
+use crate::game::{clean_reason, ArbiterAction};
 use crate::{
-    BoardInput, Error, Event, Input, Millis, Output, PrivateMessage, Table, TableConfig, TouchMove,
+    render, BoardInput, Error, Event, Input, Millis, Output, PrivateMessage, Table, TableConfig,
+    TimeControl, TouchMove,
 };
 
 /// How many timer deadlines a trace without an `end` line may still run after its last event.
@@ -167,6 +168,18 @@ impl Trace {
                     config.touch_move = TouchMove::from_str(rest).map_err(|e| bad(e.to_string()))?
                 }
                 "lang" => config.lang = Lang::from_str(rest).map_err(|e| bad(e.to_string()))?,
+                "clock" => {
+                    config.time_control =
+                        TimeControl::from_str(rest).map_err(|e| bad(e.to_string()))?
+                }
+                "board-ids" => {
+                    let ids: Vec<&str> = rest.split_whitespace().collect();
+                    let [w, b] = ids.as_slice() else {
+                        return Err(bad("board-ids takes two ids: WHITE BLACK".to_owned()));
+                    };
+                    config.board_ids.white = Some(number(w).map_err(bad)?);
+                    config.board_ids.black = Some(number(b).map_err(bad)?);
+                }
                 "start" => {
                     start = number(rest).map_err(bad)?;
                     last_at = start;
@@ -240,7 +253,7 @@ impl Trace {
                 let outputs = table.apply(Event::tick(due));
                 record(&table, due, outputs, &mut lines);
             }
-            let outputs = table.apply(*event);
+            let outputs = table.apply(event.clone());
             record(&table, event.at.max(table.now()), outputs, &mut lines);
         }
         for _ in 0..MAX_DRAIN {
@@ -286,47 +299,64 @@ pub fn record(table: &Table, at: Millis, outputs: Vec<Output>, lines: &mut Vec<L
     let w = table.wording();
     let lang = table.config().lang;
     for output in outputs {
+        let json = Some(render::json(&w, lang, &output));
+        let line = |words: Vec<String>| Line {
+            at,
+            words,
+            json: json.clone(),
+            text: None,
+        };
         let line = match output {
-            Output::Started { report } => Line {
-                at,
-                words: vec!["started".to_owned()],
-                json: Some(report_value(&w, &report)),
-                text: None,
-            },
-            Output::Verdict {
-                color,
-                tried,
-                verdict,
-            } => Line {
-                at,
-                words: vec![
-                    "verdict".to_owned(),
-                    color_id(color).to_owned(),
-                    tried.to_uci(),
-                ],
-                json: Some(verdict_value(&w, &verdict)),
-                text: None,
-            },
+            Output::Started { .. } => line(vec!["started".to_owned()]),
+            Output::Verdict { color, tried, .. } => line(vec![
+                "verdict".to_owned(),
+                color.to_string(),
+                tried.to_uci(),
+            ]),
             Output::Reply {
-                color,
-                question,
-                reply,
-            } => Line {
-                at,
-                words: vec![
-                    "reply".to_owned(),
-                    color_id(color).to_owned(),
-                    question_id(question).to_owned(),
-                ],
-                json: Some(reply_value(&w, &reply, table.referee().turn())),
-                text: None,
-            },
+                color, question, ..
+            } => line(vec![
+                "reply".to_owned(),
+                color.to_string(),
+                question_id(question).to_owned(),
+            ]),
             Output::Private { color, message } => {
                 message_line(at, "private", color, &message, lang)
             }
             Output::Arbiter { color, message } => {
                 message_line(at, "arbiter", color, &message, lang)
             }
+            Output::Public { message } => {
+                let mut words = vec!["public".to_owned(), message.id().to_owned()];
+                words.extend(message.args());
+                Line {
+                    at,
+                    words,
+                    json: None,
+                    text: Some(message.text(lang)),
+                }
+            }
+            Output::Note { note } => {
+                let mut words = vec!["note".to_owned(), note.id().to_owned()];
+                words.extend(note.args());
+                Line {
+                    at,
+                    words,
+                    json: None,
+                    text: Some(note.text(lang)),
+                }
+            }
+            Output::Clock { remaining, running } => Line {
+                at,
+                words: vec![
+                    "clock".to_owned(),
+                    remaining.white.to_string(),
+                    remaining.black.to_string(),
+                    running.map_or_else(|| "-".to_owned(), |c| c.to_string()),
+                ],
+                json: None,
+                text: None,
+            },
         };
         lines.push(line);
     }
@@ -339,11 +369,7 @@ fn message_line(
     message: &PrivateMessage,
     lang: Lang,
 ) -> Line {
-    let mut words = vec![
-        kind.to_owned(),
-        color_id(color).to_owned(),
-        message.id().to_owned(),
-    ];
+    let mut words = vec![kind.to_owned(), color.to_string(), message.id().to_owned()];
     words.extend(message.args());
     Line {
         at,
@@ -353,14 +379,7 @@ fn message_line(
     }
 }
 
-pub fn color_id(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-fn question_id(q: Question) -> &'static str {
+pub(crate) fn question_id(q: Question) -> &'static str {
     match q {
         Question::Any => "any",
         Question::Rebuffs => "rebuffs",
@@ -368,11 +387,8 @@ fn question_id(q: Question) -> &'static str {
 }
 
 fn parse_color(s: &str) -> Result<Color, String> {
-    match s {
-        "white" => Ok(Color::White),
-        "black" => Ok(Color::Black),
-        _ => Err(format!("'{s}' is not a colour (white or black)")),
-    }
+    s.parse()
+        .map_err(|_| format!("'{s}' is not a colour (white, black)"))
 }
 
 fn parse_square(s: &str) -> Result<Square, String> {
@@ -395,6 +411,17 @@ pub fn parse_event(line: &str) -> Result<Event, String> {
             None => Ok(Event::tick(at)),
             Some(extra) => Err(format!("unexpected '{extra}' after tick")),
         };
+    }
+    if first == "restarted" {
+        let down_ms = match (words.next(), words.next()) {
+            (Some(ms), None) => number(ms)?,
+            _ => return Err("restarted takes the milliseconds the console was down".to_owned()),
+        };
+        return Ok(Event::new(at, Input::Restarted { down_ms }));
+    }
+    if first == "arbiter" {
+        let rest: Vec<&str> = words.collect();
+        return Ok(Event::new(at, Input::Arbiter(parse_action(&rest)?)));
     }
     let color = parse_color(first)?;
     let what = words.next().ok_or_else(|| {
@@ -433,8 +460,20 @@ pub fn parse_event(line: &str) -> Result<Event, String> {
             board(BoardInput::Snapshot(bb))
         }
         "connect" => {
+            let board_id = match rest.as_slice() {
+                [] => None,
+                [id] => Some(number(id)?),
+                _ => return Err("connect takes at most the board id".to_owned()),
+            };
+            board(BoardInput::Connected { board_id })
+        }
+        "resign" => {
             none(&rest)?;
-            board(BoardInput::Connected)
+            Input::Resign { color }
+        }
+        "draw" => {
+            none(&rest)?;
+            Input::Draw { color }
         }
         "disconnect" => {
             none(&rest)?;
@@ -464,20 +503,130 @@ pub fn parse_event(line: &str) -> Result<Event, String> {
         }
         other => {
             return Err(format!(
-                "unknown event '{other}' (lift, place, snapshot, connect, disconnect, promote, ask)"
+                "unknown event '{other}' (lift, place, snapshot, connect, disconnect, promote, ask, resign, draw)"
             ))
         }
     };
     Ok(Event { at, input })
 }
 
+/// Parses the words after `arbiter`: `pause`, `resume`, `put e4 Q`, `remove e4`,
+/// `fen FEN`, `takeback`, `adjudicate 1-0 REASON`, `void REASON`, `repeat`.
+pub fn parse_action(words: &[&str]) -> Result<ArbiterAction, String> {
+    let Some((&what, rest)) = words.split_first() else {
+        return Err("arbiter needs an action (pause, resume, put, remove, fen, takeback, adjudicate, void, repeat)".to_owned());
+    };
+    let none = || -> Result<(), String> {
+        if rest.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("'{what}' takes no argument"))
+        }
+    };
+    let reason = || clean_reason(&rest.join(" "));
+    Ok(match what {
+        "pause" => none().map(|()| ArbiterAction::Pause)?,
+        "resume" => none().map(|()| ArbiterAction::Resume)?,
+        "takeback" => none().map(|()| ArbiterAction::TakeBack)?,
+        "repeat" => none().map(|()| ArbiterAction::Repeat)?,
+        "put" => {
+            let [square, piece] = rest else {
+                return Err("put takes a square and a FEN piece letter: put e4 Q".to_owned());
+            };
+            let square = parse_square(square)?;
+            let piece = match piece.chars().collect::<Vec<_>>().as_slice() {
+                [c] => Piece::from_char(*c),
+                _ => None,
+            }
+            .ok_or_else(|| format!("'{piece}' is not a FEN piece letter (KQRBNP kqrbnp)"))?;
+            ArbiterAction::Put { square, piece }
+        }
+        "remove" => {
+            let [square] = rest else {
+                return Err("remove takes one square".to_owned());
+            };
+            ArbiterAction::Remove {
+                square: parse_square(square)?,
+            }
+        }
+        "fen" => {
+            if rest.is_empty() {
+                return Err("fen takes a FEN".to_owned());
+            }
+            ArbiterAction::SetPosition {
+                fen: rest.join(" "),
+            }
+        }
+        "adjudicate" => {
+            let Some((result, _)) = rest.split_first() else {
+                return Err("adjudicate takes a result: 1-0, 0-1 or 1/2-1/2".to_owned());
+            };
+            let result = match *result {
+                "1-0" => GameResult::WhiteWins,
+                "0-1" => GameResult::BlackWins,
+                "1/2-1/2" | "½-½" | "draw" => GameResult::Draw,
+                other => {
+                    return Err(format!(
+                        "'{}' is not a result (1-0, 0-1, 1/2-1/2)",
+                        clean_reason(other)
+                    ))
+                }
+            };
+            ArbiterAction::Adjudicate {
+                result,
+                reason: clean_reason(&rest[1..].join(" ")),
+            }
+        }
+        "void" => ArbiterAction::Void { reason: reason() },
+        other => {
+            return Err(format!(
+                "unknown arbiter action '{}' (pause, resume, put, remove, fen, takeback, adjudicate, void, repeat)",
+                clean_reason(other)
+            ))
+        }
+    })
+}
+
+/// Renders an arbiter's action as the words after `arbiter` (the inverse of [`parse_action`]).
+pub fn render_action(action: &ArbiterAction) -> String {
+    match action {
+        ArbiterAction::Pause
+        | ArbiterAction::Resume
+        | ArbiterAction::TakeBack
+        | ArbiterAction::Repeat => action.id().to_owned(),
+        ArbiterAction::Put { square, piece } => format!("put {square} {}", piece.char()),
+        ArbiterAction::Remove { square } => format!("remove {square}"),
+        ArbiterAction::SetPosition { fen } => format!("fen {fen}"),
+        ArbiterAction::Adjudicate { result, reason } if reason.is_empty() => {
+            format!("adjudicate {}", result.pgn())
+        }
+        ArbiterAction::Adjudicate { result, reason } => {
+            format!("adjudicate {} {reason}", result.pgn())
+        }
+        ArbiterAction::Void { reason } if reason.is_empty() => "void".to_owned(),
+        ArbiterAction::Void { reason } => format!("void {reason}"),
+    }
+}
+
 /// Renders an event as its trace line (the inverse of [`parse_event`]).
 pub fn render_event(event: &Event) -> String {
     let mut s = event.at.to_string();
-    match event.input {
+    match &event.input {
         Input::Tick => s.push_str(" tick"),
+        Input::Restarted { down_ms } => {
+            let _ = write!(s, " restarted {down_ms}");
+        }
+        Input::Arbiter(action) => {
+            let _ = write!(s, " arbiter {}", render_action(action));
+        }
+        Input::Resign { color } => {
+            let _ = write!(s, " {color} resign");
+        }
+        Input::Draw { color } => {
+            let _ = write!(s, " {color} draw");
+        }
         Input::Board { color, input } => {
-            let _ = write!(s, " {}", color_id(color));
+            let _ = write!(s, " {color}");
             match input {
                 BoardInput::Lift(sq) => {
                     let _ = write!(s, " lift {sq}");
@@ -490,19 +639,22 @@ pub fn render_event(event: &Event) -> String {
                     if bb.is_empty() {
                         s.push_str(" -");
                     }
-                    for sq in bb {
+                    for sq in *bb {
                         let _ = write!(s, " {sq}");
                     }
                 }
-                BoardInput::Connected => s.push_str(" connect"),
+                BoardInput::Connected { board_id: None } => s.push_str(" connect"),
+                BoardInput::Connected { board_id: Some(id) } => {
+                    let _ = write!(s, " connect {id}");
+                }
                 BoardInput::Disconnected => s.push_str(" disconnect"),
             }
         }
         Input::Promote { color, role } => {
-            let _ = write!(s, " {} promote {}", color_id(color), role.char());
+            let _ = write!(s, " {color} promote {}", role.char());
         }
         Input::Ask { color, question } => {
-            let _ = write!(s, " {} ask {}", color_id(color), question_id(question));
+            let _ = write!(s, " {color} ask {}", question_id(*question));
         }
     }
     s
@@ -523,10 +675,13 @@ fn parse_expect(line: &str) -> Result<Line, String> {
     let words: Vec<String> = words.split_whitespace().map(str::to_owned).collect();
     let kind_ok = matches!(
         words.first().map(String::as_str),
-        Some("started" | "verdict" | "reply" | "private" | "arbiter")
+        Some("started" | "verdict" | "reply" | "private" | "arbiter" | "public" | "note" | "clock")
     );
     if !kind_ok {
-        return Err("an expected output is started, verdict, reply, private or arbiter".to_owned());
+        return Err(
+            "an expected output is started, verdict, reply, private, arbiter, public, note or clock"
+                .to_owned(),
+        );
     }
     let tail = tail.trim();
     let (json, text) = if tail.is_empty() {

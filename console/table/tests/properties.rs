@@ -78,8 +78,9 @@ impl Driver {
                     .map(|o| (due, o)),
             );
         }
-        self.events.push(event);
-        got.extend(self.table.apply(event).into_iter().map(|o| (event.at, o)));
+        self.events.push(event.clone());
+        let at = event.at;
+        got.extend(self.table.apply(event).into_iter().map(|o| (at, o)));
         self.log.extend(got.iter().cloned());
         got
     }
@@ -248,8 +249,14 @@ fn play_random_game(seed: u64, start: &str, settle_ms: u32, plies: usize) -> Vec
                 message: PrivateMessage::PromotionChoice(_),
                 ..
             } => false,
-            Output::Private { .. } | Output::Arbiter { .. } => true,
-            Output::Started { .. } | Output::Verdict { .. } | Output::Reply { .. } => false,
+            Output::Private { .. }
+            | Output::Arbiter { .. }
+            | Output::Public { .. }
+            | Output::Note { .. } => true,
+            Output::Started { .. }
+            | Output::Verdict { .. }
+            | Output::Reply { .. }
+            | Output::Clock { .. } => false,
         })
         .collect();
     assert!(unexpected.is_empty(), "seed {seed}: {unexpected:?}");
@@ -257,7 +264,7 @@ fn play_random_game(seed: u64, start: &str, settle_ms: u32, plies: usize) -> Vec
     let mut again = Driver::new(d.table.config().clone());
     let mut outputs = Vec::new();
     for e in &d.events {
-        outputs.extend(again.table.apply(*e).into_iter().map(|o| (e.at, o)));
+        outputs.extend(again.table.apply(e.clone()).into_iter().map(|o| (e.at, o)));
     }
     let mut first: Vec<_> = d.log.clone();
     first.drain(..1);
@@ -313,7 +320,7 @@ fn any_input() -> impl Strategy<Value = Input> {
         4 => any_square().prop_map(BoardInput::Lift),
         4 => any_square().prop_map(BoardInput::Place),
         1 => any::<u64>().prop_map(|b| BoardInput::Snapshot(Bitboard(b))),
-        1 => Just(BoardInput::Connected),
+        1 => Just(BoardInput::Connected { board_id: None }),
         1 => Just(BoardInput::Disconnected),
     ];
     let role = prop_oneof![
@@ -358,7 +365,7 @@ proptest! {
             // time mostly moves on, sometimes a stale timestamp arrives
             at = if dt > 1900 { at.saturating_sub(dt - 1900) } else { at + dt };
             let e = Event::new(at, input);
-            events.push(e);
+            events.push(e.clone());
             outputs.extend(table.apply(e));
             if let Some(due) = table.next_deadline() {
                 prop_assert!(due >= table.now(), "a deadline in the past: {due} < {}", table.now());
@@ -367,7 +374,7 @@ proptest! {
         let (mut again, _) = Table::new(config, 0).unwrap();
         let mut replayed = Vec::new();
         for e in &events {
-            replayed.extend(again.apply(*e));
+            replayed.extend(again.apply(e.clone()));
         }
         prop_assert_eq!(replayed, outputs);
         prop_assert_eq!(format!("{again:?}"), format!("{table:?}"));

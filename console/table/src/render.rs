@@ -1,0 +1,122 @@
+//! The one rendering of a table's outputs: JSON lines for programs, speech text for the
+//! public speaker. Every front end (the `table` and `hall` commands, traces, tests) uses
+//! these, so the same output always reads the same.
+
+use kriegspiel_referee::jsonl::{reply_value, report_value, verdict_value};
+use kriegspiel_referee::{Announcement, Audience, GameResult, Lang, Reply, Wording};
+use serde_json::{json, Map, Value};
+use shakmaty::Color;
+
+use crate::game::{PublicMessage, Termination};
+use crate::Output;
+
+/// The JSON object for one output.
+pub fn json(w: &Wording, lang: Lang, o: &Output) -> Value {
+    match o {
+        Output::Started { report } => report_value(w, report),
+        Output::Verdict {
+            color,
+            tried,
+            verdict,
+        } => with(
+            verdict_value(w, verdict),
+            [
+                ("try", json!(tried.to_uci())),
+                ("color", json!(color.to_string())),
+            ],
+        ),
+        Output::Reply {
+            color,
+            question,
+            reply,
+        } => with(
+            reply_value(w, reply, asker(reply)),
+            [
+                ("color", json!(color.to_string())),
+                ("ask", json!(crate::trace::question_id(*question))),
+            ],
+        ),
+        Output::Private { color, message } => json!({
+            "private": color.to_string(), "id": message.id(), "text": message.text(lang)
+        }),
+        Output::Arbiter { color, message } => json!({
+            "arbiter": color.to_string(), "id": message.id(), "text": message.text(lang)
+        }),
+        Output::Public { message } => {
+            let mut v = json!({
+                "public": message.id(), "heard_by": "both", "text": message.text(lang)
+            });
+            match message {
+                PublicMessage::GameEnded(end) => {
+                    v["result"] = json!(end.result.map_or("*", GameResult::pgn));
+                    v["termination"] = json!(end.termination.id());
+                    match &end.termination {
+                        Termination::Resignation(c) | Termination::TimeForfeit(c) => {
+                            v["color"] = json!(c.to_string());
+                        }
+                        Termination::Adjudication { reason } | Termination::Voided { reason } => {
+                            v["reason"] = json!(reason);
+                        }
+                        Termination::DrawAgreed => {}
+                    }
+                }
+                PublicMessage::DrawOffered(c) => v["color"] = json!(c.to_string()),
+                PublicMessage::SameBoardId(id) => v["board_id"] = json!(id),
+                PublicMessage::Paused
+                | PublicMessage::Resumed
+                | PublicMessage::PositionCorrected
+                | PublicMessage::MoveTakenBack
+                | PublicMessage::BoardsSwapped => {}
+            }
+            v
+        }
+        Output::Note { note } => json!({"note": note.id(), "text": note.text(lang)}),
+        Output::Clock { remaining, running } => json!({"clock": {
+            "white": remaining.white, "black": remaining.black,
+            "running": running.map(|c| c.to_string()),
+        }}),
+    }
+}
+
+/// What the public speaker says for this output; `None` for anything not for both ears.
+pub fn spoken(w: &Wording, lang: Lang, o: &Output) -> Option<String> {
+    let public = |a: Announcement| match a.audience() {
+        Audience::Both => Some(w.speech(&a)),
+        Audience::Mover(_) | Audience::Private(_) => None,
+    };
+    let text = match o {
+        Output::Started { report } => public(Announcement::Report(*report)),
+        Output::Verdict { verdict, .. } => public(Announcement::from(*verdict)),
+        Output::Reply { reply, .. } => public(Announcement::Reply(*reply)),
+        Output::Public { message } => Some(message.text(lang)),
+        Output::Private { .. }
+        | Output::Arbiter { .. }
+        | Output::Note { .. }
+        | Output::Clock { .. } => None,
+    };
+    text.filter(|t| !t.trim().is_empty())
+}
+
+/// Who was to move when the question was answered (only the side to move may ask).
+fn asker(reply: &Reply) -> Color {
+    match reply {
+        Reply::PawnCaptures { asker, .. } | Reply::Rebuffs { asker, .. } => *asker,
+        Reply::Refused(r) => r.mover,
+    }
+}
+
+fn with<const N: usize>(mut v: Value, extra: [(&str, Value); N]) -> Value {
+    if let Value::Object(map) = &mut v {
+        for (k, x) in extra {
+            map.insert(k.to_owned(), x);
+        }
+    } else {
+        let mut map = Map::new();
+        for (k, x) in extra {
+            map.insert(k.to_owned(), x);
+        }
+        map.insert("value".to_owned(), v);
+        v = Value::Object(map);
+    }
+    v
+}
