@@ -8,13 +8,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kriegspiel_boardlink::{BoardLink, LinkConfig, LinkEvent, Report as LinkReport};
-use kriegspiel_referee::jsonl::{reply_value, report_value, verdict_value};
 use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::{Bitboard, Color, EnPassantMode, Role, Square};
-use kriegspiel_referee::{
-    Announcement, Audience, GameConfig, Lang, Options, Question, Reply, RuleSet, Wording,
+use kriegspiel_referee::{GameConfig, Lang, Options, Question, RuleSet, Wording};
+use kriegspiel_table::{
+    render, BoardInput, Event, Input, Millis, Output, Table, TableConfig, TouchMove,
 };
-use kriegspiel_table::{BoardInput, Event, Input, Millis, Output, Table, TableConfig, TouchMove};
 use serde_json::{json, Value};
 use tokio::io::AsyncBufReadExt;
 use tokio::time::Instant;
@@ -79,6 +78,7 @@ fn table_config(args: &Args) -> Result<TableConfig, String> {
         touch_move,
         settle_ms: args.settle_ms,
         guide_ms: args.guide_ms,
+        ..TableConfig::new(GameConfig::default())
     };
     config.validate().map_err(|e| e.to_string())?;
     // The referee checks the FEN (and a russian set-up) before any board is opened.
@@ -161,85 +161,20 @@ impl Printer {
 
     fn output(&mut self, o: &Output) -> bool {
         let (value, spoken) = output_value(&self.wording, self.lang, o);
-        if let Some(text) = spoken.filter(|t| !t.trim().is_empty()) {
+        if let Some(text) = spoken {
             self.speaker.say(&text);
         }
         self.line(&value)
     }
 }
 
-fn color_id(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-fn with(mut v: Value, key: &str, value: &str) -> Value {
-    if let Value::Object(map) = &mut v {
-        map.insert(key.to_owned(), Value::String(value.to_owned()));
-    }
-    v
-}
-
-fn question_id(q: Question) -> &'static str {
-    match q {
-        Question::Any => "any",
-        Question::Rebuffs => "rebuffs",
-    }
-}
-
 /// The JSON line for one output, and the text for the public speaker if it is public.
 fn output_value(w: &Wording, lang: Lang, o: &Output) -> (Value, Option<String>) {
-    let public = |a: Announcement| match a.audience() {
-        Audience::Both => Some(w.speech(&a)),
-        Audience::Mover(_) | Audience::Private(_) => None,
-    };
-    match o {
-        Output::Started { report } => (
-            report_value(w, report),
-            public(Announcement::Report(*report)),
-        ),
-        Output::Verdict {
-            color,
-            tried,
-            verdict,
-        } => {
-            let v = verdict_value(w, verdict);
-            let v = with(with(v, "try", &tried.to_uci()), "color", color_id(*color));
-            (v, public(Announcement::from(*verdict)))
-        }
-        Output::Reply {
-            color,
-            question,
-            reply,
-        } => {
-            // The asker is to move; the reply object names him.
-            let v = reply_value(w, reply, asker(reply));
-            let v = with(
-                with(v, "color", color_id(*color)),
-                "ask",
-                question_id(*question),
-            );
-            (v, public(Announcement::Reply(*reply)))
-        }
-        Output::Private { color, message } => (
-            json!({"private": color_id(*color), "text": message.text(lang)}),
-            None,
-        ),
-        Output::Arbiter { color, message } => (
-            json!({"arbiter": color_id(*color), "text": message.text(lang)}),
-            None,
-        ),
-    }
+    (render::json(w, lang, o), render::spoken(w, lang, o))
 }
 
-/// Who was to move when the question was answered (only the side to move may ask).
-fn asker(reply: &Reply) -> Color {
-    match reply {
-        Reply::PawnCaptures { asker, .. } | Reply::Rebuffs { asker, .. } => *asker,
-        Reply::Refused(r) => r.mover,
-    }
+fn color_id(c: Color) -> String {
+    c.to_string()
 }
 
 fn square(index: u8) -> Option<Square> {
@@ -263,7 +198,12 @@ fn link_input(
             *state = LinkState::Up;
             let mut v = line(name);
             v["board_id"] = json!(board_id);
-            (Some(BoardInput::Connected), Some(v))
+            (
+                Some(BoardInput::Connected {
+                    board_id: Some(*board_id),
+                }),
+                Some(v),
+            )
         }
         LinkEvent::Lift { square: sq, .. } => (square(*sq).map(BoardInput::Lift), None),
         LinkEvent::Place { square: sq, .. } => (square(*sq).map(BoardInput::Place), None),
@@ -454,7 +394,8 @@ fn link_gone(color: Color) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kriegspiel_referee::{Try, Verdict};
+    use kriegspiel_referee::jsonl::verdict_value;
+    use kriegspiel_referee::{Announcement, Try, Verdict};
     use kriegspiel_table::PrivateMessage;
 
     #[test]
@@ -537,7 +478,7 @@ mod tests {
         );
         assert_eq!(
             v,
-            json!({"private": "black", "text": PrivateMessage::ManMissing(Square::G1).text(Lang::Fr)})
+            json!({"private": "black", "id": "man-missing", "text": PrivateMessage::ManMissing(Square::G1).text(Lang::Fr)})
         );
         assert_eq!(spoken, None);
     }
@@ -604,7 +545,7 @@ mod tests {
             board_id: 7,
         };
         let (i, l) = link_input(Color::White, &connected, &mut state);
-        assert_eq!(i, Some(BoardInput::Connected));
+        assert_eq!(i, Some(BoardInput::Connected { board_id: Some(7) }));
         assert_eq!(l.unwrap()["event"], "connected");
         let (i, l) = link_input(
             Color::White,
