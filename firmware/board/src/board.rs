@@ -57,6 +57,17 @@ pub enum BoardError<W> {
     Encode(kriegspiel_link::Error),
 }
 
+impl<W: core::fmt::Display> core::fmt::Display for BoardError<W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            BoardError::Write(e) => write!(f, "cannot send a frame to the console: {e}"),
+            BoardError::Encode(e) => write!(f, "cannot encode a frame: {e}"),
+        }
+    }
+}
+
+impl<W: core::fmt::Debug + core::fmt::Display> core::error::Error for BoardError<W> {}
+
 /// Counters for diagnostics.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -371,6 +382,23 @@ mod tests {
             self.0.extend_from_slice(bytes);
             Ok(())
         }
+    }
+
+    #[test]
+    fn board_errors_read_as_sentences() {
+        use std::string::ToString;
+        let e: BoardError<&str> = BoardError::Write("Input/output error (os error 5)");
+        assert_eq!(
+            e.to_string(),
+            "cannot send a frame to the console: Input/output error (os error 5)"
+        );
+        let e: BoardError<&str> = BoardError::Encode(kriegspiel_link::Error::BufferTooSmall);
+        assert_eq!(
+            e.to_string(),
+            "cannot encode a frame: output buffer too small for the encoded frame"
+        );
+        let as_error: &dyn core::error::Error = &e;
+        assert!(!as_error.to_string().contains("Encode("));
     }
 
     struct Rig {

@@ -43,3 +43,39 @@ pub enum Error<E> {
     /// A column (or DATA) input pin could not be read.
     Input(E),
 }
+
+impl<E: core::fmt::Display> core::fmt::Display for Error<E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Error::Output(e) => write!(f, "an output pin (row, LOAD or CLK) failed: {e}"),
+            Error::Input(e) => write!(f, "an input pin (column or DATA) could not be read: {e}"),
+        }
+    }
+}
+
+impl<E: core::fmt::Debug + core::fmt::Display> core::error::Error for Error<E> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn errors_say_which_pin_failed_in_words() {
+        let e: Error<embedded_hal::digital::ErrorKind> =
+            Error::Input(embedded_hal::digital::ErrorKind::Other);
+        let text = e.to_string();
+        assert!(
+            text.starts_with("an input pin (column or DATA) could not be read: "),
+            "{text}"
+        );
+        assert!(!text.contains("Input("), "{text}");
+        let e: Error<&str> = Error::Output("stuck low");
+        assert_eq!(
+            e.to_string(),
+            "an output pin (row, LOAD or CLK) failed: stuck low"
+        );
+        let boxed: &dyn core::error::Error = &e;
+        assert_eq!(boxed.to_string(), e.to_string());
+    }
+}
