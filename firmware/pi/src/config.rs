@@ -104,16 +104,23 @@ pub struct Config {
     pub wiring: Wiring,
 }
 
-/// Why the configuration file cannot be used.
+/// The largest configuration file read (a real one is a few hundred bytes; the limit is the
+/// project's one for files read whole).
+pub const MAX_CONFIG_BYTES: u64 = bounded_lines::MAX_FILE;
+
+/// Why the configuration file cannot be used. Messages quote at most a short excerpt of
+/// the file.
 #[derive(Debug)]
 pub enum ConfigError {
     Read {
         path: String,
-        source: std::io::Error,
+        source: bounded_lines::FileError,
     },
+    /// Not TOML, or not the keys and types a config has; `message` names the line and
+    /// column.
     Parse {
         path: String,
-        source: toml::de::Error,
+        message: String,
     },
     Invalid {
         path: String,
@@ -127,26 +134,62 @@ impl fmt::Display for ConfigError {
             ConfigError::Read { path, source } => {
                 write!(f, "cannot read config file {path}: {source}")
             }
-            ConfigError::Parse { path, source } => write!(f, "config file {path}: {source}"),
+            ConfigError::Parse { path, message } => write!(f, "config file {path}: {message}"),
             ConfigError::Invalid { path, reason } => write!(f, "config file {path}: {reason}"),
         }
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Read { source, .. } => Some(source),
+            ConfigError::Parse { .. } | ConfigError::Invalid { .. } => None,
+        }
+    }
+}
+
+/// The longest message a TOML error may add (the parts quoting the file are cut first).
+const MAX_MESSAGE_CHARS: usize = 200;
+
+/// A TOML error on one line, quoting at most an excerpt of the file.
+fn toml_message(text: &str, error: &toml::de::Error) -> String {
+    let mut message = error.message().replace('\n', "; ");
+    let mut place = String::new();
+    if let Some(span) = error.span() {
+        let before = text.get(..span.start).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        place = format!("line {line}, column {column}: ");
+        // The message quotes the offending key or value: keep an excerpt of it.
+        if let Some(quoted) = text.get(span) {
+            if quoted.chars().count() > bounded_lines::QUOTE_CHARS {
+                message = message.replace(quoted, &bounded_lines::excerpt(quoted));
+            }
+        }
+    }
+    if let Some((cut, _)) = message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        message.truncate(cut);
+        message.push('…');
+    }
+    place + &message
+}
 
 impl Config {
-    /// Reads and checks a configuration file.
+    /// Reads and checks a configuration file (at most [`MAX_CONFIG_BYTES`], lines of at
+    /// most [`bounded_lines::MAX_LINE`] bytes, a leading byte-order mark skipped).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: shown.clone(),
-            source,
-        })?;
-        Config::parse(&text).map_err(|e| match e {
-            ConfigError::Parse { source, .. } => ConfigError::Parse {
+        let text = bounded_lines::read_text(path, MAX_CONFIG_BYTES).map_err(|source| {
+            ConfigError::Read {
                 path: shown.clone(),
                 source,
+            }
+        })?;
+        Config::parse(&text).map_err(|e| match e {
+            ConfigError::Parse { message, .. } => ConfigError::Parse {
+                path: shown.clone(),
+                message,
             },
             ConfigError::Invalid { reason, .. } => ConfigError::Invalid {
                 path: shown.clone(),
@@ -158,14 +201,24 @@ impl Config {
 
     /// Parses and checks configuration text.
     pub fn parse(text: &str) -> Result<Config, ConfigError> {
-        let file: FileConfig = toml::from_str(text).map_err(|source| ConfigError::Parse {
-            path: String::new(),
-            source,
-        })?;
         let invalid = |reason: String| ConfigError::Invalid {
             path: String::new(),
             reason,
         };
+        for (index, line) in text.split('\n').enumerate() {
+            if line.len() > bounded_lines::MAX_LINE {
+                return Err(invalid(format!(
+                    "line {} too long ({} bytes; the limit is {})",
+                    index + 1,
+                    line.len(),
+                    bounded_lines::MAX_LINE
+                )));
+            }
+        }
+        let file: FileConfig = toml::from_str(text).map_err(|error| ConfigError::Parse {
+            path: String::new(),
+            message: toml_message(text, &error),
+        })?;
         if !SCAN_HZ_RANGE.contains(&file.scan_hz) {
             return Err(invalid(format!(
                 "scan_hz = {} is outside {}..={}",
@@ -334,5 +387,71 @@ mod tests {
             let msg = Config::parse(text).unwrap_err().to_string();
             assert!(msg.contains(want), "{msg:?} should contain {want:?}");
         }
+    }
+    #[test]
+    fn toml_errors_are_one_line_with_line_and_column() {
+        let msg = Config::parse(&MATRIX.replace("board_id", "bord_id"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            msg,
+            "config file : line 1, column 1: unknown field `bord_id`, expected one of `board_id`, `scan_hz`, `debounce_scans`, `baud`, `matrix`, `shift_register`"
+        );
+        let msg = Config::parse(&format!("{MATRIX}settle_us = = 3\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with("config file : line 5, column 13: "),
+            "{msg}"
+        );
+        assert!(!msg.contains('\n'), "{msg}");
+    }
+
+    #[test]
+    fn errors_quote_only_an_excerpt_of_the_file() {
+        let long = "k".repeat(5000);
+        for text in [
+            format!("board_id = 1\n{long} = 2\n"),
+            format!("board_id = \"{long}\"\n"),
+            format!("board_id = 1\n[matrix]\nrows = [{long}]\n"),
+        ] {
+            let msg = Config::parse(&text).unwrap_err().to_string();
+            assert!(msg.chars().count() < 260, "{} chars: {msg}", msg.len());
+        }
+        let msg = Config::parse(&format!("board_id = 1\n{long} = 2\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("line 2, column 1: unknown field `kkkk"),
+            "{msg}"
+        );
+        assert!(msg.contains("kkk…`"), "{msg}");
+    }
+
+    #[test]
+    fn a_line_over_64_kib_is_refused_naming_the_line() {
+        let text = format!("{MATRIX}# {}\n", "x".repeat(70_000));
+        let msg = Config::parse(&text).unwrap_err().to_string();
+        assert_eq!(
+            msg,
+            "config file : line 5 too long (70002 bytes; the limit is 65536)"
+        );
+    }
+
+    #[test]
+    fn load_skips_a_bom_and_limits_the_file_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("board.toml");
+        std::fs::write(&path, format!("\u{feff}{MATRIX}")).unwrap();
+        assert_eq!(Config::load(&path).unwrap().board.board_id, 1);
+        let start = std::time::Instant::now();
+        let msg = Config::load(Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            msg,
+            "cannot read config file /dev/zero: file too large (the limit is 4194304 bytes)"
+        );
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 }

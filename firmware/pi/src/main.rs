@@ -6,9 +6,10 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use kriegspiel_board::config::Config;
 use kriegspiel_board::pi::PiScanner;
-use kriegspiel_board::script::Script;
+use kriegspiel_board::script::{Script, MAX_SCRIPT_BYTES};
 use kriegspiel_board::selftest::{self, SimFaults};
-use kriegspiel_board::{serial, simulate};
+use kriegspiel_board::serial;
+use kriegspiel_board::simulate::{self, Sent};
 use kriegspiel_board_core::{Board, BoardConfig, BoardError, Square};
 
 /// Exit status for a bad script or argument value (nothing was sent).
@@ -52,6 +53,10 @@ enum Command {
         scan_hz: u16,
         #[arg(long, default_value_t = BoardConfig::default().debounce_scans)]
         debounce_scans: u8,
+        /// Print nothing on success (by default: a line per lift, place or fault sent, and a
+        /// summary at the end).
+        #[arg(long)]
+        quiet: bool,
     },
     /// Check every square: place a magnet on a1, b1, ... h8 in turn.
     SelfTest(SelfTestArgs),
@@ -104,13 +109,14 @@ fn main() -> ExitCode {
             board_id,
             scan_hz,
             debounce_scans,
+            quiet,
         } => {
             let config = BoardConfig {
                 board_id,
                 debounce_scans,
                 scan_hz,
             };
-            simulate_cmd(&script, &port, config)
+            simulate_cmd(&script, &port, config, quiet)
         }
         Command::SelfTest(args) => self_test(args),
     }
@@ -122,13 +128,14 @@ fn fail(code: u8, msg: impl std::fmt::Display) -> ExitCode {
 }
 
 fn load_script(path: &std::path::Path) -> Result<Script, ExitCode> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        fail(
-            EXIT_BAD_INPUT,
-            format!("cannot read script {}: {e}", path.display()),
-        )
-    })?;
-    Script::parse(&text).map_err(|e| fail(EXIT_BAD_INPUT, format!("{}: {e}", path.display())))
+    Script::load(path, MAX_SCRIPT_BYTES).map_err(|e| fail(EXIT_BAD_INPUT, e))
+}
+
+/// A line on standard output; a closed or full stdout never stops the board.
+fn say(line: impl std::fmt::Display) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
 }
 
 fn check_timing(config: BoardConfig) -> Result<(), ExitCode> {
@@ -136,22 +143,34 @@ fn check_timing(config: BoardConfig) -> Result<(), ExitCode> {
     if !SCAN_HZ_RANGE.contains(&config.scan_hz) {
         return Err(fail(
             EXIT_BAD_INPUT,
-            format!("--scan-hz {} is outside {SCAN_HZ_RANGE:?}", config.scan_hz),
+            format!(
+                "--scan-hz {} is outside {}..={}",
+                config.scan_hz,
+                SCAN_HZ_RANGE.start(),
+                SCAN_HZ_RANGE.end()
+            ),
         ));
     }
     if !DEBOUNCE_SCANS_RANGE.contains(&config.debounce_scans) {
         return Err(fail(
             EXIT_BAD_INPUT,
             format!(
-                "--debounce-scans {} is outside {DEBOUNCE_SCANS_RANGE:?}",
-                config.debounce_scans
+                "--debounce-scans {} is outside {}..={}",
+                config.debounce_scans,
+                DEBOUNCE_SCANS_RANGE.start(),
+                DEBOUNCE_SCANS_RANGE.end()
             ),
         ));
     }
     Ok(())
 }
 
-fn simulate_cmd(script_path: &std::path::Path, port: &str, config: BoardConfig) -> ExitCode {
+fn simulate_cmd(
+    script_path: &std::path::Path,
+    port: &str,
+    config: BoardConfig,
+    quiet: bool,
+) -> ExitCode {
     let script = match load_script(script_path).and_then(|s| check_timing(config).map(|()| s)) {
         Ok(s) => s,
         Err(code) => return code,
@@ -160,10 +179,23 @@ fn simulate_cmd(script_path: &std::path::Path, port: &str, config: BoardConfig) 
         Ok(pair) => pair,
         Err(e) => return fail(1, e),
     };
-    match simulate::run(&script, config, writer, &incoming) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(BoardError::Write(e)) => fail(1, format!("writing to {port}: {e}")),
-        Err(BoardError::Encode(e)) => fail(1, format!("encoding a frame: {e}")),
+    let mut sent = Sent::default();
+    let result = simulate::run(&script, config, writer, &incoming, |msg| {
+        if let Some(line) = sent.record(msg) {
+            if !quiet {
+                say(line);
+            }
+        }
+    });
+    match result {
+        Ok(()) => {
+            if !quiet {
+                say(sent);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e @ BoardError::Write(_)) => fail(1, format!("{port}: {e}")),
+        Err(e @ BoardError::Encode(_)) => fail(1, e),
     }
 }
 
@@ -195,7 +227,7 @@ fn run(config_path: &std::path::Path, port: &str) -> ExitCode {
         if let Err(e) = result {
             // The console end may be unplugged: keep scanning, it reconnects with a Hello.
             if last_complaint.is_none_or(|at| now.wrapping_sub(at) >= 5000) {
-                eprintln!("kriegspiel-board: {port}: {e:?} (still scanning)");
+                eprintln!("kriegspiel-board: {port}: {e} (still scanning)");
                 last_complaint = Some(now);
             }
         }
@@ -241,7 +273,7 @@ fn self_test(args: SelfTestArgs) -> ExitCode {
             &mut out,
         ) {
             Ok(report) => report,
-            Err(e) => return fail(1, format!("scan failed: {e:?}")),
+            Err(e) => return fail(1, format!("scan failed: {e}")),
         }
     };
     let mut out = std::io::stdout().lock();

@@ -1,9 +1,10 @@
 //! `kriegspiel-board self-test`: the per-square check of `hardware/README.md`.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::sync::mpsc::{self, TryRecvError};
 use std::time::Duration;
 
+use bounded_lines::LineReader;
 use kriegspiel_board_core::{Occupancy, Prompt, Scanner, SelfTest, SelfTestReport, Square};
 use reed_matrix::sim::PinBoard;
 
@@ -72,9 +73,10 @@ pub fn run_interactive<S: Scanner>(
 ) -> Result<SelfTestReport, S::Error> {
     let (tx, stdin_lines) = mpsc::channel();
     std::thread::spawn(move || {
-        for line in io::stdin().lock().lines() {
-            let Ok(line) = line else { return };
-            if tx.send(line).is_err() {
+        // Bounded lines: a line too long or not UTF-8 counts as Enter (skip the square).
+        let mut lines = LineReader::new(io::stdin().lock());
+        while let Ok(Some(line)) = lines.next_line() {
+            if tx.send(line.unwrap_or_default().to_owned()).is_err() {
                 return;
             }
         }

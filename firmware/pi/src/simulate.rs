@@ -3,23 +3,127 @@
 //! The script moves magnets on a [`PinBoard`]; the REAL [`ReedMatrix`] driver scans its
 //! pins, and the real [`Board`] debounces and sends frames, in real time.
 
+use std::fmt;
 use std::sync::mpsc::Receiver;
 
 use kriegspiel_board_core::{Board, BoardConfig, BoardError, FrameWriter};
+use kriegspiel_link::{square_name, BoardMsg, Decoder};
 use reed_matrix::sim::{InstantDelay, PinBoard};
 use reed_matrix::{MatrixConfig, ReedMatrix};
 
 use crate::pacer::Pacer;
 use crate::script::{Action, Script};
 
+/// What the board sent, counted by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sent {
+    pub hellos: u32,
+    pub snapshots: u32,
+    pub lifts: u32,
+    pub places: u32,
+    pub heartbeats: u32,
+    pub faults: u32,
+    /// Board time of the last message that carries one.
+    pub last_board_ms: u32,
+}
+
+impl Sent {
+    /// Counts `msg`; returns the line a person watching wants for it: one per lift, place
+    /// or fault (hellos, snapshots and heartbeats are only counted).
+    pub fn record(&mut self, msg: &BoardMsg) -> Option<String> {
+        let name = |sq: u8| String::from_utf8_lossy(&square_name(sq)).into_owned();
+        match *msg {
+            BoardMsg::Hello { .. } => {
+                self.hellos += 1;
+                None
+            }
+            BoardMsg::Snapshot { board_ms, .. } => {
+                self.snapshots += 1;
+                self.last_board_ms = board_ms;
+                None
+            }
+            BoardMsg::Heartbeat { board_ms } => {
+                self.heartbeats += 1;
+                self.last_board_ms = board_ms;
+                None
+            }
+            BoardMsg::Lift { square, board_ms } => {
+                self.lifts += 1;
+                self.last_board_ms = board_ms;
+                Some(format!("lift {} at {board_ms} ms", name(square)))
+            }
+            BoardMsg::Place { square, board_ms } => {
+                self.places += 1;
+                self.last_board_ms = board_ms;
+                Some(format!("place {} at {board_ms} ms", name(square)))
+            }
+            BoardMsg::Fault { code, board_ms } => {
+                self.faults += 1;
+                self.last_board_ms = board_ms;
+                Some(format!("fault {} at {board_ms} ms", code.name()))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Sent {
+    /// The summary line: `sent 3 lifts, 3 places, 1 hello, 10 snapshots, 4 heartbeats,
+    /// 0 faults in 4212 ms`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = |count: u32, one: &str, many: &str| {
+            format!("{count} {}", if count == 1 { one } else { many })
+        };
+        write!(
+            f,
+            "sent {}, {}, {}, {}, {}, {} in {} ms",
+            n(self.lifts, "lift", "lifts"),
+            n(self.places, "place", "places"),
+            n(self.hellos, "hello", "hellos"),
+            n(self.snapshots, "snapshot", "snapshots"),
+            n(self.heartbeats, "heartbeat", "heartbeats"),
+            n(self.faults, "fault", "faults"),
+            self.last_board_ms
+        )
+    }
+}
+
+/// A writer that tells `on_sent` each message it has sent (decoded from the frame bytes, so
+/// it is exactly what went out).
+struct Tap<W, F> {
+    inner: W,
+    decoder: Decoder<BoardMsg>,
+    on_sent: F,
+}
+
+impl<W: fmt::Debug, F> fmt::Debug for Tap<W, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tap").field("inner", &self.inner).finish()
+    }
+}
+
+impl<W: FrameWriter, F: FnMut(&BoardMsg)> FrameWriter for Tap<W, F> {
+    type Error = W::Error;
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), W::Error> {
+        self.inner.write_all(bytes)?;
+        let on_sent = &mut self.on_sent;
+        self.decoder.feed(bytes, |frame| {
+            if let Ok(frame) = frame {
+                on_sent(&frame.body);
+            }
+        });
+        Ok(())
+    }
+}
+
 /// Plays `script` on simulated pins and sends the board's frames to `writer`, answering
-/// console bytes from `incoming`. Returns once every event has been reported and a final
-/// snapshot sent.
-pub fn run<W: FrameWriter>(
+/// console bytes from `incoming`; `on_sent` sees every message as it goes out. Returns once
+/// every event has been reported and a final snapshot sent.
+pub fn run<W: FrameWriter + fmt::Debug>(
     script: &Script,
     config: BoardConfig,
     writer: W,
     incoming: &Receiver<Vec<u8>>,
+    on_sent: impl FnMut(&BoardMsg),
 ) -> Result<(), BoardError<W::Error>> {
     let pins = PinBoard::new();
     pins.set_magnets(script.initial);
@@ -29,7 +133,12 @@ pub fn run<W: FrameWriter>(
         InstantDelay,
         MatrixConfig::default(),
     );
-    let mut board = Board::new(matrix, writer, config);
+    let tap = Tap {
+        inner: writer,
+        decoder: Decoder::new(),
+        on_sent,
+    };
+    let mut board = Board::new(matrix, tap, config);
     let mut pacer = Pacer::new();
     let mut next_event = 0;
     loop {
@@ -57,4 +166,98 @@ pub fn sim_matrix(
         InstantDelay,
         MatrixConfig::default(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kriegspiel_link::FaultCode;
+
+    #[test]
+    fn lifts_places_and_faults_get_a_line_the_rest_is_counted() {
+        let mut sent = Sent::default();
+        let hello = BoardMsg::Hello {
+            protocol: 1,
+            firmware: [0, 1, 0],
+            board_id: 1,
+        };
+        assert_eq!(sent.record(&hello), None);
+        assert_eq!(
+            sent.record(&BoardMsg::Snapshot {
+                occupancy: 0xFFFF,
+                board_ms: 0
+            }),
+            None
+        );
+        assert_eq!(
+            sent.record(&BoardMsg::Lift {
+                square: 12,
+                board_ms: 1012
+            })
+            .as_deref(),
+            Some("lift e2 at 1012 ms")
+        );
+        assert_eq!(
+            sent.record(&BoardMsg::Place {
+                square: 28,
+                board_ms: 1412
+            })
+            .as_deref(),
+            Some("place e4 at 1412 ms")
+        );
+        assert_eq!(
+            sent.record(&BoardMsg::Fault {
+                code: FaultCode::BadFrame,
+                board_ms: 1500
+            })
+            .as_deref(),
+            Some("fault bad_frame at 1500 ms")
+        );
+        assert_eq!(sent.record(&BoardMsg::Heartbeat { board_ms: 1700 }), None);
+        assert_eq!(
+            sent.to_string(),
+            "sent 1 lift, 1 place, 1 hello, 1 snapshot, 1 heartbeat, 1 fault in 1700 ms"
+        );
+    }
+
+    /// Frames land in a vector.
+    #[derive(Debug, Default)]
+    struct Wire(Vec<u8>);
+
+    impl FrameWriter for Wire {
+        type Error = std::convert::Infallible;
+        fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::Error> {
+            self.0.extend_from_slice(bytes);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn run_reports_every_message_it_sends() {
+        let script = Script::parse("occupied white\n20 lift e2\n60 place e4\n").unwrap();
+        let (_tx, incoming) = std::sync::mpsc::channel();
+        let mut seen = Vec::new();
+        let config = BoardConfig {
+            board_id: 3,
+            ..BoardConfig::default()
+        };
+        run(&script, config, Wire::default(), &incoming, |m| {
+            seen.push(*m)
+        })
+        .unwrap();
+        assert!(
+            matches!(seen[0], BoardMsg::Hello { board_id: 3, .. }),
+            "{seen:?}"
+        );
+        let moves: Vec<String> = seen
+            .iter()
+            .filter_map(|m| Sent::default().record(m))
+            .map(|line| line.split(" at ").next().unwrap_or("").to_owned())
+            .collect();
+        assert_eq!(moves, ["lift e2", "place e4"]);
+        assert!(
+            matches!(seen.last(), Some(BoardMsg::Snapshot { occupancy, .. }) if *occupancy == 0xEFFF | (1 << 28)),
+            "{seen:?}"
+        );
+    }
 }

@@ -128,3 +128,125 @@ fn a_bad_config_file_is_named_and_exits_2() {
         "{stderr}"
     );
 }
+
+/// Runs the program with a deadline, so that a regression fails instead of hanging.
+fn output_within(mut command: Command, limit: std::time::Duration) -> Output {
+    use std::process::Stdio;
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{command:?} still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn an_endless_script_ends_promptly_with_a_clear_error() {
+    for args in [
+        vec!["simulate", "--port", "/dev/null", "--script", "/dev/zero"],
+        vec!["self-test", "--simulate", "--script", "/dev/zero"],
+    ] {
+        let mut command = Command::new(BIN);
+        command.args(&args);
+        let out = output_within(command, std::time::Duration::from_secs(10));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            "kriegspiel-board: /dev/zero: script line 1: line too long (more than 65536 bytes)"
+        );
+    }
+}
+
+#[test]
+fn long_lines_and_large_files_are_one_short_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // A script line over 64 KiB, after a good line.
+    let script = file(
+        dir.path(),
+        "long.txt",
+        &format!("occupied white\n10 lift {}\n", "e".repeat(70_000)),
+    );
+    let out = Command::new(BIN)
+        .args(["simulate", "--port", "/dev/null", "--script"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("long.txt: script line 2: line too long (70008 bytes; the limit is 65536)"),
+        "{stderr}"
+    );
+    // A bad square of 60,000 characters is quoted in at most 80.
+    let script = file(
+        dir.path(),
+        "square.txt",
+        &format!("occupied white\n10 lift {}\n", "e".repeat(60_000)),
+    );
+    let out = Command::new(BIN)
+        .args(["simulate", "--port", "/dev/null", "--script"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.len() < 200, "{} bytes: {stderr}", stderr.len());
+    assert!(stderr.contains("script line 2: 'eeee"), "{stderr}");
+    // A config line over 64 KiB, and a config that never ends.
+    let config = file(
+        dir.path(),
+        "board.toml",
+        &format!("{CONFIG}# {}\n", "x".repeat(70_000)),
+    );
+    for (path, want) in [
+        (
+            config.as_path(),
+            "board.toml: line 5 too long (70002 bytes; the limit is 65536)",
+        ),
+        (
+            Path::new("/dev/zero"),
+            "cannot read config file /dev/zero: file too large (the limit is 4194304 bytes)",
+        ),
+    ] {
+        let mut command = Command::new(BIN);
+        command
+            .args(["run", "--port", "/dev/null", "--config"])
+            .arg(path);
+        let out = output_within(command, std::time::Duration::from_secs(10));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(want), "{stderr}");
+    }
+}
+
+#[test]
+fn toml_mistakes_are_one_line_naming_the_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = file(
+        dir.path(),
+        "board.toml",
+        &CONFIG.replace("board_id", "bord_id"),
+    );
+    let out = Command::new(BIN)
+        .args(["run", "--port", "/dev/null", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("board.toml: line 1, column 1: unknown field `bord_id`"),
+        "{stderr}"
+    );
+}

@@ -124,6 +124,7 @@ fn simulate_sends_hello_snapshot_events_in_order_periodic_snapshots_and_answers_
         .arg(&pty.a)
         .arg("--script")
         .arg(&script)
+        .stdout(Stdio::null())
         .spawn()
         .unwrap();
 
@@ -262,6 +263,7 @@ fn simulate_answers_hello_and_ping() {
         .arg(&pty.a)
         .arg("--script")
         .arg(&script)
+        .stdout(Stdio::null())
         .spawn()
         .unwrap();
     // Wait for the board's own Hello + Snapshot, then greet it as a console reconnecting.
@@ -353,4 +355,79 @@ fn a_missing_port_is_a_clear_error() {
         stderr.contains("cannot open serial port /nonexistent/tty"),
         "{stderr}"
     );
+}
+
+/// Runs `simulate` on `script` over a fresh pty pair, draining the console end; returns
+/// its output.
+fn simulate_output(script_text: &[u8], extra: &[&str]) -> std::process::Output {
+    let pty = PtyPair::new();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.txt");
+    std::fs::write(&script, script_text).unwrap();
+    let (_console, _frames) = frame_reader(&pty.b, Instant::now());
+    let mut child = Command::new(BIN)
+        .args(["simulate", "--port"])
+        .arg(&pty.a)
+        .arg("--script")
+        .arg(&script)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("simulate did not finish");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn simulate_prints_each_lift_and_place_it_sends_and_a_summary() {
+    // A script saved by an editor that writes a byte-order mark.
+    let out = simulate_output(
+        b"\xEF\xBB\xBFoccupied white\n100 lift e2\n300 place e4\n",
+        &[],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    let time_of = |line: &str, prefix: &str| -> u32 {
+        let ms = line
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix(" ms"))
+            .unwrap_or_else(|| panic!("{line:?} is not '{prefix}N ms'"));
+        ms.parse().unwrap()
+    };
+    assert!(
+        (100..200).contains(&time_of(lines[0], "lift e2 at ")),
+        "{stdout}"
+    );
+    assert!(
+        (300..400).contains(&time_of(lines[1], "place e4 at ")),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("sent 1 lift, 1 place, 1 hello, "),
+        "{stdout}"
+    );
+    assert!(lines[2].ends_with(" ms"), "{stdout}");
+}
+
+#[test]
+fn simulate_quiet_prints_nothing() {
+    let out = simulate_output(b"occupied white\n100 lift e2\n", &["--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
