@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, MissedTickBehavior};
@@ -50,10 +50,27 @@ impl BoardLink {
         config: LinkConfig,
     ) -> (BoardLinkHandle, mpsc::Receiver<Report>) {
         let path = path.into();
+        let baud = config.baud;
+        Self::spawn_with(
+            move || open(&path, baud).map_err(|e| format!("cannot open {}: {e}", path.display())),
+            config,
+        )
+    }
+
+    /// Starts a link over any byte stream that `open` (re)opens: a simulated board in the
+    /// same process, a network connection. The same link logic as for a serial port.
+    pub fn spawn_with<P, F>(
+        open: F,
+        config: LinkConfig,
+    ) -> (BoardLinkHandle, mpsc::Receiver<Report>)
+    where
+        P: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        F: FnMut() -> Result<P, String> + Send + 'static,
+    {
         let (reports_tx, reports_rx) = mpsc::channel(config.channel_capacity.max(1));
         let (health_tx, health_rx) = watch::channel(Health::default());
         let (commands_tx, commands_rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(run(path, config, reports_tx, health_tx, commands_rx));
+        let task = tokio::spawn(run(open, config, reports_tx, health_tx, commands_rx));
         (
             BoardLinkHandle {
                 task,
@@ -118,13 +135,16 @@ enum End {
     ConsumerGone,
 }
 
-async fn run(
-    path: PathBuf,
+async fn run<P, F>(
+    mut open: F,
     config: LinkConfig,
     reports: mpsc::Sender<Report>,
     health: watch::Sender<Health>,
     commands: mpsc::UnboundedReceiver<Command>,
-) {
+) where
+    P: AsyncRead + AsyncWrite + Unpin,
+    F: FnMut() -> Result<P, String>,
+{
     let mut channels = Channels {
         reports,
         health,
@@ -133,7 +153,7 @@ async fn run(
     };
     let mut core = LinkCore::new(config.timing);
     loop {
-        match open(&path, config.baud) {
+        match open() {
             Ok(mut port) => {
                 core.opened(channels.now());
                 match session(&mut core, &mut port, &config, &mut channels).await {
@@ -142,7 +162,7 @@ async fn run(
                 }
             }
             Err(error) => {
-                core.open_failed(format!("cannot open {}: {error}", path.display()));
+                core.open_failed(error);
                 if !deliver(&mut core, &channels).await {
                     return;
                 }
@@ -172,9 +192,9 @@ async fn deliver(core: &mut LinkCore, channels: &Channels) -> bool {
     true
 }
 
-async fn session(
+async fn session<P: AsyncRead + AsyncWrite + Unpin>(
     core: &mut LinkCore,
-    port: &mut SerialStream,
+    port: &mut P,
     config: &LinkConfig,
     channels: &mut Channels,
 ) -> End {

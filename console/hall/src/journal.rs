@@ -1,0 +1,410 @@
+//! The journal: one SQLite file holding every game of every table and every input event,
+//! committed (WAL, `synchronous=FULL`) before the hall publishes what the event caused.
+//!
+//! Each event is stored as its trace line (docs/TRACE-FORMAT.md), with the table time, the
+//! wall-clock time, the board's own time for board events, and a CRC over all of it, so a
+//! damaged row is found and named; everything before the damage stays readable.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use kriegspiel_table::trace::{parse_event, render_event};
+use kriegspiel_table::{Event, Millis};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+
+use crate::setup::TableSetup;
+
+/// The schema this program writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The longest event line kept (an arbiter's FEN or reason is the longest input).
+const MAX_LINE: usize = 4096;
+
+const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+
+/// A game's number in the journal.
+pub type GameId = i64;
+
+/// Why the journal cannot be used, or where it is damaged.
+#[derive(Debug)]
+pub enum JournalError {
+    Open {
+        path: PathBuf,
+        error: rusqlite::Error,
+    },
+    /// The file is not a journal of this program (another database, another file).
+    NotAJournal { path: PathBuf, detail: String },
+    /// Written by a newer version of the program.
+    Schema { path: PathBuf, found: u32 },
+    /// SQLite failed (a full disk, a damaged file).
+    Sqlite {
+        doing: &'static str,
+        error: rusqlite::Error,
+    },
+    /// One stored row does not read back as written.
+    Damaged {
+        game: GameId,
+        seq: i64,
+        what: String,
+    },
+    /// An event line too long or unreadable was refused before it was written.
+    BadEvent(String),
+}
+
+impl fmt::Display for JournalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JournalError::Open { path, error } => {
+                write!(f, "cannot open the journal {}: {error}", path.display())
+            }
+            JournalError::NotAJournal { path, detail } => write!(
+                f,
+                "{} is not a Kriegspiel journal (or it is damaged beyond reading): {detail}",
+                path.display()
+            ),
+            JournalError::Schema { path, found } => write!(
+                f,
+                "{} has journal schema {found}; this program reads schema {SCHEMA_VERSION} (use a newer program)",
+                path.display()
+            ),
+            JournalError::Sqlite { doing, error } => write!(f, "journal: {doing}: {error}"),
+            JournalError::Damaged { game, seq, what } => {
+                write!(f, "journal damaged at game {game}, event {seq}: {what}")
+            }
+            JournalError::BadEvent(what) => write!(f, "journal: event not written: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for JournalError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            JournalError::Open { error, .. } | JournalError::Sqlite { error, .. } => Some(error),
+            JournalError::NotAJournal { .. }
+            | JournalError::Schema { .. }
+            | JournalError::Damaged { .. }
+            | JournalError::BadEvent(_) => None,
+        }
+    }
+}
+
+fn sql(doing: &'static str) -> impl Fn(rusqlite::Error) -> JournalError {
+    move |error| JournalError::Sqlite { doing, error }
+}
+
+/// A game as the journal holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameRecord {
+    pub id: GameId,
+    /// The table's name (the same name resumes the same table).
+    pub name: String,
+    pub setup: TableSetup,
+    /// Wall-clock time the game started (Unix milliseconds).
+    pub started_wall_ms: i64,
+}
+
+/// One stored event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalEvent {
+    pub seq: i64,
+    pub event: Event,
+    /// Wall-clock time it was written (Unix milliseconds).
+    pub wall_ms: i64,
+    /// The board's own clock for a board event.
+    pub board_ms: Option<u32>,
+}
+
+/// The events of one game that read back, and the damage that stopped the reading, if any.
+#[derive(Debug)]
+pub struct GameEvents {
+    pub events: Vec<JournalEvent>,
+    pub damage: Option<JournalError>,
+}
+
+/// An open journal file.
+#[derive(Debug)]
+pub struct Journal {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Journal {
+    /// Opens (or creates) the journal at `path`.
+    pub fn open(path: &Path) -> Result<Journal, JournalError> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|error| JournalError::Open {
+            path: path.to_owned(),
+            error,
+        })?;
+        let not_journal = |e: rusqlite::Error| JournalError::NotAJournal {
+            path: path.to_owned(),
+            detail: e.to_string(),
+        };
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(not_journal)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(not_journal)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(not_journal)?;
+        let tables: Vec<String> = {
+            let mut stmt = conn
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+                .map_err(not_journal)?;
+            let rows = stmt
+                .query_map([], |r| r.get::<_, String>(0))
+                .map_err(not_journal)?;
+            rows.collect::<Result<_, _>>().map_err(not_journal)?
+        };
+        if tables.is_empty() {
+            conn.execute_batch(
+                "BEGIN;
+                 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                 CREATE TABLE games (
+                     id INTEGER PRIMARY KEY,
+                     name TEXT NOT NULL,
+                     setup TEXT NOT NULL,
+                     started_wall_ms INTEGER NOT NULL,
+                     crc INTEGER NOT NULL
+                 );
+                 CREATE TABLE events (
+                     game INTEGER NOT NULL REFERENCES games(id),
+                     seq INTEGER NOT NULL,
+                     at INTEGER NOT NULL,
+                     wall_ms INTEGER NOT NULL,
+                     line TEXT NOT NULL,
+                     board_ms INTEGER,
+                     crc INTEGER NOT NULL,
+                     PRIMARY KEY (game, seq)
+                 );
+                 COMMIT;",
+            )
+            .map_err(sql("creating the journal"))?;
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema', ?1), ('program', 'kriegspiel')",
+                params![SCHEMA_VERSION.to_string()],
+            )
+            .map_err(sql("creating the journal"))?;
+        } else {
+            let found: Option<String> = conn
+                .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(|e| JournalError::NotAJournal {
+                    path: path.to_owned(),
+                    detail: e.to_string(),
+                })?;
+            let found: u32 =
+                found
+                    .and_then(|v| v.parse().ok())
+                    .ok_or_else(|| JournalError::NotAJournal {
+                        path: path.to_owned(),
+                        detail: "no schema version".to_owned(),
+                    })?;
+            if found != SCHEMA_VERSION {
+                return Err(JournalError::Schema {
+                    path: path.to_owned(),
+                    found,
+                });
+            }
+        }
+        Ok(Journal {
+            conn,
+            path: path.to_owned(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Starts a new game of the table `name`.
+    pub fn new_game(
+        &mut self,
+        name: &str,
+        setup: &TableSetup,
+        wall_ms: i64,
+    ) -> Result<GameId, JournalError> {
+        let setup_json = serde_json::to_string(setup)
+            .map_err(|e| JournalError::BadEvent(format!("table setup: {e}")))?;
+        let crc = game_crc(name, &setup_json, wall_ms);
+        self.conn
+            .execute(
+                "INSERT INTO games (name, setup, started_wall_ms, crc) VALUES (?1, ?2, ?3, ?4)",
+                params![name, setup_json, wall_ms, crc],
+            )
+            .map_err(sql("starting a game"))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Writes one event; it is on disk when this returns.
+    pub fn append(
+        &mut self,
+        game: GameId,
+        seq: i64,
+        event: &Event,
+        wall_ms: i64,
+        board_ms: Option<u32>,
+    ) -> Result<(), JournalError> {
+        let line = render_event(event);
+        if line.len() > MAX_LINE {
+            return Err(JournalError::BadEvent(format!(
+                "a line of {} bytes (at most {MAX_LINE})",
+                line.len()
+            )));
+        }
+        let at = i64::try_from(event.at)
+            .map_err(|_| JournalError::BadEvent("a table time beyond any game".to_owned()))?;
+        let crc = event_crc(game, seq, at, wall_ms, &line, board_ms);
+        self.conn
+            .prepare_cached(
+                "INSERT INTO events (game, seq, at, wall_ms, line, board_ms, crc)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .and_then(|mut s| s.execute(params![game, seq, at, wall_ms, line, board_ms, crc]))
+            .map_err(sql("writing an event"))?;
+        Ok(())
+    }
+
+    /// Every game, oldest first. A damaged game row ends the list with its error.
+    pub fn games(&self) -> Result<Vec<GameRecord>, JournalError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, name, setup, started_wall_ms, crc FROM games ORDER BY id")
+            .map_err(sql("reading the games"))?;
+        let mut rows = stmt.query([]).map_err(sql("reading the games"))?;
+        let mut games = Vec::new();
+        while let Some(row) = rows.next().map_err(sql("reading the games"))? {
+            let read =
+                |row: &rusqlite::Row<'_>| -> rusqlite::Result<(i64, String, String, i64, u32)> {
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                    ))
+                };
+            let (id, name, setup_json, started, crc) = read(row).map_err(sql("reading a game"))?;
+            if game_crc(&name, &setup_json, started) != crc {
+                return Err(JournalError::Damaged {
+                    game: id,
+                    seq: 0,
+                    what: "the game's set-up does not match its checksum".to_owned(),
+                });
+            }
+            let setup: TableSetup =
+                serde_json::from_str(&setup_json).map_err(|e| JournalError::Damaged {
+                    game: id,
+                    seq: 0,
+                    what: format!("unreadable set-up: {e}"),
+                })?;
+            games.push(GameRecord {
+                id,
+                name,
+                setup,
+                started_wall_ms: started,
+            });
+        }
+        Ok(games)
+    }
+
+    /// The events of a game in order, up to the first damage.
+    pub fn events(&self, game: GameId) -> GameEvents {
+        let mut events = Vec::new();
+        let damage = self.read_events(game, &mut events).err();
+        GameEvents { events, damage }
+    }
+
+    fn read_events(&self, game: GameId, out: &mut Vec<JournalEvent>) -> Result<(), JournalError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT seq, at, wall_ms, line, board_ms, crc FROM events
+                 WHERE game = ?1 ORDER BY seq",
+            )
+            .map_err(sql("reading events"))?;
+        let mut rows = stmt.query(params![game]).map_err(sql("reading events"))?;
+        let mut expected_seq = 1;
+        let mut last_at = 0;
+        loop {
+            let row = match rows.next() {
+                Ok(Some(row)) => row,
+                Ok(None) => return Ok(()),
+                Err(error) => {
+                    return Err(JournalError::Damaged {
+                        game,
+                        seq: expected_seq,
+                        what: format!("SQLite cannot read further: {error}"),
+                    })
+                }
+            };
+            let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<(i64, i64, i64, String, Option<u32>, u32)> {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?))
+            };
+            let damaged = |what: String| JournalError::Damaged {
+                game,
+                seq: expected_seq,
+                what,
+            };
+            let (seq, at, wall_ms, line, board_ms, crc) =
+                read(row).map_err(|e| damaged(format!("unreadable row: {e}")))?;
+            if seq != expected_seq {
+                return Err(damaged(format!(
+                    "event {expected_seq} is missing (found {seq})"
+                )));
+            }
+            if event_crc(game, seq, at, wall_ms, &line, board_ms) != crc {
+                return Err(damaged("the event does not match its checksum".to_owned()));
+            }
+            let event =
+                parse_event(&line).map_err(|e| damaged(format!("unreadable event: {e}")))?;
+            if Millis::try_from(at).ok() != Some(event.at) || event.at < last_at {
+                return Err(damaged("the event's time is out of order".to_owned()));
+            }
+            last_at = event.at;
+            out.push(JournalEvent {
+                seq,
+                event,
+                wall_ms,
+                board_ms,
+            });
+            expected_seq += 1;
+        }
+    }
+}
+
+fn game_crc(name: &str, setup: &str, wall_ms: i64) -> u32 {
+    let mut d = CRC.digest();
+    d.update(name.as_bytes());
+    d.update(&[0]);
+    d.update(setup.as_bytes());
+    d.update(&wall_ms.to_le_bytes());
+    d.finalize()
+}
+
+fn event_crc(
+    game: GameId,
+    seq: i64,
+    at: i64,
+    wall_ms: i64,
+    line: &str,
+    board_ms: Option<u32>,
+) -> u32 {
+    let mut d = CRC.digest();
+    d.update(&game.to_le_bytes());
+    d.update(&seq.to_le_bytes());
+    d.update(&at.to_le_bytes());
+    d.update(&wall_ms.to_le_bytes());
+    d.update(line.as_bytes());
+    match board_ms {
+        Some(ms) => d.update(&ms.to_le_bytes()),
+        None => d.update(&[0xff]),
+    }
+    d.finalize()
+}

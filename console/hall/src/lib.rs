@@ -1,0 +1,19 @@
+//! The hall: many Kriegspiel tables in one process, each with its boards (serial or
+//! simulated), its clock and its players' channels; the journal that survives a crash; the
+//! PGN and event-log export. Front ends (the JSON-lines commands, the arbiter's window,
+//! speakers) send commands and subscribe to events; none reaches into a table.
+
+mod clock;
+pub mod journal;
+pub mod pgn;
+mod service;
+pub mod setup;
+pub mod sim;
+
+pub use clock::TableClock;
+pub use journal::{GameId, GameRecord, Journal, JournalError, JournalEvent};
+pub use service::{
+    board_input, start, view, BoardSource, HallCommand, HallError, HallEvent, HallGone, HallHandle,
+    RunningHall, TableNo, TableSpec, TableView, TimeMode, SUBSCRIBER_QUEUE,
+};
+pub use setup::{SetupError, TableSetup};

@@ -1,0 +1,578 @@
+//! The hall: N tables in one process. Front ends send [`HallCommand`]s from any thread and
+//! subscribe to [`HallEvent`]s; every input is written to the journal before the table
+//! applies it and before anything it caused is published. A slow subscriber loses events
+//! (it is told how many), never holds a table back.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use kriegspiel_boardlink::{BoardLink, BoardLinkHandle, LinkConfig, LinkEvent, Report};
+use kriegspiel_referee::shakmaty::fen::Fen;
+use kriegspiel_referee::shakmaty::{Bitboard, Color, EnPassantMode, Square};
+use kriegspiel_referee::{GameResult, Lang, Wording};
+use kriegspiel_table::{BoardInput, Event, Input, Millis, Output, Table};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::clock::TableClock;
+use crate::journal::{GameId, Journal, JournalError};
+use crate::setup::{SetupError, TableSetup};
+use crate::sim::{self, SimScript};
+
+/// Where a player's board is.
+#[derive(Debug, Clone)]
+pub enum BoardSource {
+    /// A serial port or pseudo-terminal.
+    Serial(PathBuf),
+    /// A board simulated in this process, playing a script in table time.
+    Simulated {
+        script: Arc<SimScript>,
+        board_id: u32,
+    },
+    /// No board (a player on keypad or voice only, or a table being set up).
+    Absent,
+}
+
+/// One table of the round.
+#[derive(Debug, Clone)]
+pub struct TableSpec {
+    /// The table's name: the journal resumes the unfinished game of the same name.
+    pub name: String,
+    pub setup: TableSetup,
+    pub white: BoardSource,
+    pub black: BoardSource,
+}
+
+/// How the hall's time passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeMode {
+    Real,
+    /// Simulated time: no real waits; only for simulated boards.
+    Simulated,
+}
+
+/// The hall's table number: 1, 2, … in the order of the round.
+pub type TableNo = usize;
+
+/// What a front end asks of the hall.
+#[derive(Debug, Clone)]
+pub enum HallCommand {
+    /// A player's or the arbiter's input for a table.
+    Input { table: TableNo, input: Input },
+    /// Stops every table (everything already journaled stays).
+    Shutdown,
+}
+
+/// A table's state as the arbiter sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableView {
+    pub table: TableNo,
+    pub at: Millis,
+    pub fen: String,
+    pub to_move: Color,
+    pub paused: bool,
+    pub result: Option<Option<GameResult>>,
+    pub clocks: Option<(kriegspiel_referee::shakmaty::ByColor<Millis>, Option<Color>)>,
+    /// What each board shows, and whether it matches the official position.
+    pub boards: [(Bitboard, bool); 2],
+    pub touched: [Option<Square>; 2],
+}
+
+/// What the hall publishes.
+#[derive(Debug, Clone)]
+pub enum HallEvent {
+    /// A table is running: a new game, or an unfinished one resumed from the journal.
+    Opened {
+        table: TableNo,
+        name: String,
+        game: GameId,
+        /// Journaled events replayed to resume; 0 for a new game.
+        resumed_events: usize,
+        wording: Wording,
+        lang: Lang,
+    },
+    Output {
+        table: TableNo,
+        at: Millis,
+        output: Output,
+    },
+    Link {
+        table: TableNo,
+        color: Color,
+        event: LinkEvent,
+    },
+    View(Box<TableView>),
+    /// The game is over (result `None`: voided).
+    Ended {
+        table: TableNo,
+        result: Option<GameResult>,
+        fen: String,
+    },
+    /// The table stopped: its journal could not be written (nothing after this was applied).
+    Failed {
+        table: TableNo,
+        error: String,
+    },
+}
+
+/// Why the hall could not start.
+#[derive(Debug)]
+pub enum HallError {
+    Journal(JournalError),
+    /// A table's set-up is wrong.
+    Setup {
+        table: String,
+        error: SetupError,
+    },
+    /// A game in the journal cannot be resumed.
+    Resume {
+        table: String,
+        error: String,
+    },
+    /// `--fast` (simulated time) with a real board.
+    SimulatedTimeNeedsSimulatedBoards {
+        table: String,
+    },
+    Runtime(std::io::Error),
+    NoTables,
+}
+
+impl std::fmt::Display for HallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HallError::Journal(e) => e.fmt(f),
+            HallError::Setup { table, error } => write!(f, "table '{table}': {error}"),
+            HallError::Resume { table, error } => {
+                write!(f, "table '{table}': cannot resume its game: {error}")
+            }
+            HallError::SimulatedTimeNeedsSimulatedBoards { table } => write!(
+                f,
+                "table '{table}': simulated time works with simulated boards only"
+            ),
+            HallError::Runtime(e) => write!(f, "cannot start the hall's runtime: {e}"),
+            HallError::NoTables => f.write_str("a hall needs at least one table"),
+        }
+    }
+}
+
+impl std::error::Error for HallError {}
+
+impl From<JournalError> for HallError {
+    fn from(e: JournalError) -> HallError {
+        HallError::Journal(e)
+    }
+}
+
+/// Sends commands to a running hall; cheap to clone, usable from any thread.
+#[derive(Debug, Clone)]
+pub struct HallHandle {
+    commands: mpsc::UnboundedSender<HallCommand>,
+    events: broadcast::Sender<HallEvent>,
+}
+
+/// The hall has stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HallGone;
+
+impl std::fmt::Display for HallGone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the hall has stopped")
+    }
+}
+
+impl std::error::Error for HallGone {}
+
+impl HallHandle {
+    pub fn send(&self, command: HallCommand) -> Result<(), HallGone> {
+        self.commands.send(command).map_err(|_| HallGone)
+    }
+
+    pub fn input(&self, table: TableNo, input: Input) -> Result<(), HallGone> {
+        self.send(HallCommand::Input { table, input })
+    }
+
+    /// A new subscriber, from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<HallEvent> {
+        self.events.subscribe()
+    }
+}
+
+/// Events a subscriber may fall behind by before it loses the oldest.
+pub const SUBSCRIBER_QUEUE: usize = 8192;
+
+/// A running hall: its handle, a first subscription that saw everything from the start,
+/// and the thread that runs it.
+#[derive(Debug)]
+pub struct RunningHall {
+    pub handle: HallHandle,
+    pub events: broadcast::Receiver<HallEvent>,
+    pub thread: std::thread::JoinHandle<()>,
+}
+
+/// A table ready to run: its table (replayed when resumed) and its journal place.
+struct Prepared {
+    no: TableNo,
+    spec: TableSpec,
+    game: GameId,
+    table: Table,
+    started: Vec<Output>,
+    seq: i64,
+    resumed: usize,
+    /// Wall-clock milliseconds since the last journaled event, when resumed.
+    down_ms: Option<Millis>,
+}
+
+pub(crate) fn wall_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Starts a hall on its own thread.
+pub fn start(
+    journal: Journal,
+    specs: Vec<TableSpec>,
+    mode: TimeMode,
+) -> Result<RunningHall, HallError> {
+    if specs.is_empty() {
+        return Err(HallError::NoTables);
+    }
+    let mut journal = journal;
+    let games = journal.games()?;
+    let mut prepared = Vec::with_capacity(specs.len());
+    for (i, spec) in specs.into_iter().enumerate() {
+        if mode == TimeMode::Simulated
+            && [&spec.white, &spec.black]
+                .iter()
+                .any(|s| matches!(s, BoardSource::Serial(_)))
+        {
+            return Err(HallError::SimulatedTimeNeedsSimulatedBoards { table: spec.name });
+        }
+        let config = spec.setup.config().map_err(|error| HallError::Setup {
+            table: spec.name.clone(),
+            error,
+        })?;
+        // The last game of this table, if it is unfinished and was set up the same way.
+        let last = games.iter().rev().find(|g| g.name == spec.name);
+        let mut resumed = None;
+        if let Some(g) = last.filter(|g| g.setup == spec.setup) {
+            let read = journal.events(g.id);
+            if let Some(damage) = read.damage {
+                return Err(HallError::Resume {
+                    table: spec.name,
+                    error: format!("{damage} (export what is readable with `kriegspiel export`, or start a new journal)"),
+                });
+            }
+            let (mut table, started) =
+                Table::new(config.clone(), 0).map_err(|e| HallError::Resume {
+                    table: spec.name.clone(),
+                    error: e.to_string(),
+                })?;
+            for e in &read.events {
+                table.apply(e.event.clone());
+            }
+            if !table.is_over() {
+                let down = read
+                    .events
+                    .last()
+                    .map_or(0, |e| wall_ms().saturating_sub(e.wall_ms).max(0));
+                resumed = Some(Prepared {
+                    no: i + 1,
+                    game: g.id,
+                    table,
+                    started,
+                    seq: i64::try_from(read.events.len()).unwrap_or(i64::MAX),
+                    resumed: read.events.len(),
+                    down_ms: Some(u64::try_from(down).unwrap_or(0)),
+                    spec: spec.clone(),
+                });
+            }
+        }
+        let p = match resumed {
+            Some(p) => p,
+            None => {
+                let game = journal.new_game(&spec.name, &spec.setup, wall_ms())?;
+                let (table, started) = Table::new(config, 0).map_err(|e| HallError::Setup {
+                    table: spec.name.clone(),
+                    error: SetupError {
+                        field: "setup",
+                        message: e.to_string(),
+                    },
+                })?;
+                Prepared {
+                    no: i + 1,
+                    game,
+                    table,
+                    started,
+                    seq: 0,
+                    resumed: 0,
+                    down_ms: None,
+                    spec,
+                }
+            }
+        };
+        prepared.push(p);
+    }
+    let runtime = {
+        let mut b = tokio::runtime::Builder::new_current_thread();
+        b.enable_all();
+        if mode == TimeMode::Simulated {
+            b.start_paused(true);
+        }
+        b.build().map_err(HallError::Runtime)?
+    };
+    let (commands_tx, commands_rx) = mpsc::unbounded_channel();
+    let (events_tx, events_rx) = broadcast::channel(SUBSCRIBER_QUEUE);
+    let handle = HallHandle {
+        commands: commands_tx,
+        events: events_tx.clone(),
+    };
+    let journal = Arc::new(Mutex::new(journal));
+    let thread = std::thread::Builder::new()
+        .name("hall".to_owned())
+        .spawn(move || {
+            runtime.block_on(run(prepared, journal, events_tx, commands_rx));
+        })
+        .map_err(HallError::Runtime)?;
+    Ok(RunningHall {
+        handle,
+        events: events_rx,
+        thread,
+    })
+}
+
+async fn run(
+    prepared: Vec<Prepared>,
+    journal: Arc<Mutex<Journal>>,
+    events: broadcast::Sender<HallEvent>,
+    mut commands: mpsc::UnboundedReceiver<HallCommand>,
+) {
+    let mut inputs = Vec::with_capacity(prepared.len());
+    let mut tasks = Vec::with_capacity(prepared.len());
+    for p in prepared {
+        let (tx, rx) = mpsc::unbounded_channel();
+        inputs.push(tx);
+        tasks.push(tokio::spawn(run_table(
+            p,
+            journal.clone(),
+            events.clone(),
+            rx,
+        )));
+    }
+    while let Some(command) = commands.recv().await {
+        match command {
+            HallCommand::Input { table, input } => {
+                if let Some(tx) = table.checked_sub(1).and_then(|i| inputs.get(i)) {
+                    // A stopped table (journal failure) has said so already.
+                    let _ = tx.send(input);
+                }
+            }
+            HallCommand::Shutdown => break,
+        }
+    }
+    for t in tasks {
+        t.abort();
+    }
+}
+
+/// The board input a link event means, with the board's own time, if it means one.
+pub fn board_input(event: &LinkEvent) -> Option<(BoardInput, Option<u32>)> {
+    let square = |i: u8| (i < 64).then(|| Square::new(u32::from(i)));
+    match event {
+        LinkEvent::Connected { board_id, .. } => Some((
+            BoardInput::Connected {
+                board_id: Some(*board_id),
+            },
+            None,
+        )),
+        LinkEvent::Lift {
+            square: sq,
+            board_ms,
+        } => square(*sq).map(|s| (BoardInput::Lift(s), Some(*board_ms))),
+        LinkEvent::Place {
+            square: sq,
+            board_ms,
+        } => square(*sq).map(|s| (BoardInput::Place(s), Some(*board_ms))),
+        LinkEvent::Snapshot {
+            occupancy,
+            board_ms,
+        }
+        | LinkEvent::Resync {
+            occupancy,
+            board_ms,
+            ..
+        } => Some((BoardInput::Snapshot(Bitboard(*occupancy)), Some(*board_ms))),
+        LinkEvent::Disconnected { .. } => Some((BoardInput::Disconnected, None)),
+        LinkEvent::OpenFailed { .. }
+        | LinkEvent::VersionMismatch { .. }
+        | LinkEvent::Fault { .. } => None,
+    }
+}
+
+fn open_source(
+    source: &BoardSource,
+    clock: TableClock,
+) -> Option<(BoardLinkHandle, mpsc::Receiver<Report>)> {
+    match source {
+        BoardSource::Serial(path) => Some(BoardLink::spawn(path.clone(), LinkConfig::default())),
+        BoardSource::Simulated { script, board_id } => {
+            let script = script.clone();
+            let board_id = *board_id;
+            Some(BoardLink::spawn_with(
+                move || Ok(sim::connect(script.clone(), board_id, clock)),
+                LinkConfig::default(),
+            ))
+        }
+        BoardSource::Absent => None,
+    }
+}
+
+async fn next_report(rx: &mut Option<mpsc::Receiver<Report>>) -> Option<Report> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The arbiter's view of a table now.
+pub fn view(no: TableNo, table: &Table) -> TableView {
+    let pos = table.referee().position();
+    TableView {
+        table: no,
+        at: table.now(),
+        fen: Fen::from_position(pos, EnPassantMode::Legal).to_string(),
+        to_move: table.referee().turn(),
+        paused: table.is_paused(),
+        result: table.result(),
+        clocks: table.clocks(),
+        boards: Color::ALL.map(|c| (table.occupancy(c), table.in_sync(c))),
+        touched: Color::ALL.map(|c| table.touched(c)),
+    }
+}
+
+async fn run_table(
+    p: Prepared,
+    journal: Arc<Mutex<Journal>>,
+    events: broadcast::Sender<HallEvent>,
+    mut inputs: mpsc::UnboundedReceiver<Input>,
+) {
+    let Prepared {
+        no,
+        spec,
+        game,
+        mut table,
+        started,
+        mut seq,
+        resumed,
+        down_ms,
+    } = p;
+    let publish = |e: HallEvent| {
+        // No subscriber is not an error: the journal has everything.
+        let _ = events.send(e);
+    };
+    let clock = TableClock::starting_at(table.now());
+    publish(HallEvent::Opened {
+        table: no,
+        name: spec.name.clone(),
+        game,
+        resumed_events: resumed,
+        wording: table.wording(),
+        lang: table.config().lang,
+    });
+    if resumed == 0 {
+        for output in started {
+            publish(HallEvent::Output {
+                table: no,
+                at: 0,
+                output,
+            });
+        }
+    }
+    let mut pending: Option<(Input, Option<u32>)> =
+        down_ms.map(|down_ms| (Input::Restarted { down_ms }, None));
+    publish(HallEvent::View(Box::new(view(no, &table))));
+    let (_white_link, mut white_rx) = open_source(&spec.white, clock).unzip();
+    let (_black_link, mut black_rx) = open_source(&spec.black, clock).unzip();
+    let mut ended = table.is_over();
+    loop {
+        let input = match pending.take() {
+            Some(i) => Some(i),
+            None => {
+                let deadline = table.next_deadline().map(|ms| clock.instant_at(ms));
+                tokio::select! {
+                    r = next_report(&mut white_rx) => link(no, Color::White, r, &mut white_rx, &publish),
+                    r = next_report(&mut black_rx) => link(no, Color::Black, r, &mut black_rx, &publish),
+                    i = inputs.recv() => match i {
+                        Some(i) => Some((i, None)),
+                        None => return,
+                    },
+                    () = sleep_until(deadline) => Some((Input::Tick, None)),
+                }
+            }
+        };
+        let Some((input, board_ms)) = input else {
+            continue;
+        };
+        let event = Event::new(clock.now().max(table.now()), input);
+        seq += 1;
+        let written = match journal.lock() {
+            Ok(mut j) => j.append(game, seq, &event, wall_ms(), board_ms),
+            Err(_) => Err(JournalError::BadEvent(
+                "the journal lock is poisoned".to_owned(),
+            )),
+        };
+        if let Err(e) = written {
+            publish(HallEvent::Failed {
+                table: no,
+                error: e.to_string(),
+            });
+            return;
+        }
+        let at = event.at;
+        for output in table.apply(event) {
+            publish(HallEvent::Output {
+                table: no,
+                at,
+                output,
+            });
+        }
+        publish(HallEvent::View(Box::new(view(no, &table))));
+        if table.is_over() && !ended {
+            ended = true;
+            let fen = Fen::from_position(table.referee().position(), EnPassantMode::Legal);
+            publish(HallEvent::Ended {
+                table: no,
+                result: table.result().flatten(),
+                fen: fen.to_string(),
+            });
+        }
+    }
+}
+
+fn link(
+    no: TableNo,
+    color: Color,
+    report: Option<Report>,
+    rx: &mut Option<mpsc::Receiver<Report>>,
+    publish: &impl Fn(HallEvent),
+) -> Option<(Input, Option<u32>)> {
+    let Some(report) = report else {
+        // The link task ended (never while its handle lives): no more reports.
+        *rx = None;
+        return None;
+    };
+    let input = board_input(&report.event);
+    publish(HallEvent::Link {
+        table: no,
+        color,
+        event: report.event,
+    });
+    input.map(|(input, ms)| (Input::Board { color, input }, ms))
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}

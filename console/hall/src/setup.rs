@@ -1,0 +1,165 @@
+//! How a table is set up, as a round file or a command line describes it and as the journal
+//! keeps it: plain words (rule-set ids, `25+10`), checked into a [`TableConfig`] with the
+//! field named in every error.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use kriegspiel_referee::{GameConfig, Lang, Options, Referee, RuleSet};
+use kriegspiel_table::{TableConfig, TimeControl, TouchMove, GUIDE_MS, SETTLE_MS};
+use serde::{Deserialize, Serialize};
+
+/// One table's game, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSetup {
+    #[serde(default = "default_rules")]
+    pub rules: String,
+    #[serde(default)]
+    pub options: BTreeMap<String, String>,
+    #[serde(default)]
+    pub fen: Option<String>,
+    #[serde(default = "default_lang")]
+    pub lang: String,
+    #[serde(default = "default_touch_move")]
+    pub touch_move: String,
+    #[serde(default = "default_settle")]
+    pub settle_ms: u32,
+    #[serde(default = "default_guide")]
+    pub guide_ms: u32,
+    /// `MINUTES+SECONDS` or `none`.
+    #[serde(default = "default_clock")]
+    pub time_control: String,
+    #[serde(default)]
+    pub white_player: Option<String>,
+    #[serde(default)]
+    pub black_player: Option<String>,
+    /// The board ids each player's board should report.
+    #[serde(default)]
+    pub white_board_id: Option<u32>,
+    #[serde(default)]
+    pub black_board_id: Option<u32>,
+    /// The round or event the game belongs to (PGN `Event`).
+    #[serde(default)]
+    pub event: Option<String>,
+}
+
+fn default_rules() -> String {
+    RuleSet::Cincinnati.id().to_owned()
+}
+fn default_lang() -> String {
+    "en".to_owned()
+}
+fn default_touch_move() -> String {
+    TouchMove::Strict.id().to_owned()
+}
+fn default_settle() -> u32 {
+    SETTLE_MS
+}
+fn default_guide() -> u32 {
+    GUIDE_MS
+}
+fn default_clock() -> String {
+    "none".to_owned()
+}
+
+impl Default for TableSetup {
+    fn default() -> TableSetup {
+        TableSetup {
+            rules: default_rules(),
+            options: BTreeMap::new(),
+            fen: None,
+            lang: default_lang(),
+            touch_move: default_touch_move(),
+            settle_ms: SETTLE_MS,
+            guide_ms: GUIDE_MS,
+            time_control: default_clock(),
+            white_player: None,
+            black_player: None,
+            white_board_id: None,
+            black_board_id: None,
+            event: None,
+        }
+    }
+}
+
+/// A set-up field that cannot be used, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetupError {
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+fn field(field: &'static str) -> impl Fn(String) -> SetupError {
+    move |message| SetupError { field, message }
+}
+
+impl TableSetup {
+    /// The table this set-up describes, checked as far as the referee checks a game.
+    pub fn config(&self) -> Result<TableConfig, SetupError> {
+        let rules: RuleSet = self
+            .rules
+            .parse()
+            .map_err(|e| field("rules")(format!("{e}")))?;
+        let lang: Lang = self
+            .lang
+            .parse()
+            .map_err(|e| field("lang")(format!("{e}")))?;
+        let touch_move: TouchMove = self
+            .touch_move
+            .parse()
+            .map_err(|e| field("touch_move")(format!("{e}")))?;
+        let time_control: TimeControl = self
+            .time_control
+            .parse()
+            .map_err(|e| field("time_control")(format!("{e}")))?;
+        let mut options = Options::default();
+        for (k, v) in &self.options {
+            options
+                .set_pair(rules, &format!("{k}={v}"))
+                .map_err(|e| field("options")(format!("{e}")))?;
+        }
+        if self.white_board_id.is_some() && self.white_board_id == self.black_board_id {
+            return Err(field("black_board_id")(
+                "both players' boards have the same id".to_owned(),
+            ));
+        }
+        let config = TableConfig {
+            game: GameConfig {
+                rules,
+                options,
+                fen: self.fen.clone(),
+            },
+            lang,
+            touch_move,
+            settle_ms: self.settle_ms,
+            guide_ms: self.guide_ms,
+            time_control,
+            board_ids: shakmaty_by_color(self.white_board_id, self.black_board_id),
+        };
+        config.validate().map_err(|e| {
+            let name = match e {
+                kriegspiel_table::Error::GuideOutOfRange(_) => "guide_ms",
+                _ => "settle_ms",
+            };
+            field(name)(e.to_string())
+        })?;
+        Referee::new(&config.game).map_err(|e| field("fen")(e.to_string()))?;
+        Ok(config)
+    }
+}
+
+fn shakmaty_by_color(
+    white: Option<u32>,
+    black: Option<u32>,
+) -> kriegspiel_referee::shakmaty::ByColor<Option<u32>> {
+    kriegspiel_referee::shakmaty::ByColor { white, black }
+}
