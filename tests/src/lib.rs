@@ -1,7 +1,9 @@
 //! kriegspiel-tests: helpers for the end-to-end tests in `tests/tests`.
 
-pub mod games;
+/// The scripted games live in the product (`kriegspiel demo` plays them).
+pub use kriegspiel_games as games;
 pub mod link_util;
+pub mod pgn_check;
 pub mod process;
 pub mod pty;
 pub mod relay;

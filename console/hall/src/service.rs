@@ -41,6 +41,9 @@ pub struct TableSpec {
     pub setup: TableSetup,
     pub white: BoardSource,
     pub black: BoardSource,
+    /// Inputs the table receives at set table times, as a player's keypad would send them
+    /// (the demo's promotion choices and questions). Journaled like any input.
+    pub scripted: Vec<(Millis, Input)>,
 }
 
 /// How the hall's time passes.
@@ -220,6 +223,22 @@ struct Prepared {
     resumed: usize,
     /// Wall-clock milliseconds since the last journaled event, when resumed.
     down_ms: Option<Millis>,
+    /// The first scripted input not yet journaled.
+    next_scripted: usize,
+}
+
+/// How many of `scripted` the journaled events already hold, in order.
+fn scripted_done(
+    scripted: &[(Millis, Input)],
+    journaled: &[crate::journal::JournalEvent],
+) -> usize {
+    let mut done = 0;
+    for e in journaled {
+        if scripted.get(done).is_some_and(|(_, i)| *i == e.event.input) {
+            done += 1;
+        }
+    }
+    done
 }
 
 pub(crate) fn wall_ms() -> i64 {
@@ -277,6 +296,7 @@ pub fn start(
                     .last()
                     .map_or(0, |e| wall_ms().saturating_sub(e.wall_ms).max(0));
                 resumed = Some(Prepared {
+                    next_scripted: scripted_done(&spec.scripted, &read.events),
                     no: i + 1,
                     game: g.id,
                     table,
@@ -300,6 +320,7 @@ pub fn start(
                     },
                 })?;
                 Prepared {
+                    next_scripted: 0,
                     no: i + 1,
                     game,
                     table,
@@ -465,6 +486,7 @@ async fn run_table(
         mut seq,
         resumed,
         down_ms,
+        mut next_scripted,
     } = p;
     let publish = |e: HallEvent| {
         // No subscriber is not an error: the journal has everything.
@@ -498,7 +520,12 @@ async fn run_table(
         let input = match pending.take() {
             Some(i) => Some(i),
             None => {
-                let deadline = table.next_deadline().map(|ms| clock.instant_at(ms));
+                let scripted_at = spec.scripted.get(next_scripted).map(|(at, _)| *at);
+                let deadline = match (table.next_deadline(), scripted_at) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                let deadline = deadline.map(|ms| clock.instant_at(ms));
                 tokio::select! {
                     r = next_report(&mut white_rx) => link(no, Color::White, r, &mut white_rx, &publish),
                     r = next_report(&mut black_rx) => link(no, Color::Black, r, &mut black_rx, &publish),
@@ -506,7 +533,15 @@ async fn run_table(
                         Some(i) => Some((i, None)),
                         None => return,
                     },
-                    () = sleep_until(deadline) => Some((Input::Tick, None)),
+                    () = sleep_until(deadline) => {
+                        match spec.scripted.get(next_scripted).filter(|(at, _)| *at <= clock.now()) {
+                            Some((_, input)) => {
+                                next_scripted += 1;
+                                Some((input.clone(), None))
+                            }
+                            None => Some((Input::Tick, None)),
+                        }
+                    }
                 }
             }
         };

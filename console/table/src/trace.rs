@@ -379,7 +379,7 @@ fn message_line(
     }
 }
 
-pub(crate) fn question_id(q: Question) -> &'static str {
+pub fn question_id(q: Question) -> &'static str {
     match q {
         Question::Any => "any",
         Question::Rebuffs => "rebuffs",

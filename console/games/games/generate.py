@@ -11,7 +11,7 @@ questions are then added before some legal moves. The Rust side (tests/src/games
 validates every file against the real referee and computes the expected answers; this
 script only proposes.
 
-    python3 tests/games/generate.py            # rewrites tests/games/*.json
+    python3 console/games/games/generate.py            # rewrites console/games/games/*.json
 """
 
 import json

@@ -4,7 +4,10 @@
 //! the real referee while the game is built (a definition the referee does not accept is an
 //! error here, not a surprise in the end-to-end test).
 //!
-//! Definition format (JSON, `tests/games/*.json`):
+//! The definitions ship with the program (`console/games/games/*.json`, one per rule set):
+//! `kriegspiel demo` plays them on simulated boards, and the end-to-end tests on real ones.
+//!
+//! Definition format (JSON):
 //! ```json
 //! {"name": "...", "rules": "cincinnati", "options": {"strict": "true"}, "fen": null, "lang": "en",
 //!  "plies": [["e2e4"], ["ask:any", "e7f6?", "d7d5"], ["promote:n", "b7b8"]]}
@@ -18,7 +21,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use kriegspiel_referee::jsonl::{reply_value, report_value, verdict_value};
 use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::{
     Bitboard, Chess, Color, EnPassantMode, Position, Rank, Role, Square,
@@ -27,10 +29,11 @@ use kriegspiel_referee::{
     GameConfig, Lang, OptionValue, Options, Question, Referee, RefusalKind, Reply, RuleSet, Try,
     Verdict, Wording,
 };
+use kriegspiel_table::{render, Output};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-/// A game as written in `tests/games/*.json`.
+/// A game as written in `console/games/games/*.json`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameDef {
@@ -116,7 +119,26 @@ pub struct BoardScript {
     pub actions: Vec<(u64, Action, Square)>,
 }
 
+/// The board ids of the simulated boards: White's, Black's.
+pub const SIM_BOARD_IDS: [u32; 2] = [1, 2];
+
 impl BoardScript {
+    /// The script for a board simulated inside the hall.
+    pub fn sim_script(&self) -> kriegspiel_hall::sim::SimScript {
+        kriegspiel_hall::sim::SimScript {
+            initial: self.initial.0,
+            actions: self
+                .actions
+                .iter()
+                .map(|(at, action, sq)| kriegspiel_hall::sim::SimAction {
+                    at: *at,
+                    lift: *action == Action::Lift,
+                    square: u8::try_from(u32::from(*sq)).unwrap_or(0),
+                })
+                .collect(),
+        }
+    }
+
     /// The `kriegspiel-board simulate --script` text: `occupied SQ...` then `MS lift|place SQ`.
     pub fn render(&self) -> String {
         let mut out = String::from("occupied");
@@ -199,11 +221,15 @@ impl BoardScript {
     }
 }
 
-/// A line for the table's standard input, to be sent once `after_answers` answer lines were printed.
+/// A line for the table's standard input, to be sent once `after_answers` answer lines were
+/// printed; a simulated keypad sends it at `at_ms` (script time), before the ply's first move.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Command {
     pub after_answers: usize,
+    pub at_ms: u64,
     pub line: Value,
+    /// The same command as a table input.
+    pub input: kriegspiel_table::Input,
 }
 
 /// What a built game covers (checked so that every game keeps exercising every feature).
@@ -245,6 +271,43 @@ impl BuiltGame {
         }
     }
 
+    /// The table set-up that plays this game, with the settle window of `timing`.
+    pub fn table_setup(&self, timing: &Timing) -> kriegspiel_hall::TableSetup {
+        kriegspiel_hall::TableSetup {
+            rules: self.rules.id().to_owned(),
+            options: self.def.options.clone(),
+            fen: self.def.fen.clone(),
+            lang: lang_id(self.lang).to_owned(),
+            settle_ms: u32::try_from(timing.settle_ms).unwrap_or(u32::MAX),
+            white_player: Some("Simulated White".to_owned()),
+            black_player: Some("Simulated Black".to_owned()),
+            white_board_id: Some(SIM_BOARD_IDS[0]),
+            black_board_id: Some(SIM_BOARD_IDS[1]),
+            event: Some(format!("Kriegspiel demo: {}", self.def.name)),
+            ..kriegspiel_hall::TableSetup::default()
+        }
+    }
+
+    /// A hall table that plays this game on two simulated boards, with the keypad commands
+    /// sent at their script times.
+    pub fn table_spec(&self, name: &str, timing: &Timing) -> kriegspiel_hall::TableSpec {
+        let board = |c: Color, id: u32| kriegspiel_hall::BoardSource::Simulated {
+            script: std::sync::Arc::new(self.script(c).sim_script()),
+            board_id: id,
+        };
+        kriegspiel_hall::TableSpec {
+            name: name.to_owned(),
+            setup: self.table_setup(timing),
+            white: board(Color::White, SIM_BOARD_IDS[0]),
+            black: board(Color::Black, SIM_BOARD_IDS[1]),
+            scripted: self
+                .commands
+                .iter()
+                .map(|c| (c.at_ms, c.input.clone()))
+                .collect(),
+        }
+    }
+
     /// The `kriegspiel table` arguments that describe this game (no ports, no timing).
     pub fn table_args(&self) -> Vec<String> {
         let mut args = vec![
@@ -280,12 +343,36 @@ fn lang_id(l: Lang) -> &'static str {
     }
 }
 
+/// The definitions that ship with the program, by name (the rule-set id).
+pub const BUILTIN: [(&str, &str); 7] = [
+    ("berkeley", include_str!("../games/berkeley.json")),
+    ("berkeley-any", include_str!("../games/berkeley-any.json")),
+    ("cincinnati", include_str!("../games/cincinnati.json")),
+    ("rand", include_str!("../games/rand.json")),
+    ("russian", include_str!("../games/russian.json")),
+    ("traditional", include_str!("../games/traditional.json")),
+    ("wild16", include_str!("../games/wild16.json")),
+];
+
+/// Builds the shipped game `name`.
+pub fn builtin(name: &str, timing: Timing) -> Result<BuiltGame, GameError> {
+    let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name).ok_or_else(|| {
+        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+        err(
+            None,
+            format!("no game '{name}' (known: {})", names.join(", ")),
+        )
+    })?;
+    let def: GameDef = serde_json::from_str(text).map_err(|e| err(None, format!("{name}: {e}")))?;
+    build(def, timing)
+}
+
 /// The folder of the game definitions.
 pub fn games_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("games")
 }
 
-/// Reads and builds `tests/games/NAME.json`.
+/// Reads and builds `console/games/games/NAME.json`.
 pub fn load(name: &str, timing: Timing) -> Result<BuiltGame, GameError> {
     let path = games_dir().join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path)
@@ -380,6 +467,11 @@ fn first_passing(from: Square, to: Square) -> Option<Square> {
 }
 
 impl Builder {
+    /// The answer line the table prints for this output.
+    fn rendered(&self, o: &Output) -> Value {
+        render::json(&self.wording, self.wording.lang, o)
+    }
+
     fn act(&mut self, color: Color, at: u64, action: Action, sq: Square) -> Result<(), String> {
         let i = idx(color);
         self.scripts[i].push(at, action, sq, &mut self.occ[i])?;
@@ -452,9 +544,12 @@ pub fn build(def: GameDef, timing: Timing) -> Result<BuiltGame, GameError> {
         occ: [initial(Color::White), initial(Color::Black)],
         free: [timing.start_ms; 2],
         removal: [None; 2],
-        expected: vec![report_value(
+        expected: vec![render::json(
             &wording_for(rules, options, lang),
-            referee.last_report(),
+            lang,
+            &Output::Started {
+                report: *referee.last_report(),
+            },
         )],
         commands: Vec::new(),
         coverage: Coverage::default(),
@@ -479,6 +574,7 @@ pub fn build(def: GameDef, timing: Timing) -> Result<BuiltGame, GameError> {
         let other = !side;
         let i = idx(side);
         let mut t = turn_at.max(b.free[i]);
+        let command_at = t + timing.command_ms / 3;
         if steps
             .iter()
             .any(|s| matches!(s, Step::Ask(_) | Step::Promote(_)))
@@ -497,18 +593,27 @@ pub fn build(def: GameDef, timing: Timing) -> Result<BuiltGame, GameError> {
                     chosen = Some(role);
                     b.commands.push(Command {
                         after_answers: b.expected.len(),
+                        at_ms: command_at,
                         line: json!({"color": color_id(side), "promote": role.char().to_string()}),
+                        input: kriegspiel_table::Input::Promote { color: side, role },
                     });
                 }
                 Step::Ask(q) => {
                     b.commands.push(Command {
                         after_answers: b.expected.len(),
+                        at_ms: command_at,
                         line: json!({"color": color_id(side), "ask": question_id(q)}),
+                        input: kriegspiel_table::Input::Ask {
+                            color: side,
+                            question: q,
+                        },
                     });
                     let reply = b.referee.ask(q).map_err(|x| e(x.to_string()))?;
-                    let mut v = reply_value(&b.wording, &reply, b.referee.turn());
-                    add(&mut v, "color", color_id(side));
-                    add(&mut v, "ask", question_id(q));
+                    let v = b.rendered(&Output::Reply {
+                        color: side,
+                        question: q,
+                        reply,
+                    });
                     match reply {
                         Reply::PawnCaptures { .. } | Reply::Rebuffs { .. } => {
                             b.coverage.questions += 1
@@ -547,9 +652,11 @@ pub fn build(def: GameDef, timing: Timing) -> Result<BuiltGame, GameError> {
                     };
                     let before = b.referee.position().clone();
                     let verdict = b.referee.try_move(full).map_err(|x| e(x.to_string()))?;
-                    let mut v = verdict_value(&b.wording, &verdict);
-                    add(&mut v, "try", &full.to_uci());
-                    add(&mut v, "color", color_id(side));
+                    let v = b.rendered(&Output::Verdict {
+                        color: side,
+                        tried: full,
+                        verdict,
+                    });
                     b.expected.push(v);
                     let verdict_at = placed + timing.settle_ms;
                     match verdict {
@@ -659,12 +766,6 @@ pub fn question_id(q: Question) -> &'static str {
     }
 }
 
-fn add(v: &mut Value, key: &str, value: &str) {
-    if let Value::Object(map) = v {
-        map.insert(key.to_owned(), Value::String(value.to_owned()));
-    }
-}
-
 /// The rook's move that follows a legal castling try (king two files along its rank).
 fn castling_rook(before: &Chess, t: Try) -> Option<(Square, Square)> {
     if before.board().role_at(t.from) != Some(Role::King) || t.from.rank() != t.to.rank() {
@@ -679,7 +780,7 @@ fn castling_rook(before: &Chess, t: Try) -> Option<(Square, Square)> {
     }
 }
 
-/// The names of every game definition in `tests/games`.
+/// The names of every game definition in `console/games/games`.
 pub fn all_names() -> Result<Vec<String>, GameError> {
     let dir = games_dir();
     let mut names = Vec::new();
@@ -713,6 +814,24 @@ mod tests {
                 .map(|p| p.iter().map(|s| (*s).to_owned()).collect())
                 .collect(),
         }
+    }
+
+    #[test]
+    fn every_definition_ships_with_the_program() {
+        let shipped: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+        assert_eq!(all_names().unwrap(), shipped);
+        for (name, _) in BUILTIN {
+            let game = builtin(name, Timing::default()).unwrap();
+            assert_eq!(game.rules.id(), name);
+            // Keypad commands come before the ply's first switch change.
+            for c in &game.commands {
+                assert!(c.at_ms >= Timing::default().start_ms, "{name}: {c:?}");
+            }
+        }
+        assert!(builtin("chess", Timing::default())
+            .unwrap_err()
+            .to_string()
+            .contains("known: berkeley, berkeley-any, cincinnati"));
     }
 
     #[test]

@@ -1,0 +1,208 @@
+//! The hall end to end: whole games on simulated boards (the real board logic and the real
+//! link, in simulated time), journaled to a real SQLite file, resumed after a stop, and
+//! exported as PGN that an independent reader replays to the game's final position.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::time::Duration;
+
+use kriegspiel_hall::{pgn, start, HallCommand, HallEvent, Journal, TimeMode};
+use kriegspiel_table::{render, Output, Table};
+use kriegspiel_tests::games::{self, BuiltGame, Timing};
+use kriegspiel_tests::pgn_check;
+use serde_json::Value;
+use tokio::sync::broadcast::error::TryRecvError;
+
+/// What one run of a hall published for its single table.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Rendered outputs, in order.
+    outputs: Vec<Value>,
+    /// The answer lines (started, verdicts, replies): what `kriegspiel table` prints.
+    answers: Vec<Value>,
+    resumed_events: usize,
+    ended: Option<(Option<String>, String)>,
+}
+
+/// Runs the game's table until it ends or `stop_after` outputs were published.
+fn run(game: &BuiltGame, journal: &Path, stop_after: Option<usize>) -> Seen {
+    let spec = game.table_spec("demo", &Timing::default());
+    let running = start(
+        Journal::open(journal).unwrap(),
+        vec![spec],
+        TimeMode::Simulated,
+    )
+    .unwrap();
+    let mut events = running.events;
+    let mut seen = Seen::default();
+    let mut wording = None;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(std::time::Instant::now() < deadline, "the game did not end");
+        let e = match events.try_recv() {
+            Ok(e) => e,
+            Err(TryRecvError::Empty) => {
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
+            Err(e) => panic!("hall events: {e}"),
+        };
+        match e {
+            HallEvent::Opened {
+                resumed_events,
+                wording: w,
+                lang,
+                ..
+            } => {
+                seen.resumed_events = resumed_events;
+                wording = Some((w, lang));
+            }
+            HallEvent::Output { output, .. } => {
+                let (w, lang) = wording.unwrap();
+                let v = render::json(&w, lang, &output);
+                if matches!(
+                    output,
+                    Output::Started { .. } | Output::Verdict { .. } | Output::Reply { .. }
+                ) {
+                    seen.answers.push(v.clone());
+                }
+                seen.outputs.push(v);
+            }
+            HallEvent::Ended { result, fen, .. } => {
+                seen.ended = Some((result.map(|r| r.pgn().to_owned()), fen));
+                break;
+            }
+            HallEvent::Failed { error, .. } => panic!("table failed: {error}"),
+            HallEvent::Link { .. } | HallEvent::View(_) => {}
+        }
+        if stop_after.is_some_and(|n| seen.outputs.len() >= n) {
+            break;
+        }
+    }
+    running.handle.send(HallCommand::Shutdown).unwrap();
+    running.thread.join().unwrap();
+    seen
+}
+
+fn export(journal: &Path) -> (String, Vec<Value>) {
+    let j = Journal::open(journal).unwrap();
+    let games = j.games().unwrap();
+    let last = games.last().unwrap();
+    let read = j.events(last.id);
+    assert!(read.damage.is_none(), "{:?}", read.damage);
+    let pgn = pgn::pgn(last, &read.events, None).unwrap();
+    let log = pgn::event_log(last, &read.events).unwrap();
+    let log = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (pgn, log)
+}
+
+#[test]
+fn every_rule_set_plays_a_whole_game_through_the_hall_and_exports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, _) in games::BUILTIN {
+        let game = games::builtin(name, Timing::default()).unwrap();
+        let journal = dir.path().join(format!("{name}.sqlite"));
+        let seen = run(&game, &journal, None);
+        let (result, fen) = seen.ended.clone().expect("ended");
+        assert_eq!(fen, game.final_fen, "{name}");
+        // The hall's answers are exactly the ones the definition computed with the referee.
+        assert_eq!(seen.answers, game.expected, "{name}");
+
+        let (pgn_text, log) = export(&journal);
+        let read =
+            pgn_check::read_all(&pgn_text).unwrap_or_else(|e| panic!("{name}: {e}\n{pgn_text}"));
+        assert_eq!(read.len(), 1, "{name}");
+        let g = &read[0];
+        assert_eq!(g.final_fen, game.final_fen, "{name}: {pgn_text}");
+        assert_eq!(g.tag("KriegspielRules"), Some(name));
+        assert_eq!(g.tag("Result"), Some(result.as_deref().unwrap_or("*")));
+        assert_eq!(g.outcome.as_deref(), Some(result.as_deref().unwrap_or("*")));
+        assert!(
+            g.tag("Variant").is_none(),
+            "common readers refuse unknown variants"
+        );
+        assert_eq!(g.tag("Termination"), Some("normal"));
+        // Every refused try is a comment.
+        let refused = game
+            .expected
+            .iter()
+            .filter(|v| v.get("try").is_some())
+            .filter(|v| matches!(v["answer"].as_str(), Some("illegal" | "impossible")))
+            .count();
+        let tries = g
+            .comments
+            .iter()
+            .filter(|c| c.starts_with("white tries ") || c.starts_with("black tries "))
+            .count();
+        assert_eq!(tries, refused, "{name}: {pgn_text}");
+
+        // Replaying the journal gives the same outputs, byte for byte.
+        let replayed: Vec<Value> = log
+            .iter()
+            .flat_map(|l| l["outputs"].as_array().unwrap().clone())
+            .collect();
+        assert_eq!(replayed, seen.outputs, "{name}");
+    }
+}
+
+#[test]
+fn a_stopped_hall_resumes_the_game_where_it_stood() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = games::builtin("cincinnati", Timing::default()).unwrap();
+    let whole = dir.path().join("whole.sqlite");
+    let uninterrupted = run(&game, &whole, None);
+
+    let journal = dir.path().join("stopped.sqlite");
+    let mut answers = Vec::new();
+    for stop_after in [15, 40] {
+        let seen = run(&game, &journal, Some(stop_after));
+        assert!(
+            seen.ended.is_none(),
+            "stopped before the end: {stop_after} {} {:?}",
+            seen.resumed_events,
+            seen.outputs
+        );
+        answers.extend(seen.answers);
+    }
+    let rest = run(&game, &journal, None);
+    assert!(rest.resumed_events > 0);
+    assert_eq!(rest.ended, uninterrupted.ended);
+    // Every verdict once, in order: none lost, none doubled.
+    answers.extend(rest.answers);
+    let tries = |a: &[Value]| -> Vec<(String, String)> {
+        a.iter()
+            .filter(|v| v.get("try").is_some())
+            .map(|v| (v["try"].to_string(), v["answer"].to_string()))
+            .collect()
+    };
+    assert_eq!(tries(&answers), tries(&uninterrupted.answers));
+    let (pgn_whole, _) = export(&whole);
+    let (pgn_resumed, _) = export(&journal);
+    let moves = |p: &str| pgn_check::read_all(p).unwrap()[0].sans.clone();
+    assert_eq!(moves(&pgn_resumed), moves(&pgn_whole));
+}
+
+#[test]
+fn the_journal_replays_into_the_same_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = games::builtin("rand", Timing::default()).unwrap();
+    let journal = dir.path().join("j.sqlite");
+    run(&game, &journal, None);
+    let j = Journal::open(&journal).unwrap();
+    let g = j.games().unwrap().pop().unwrap();
+    let events = j.events(g.id).events;
+    let replay = || {
+        let (mut t, _) = Table::new(g.setup.config().unwrap(), 0).unwrap();
+        let out: Vec<Output> = events
+            .iter()
+            .flat_map(|e| t.apply(e.event.clone()))
+            .collect();
+        (format!("{t:?}"), out)
+    };
+    assert_eq!(replay(), replay());
+    let (_, out) = replay();
+    assert!(out.iter().any(|o| matches!(o, Output::Verdict { .. })));
+}
