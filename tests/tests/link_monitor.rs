@@ -8,7 +8,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use kriegspiel_tests::link_util::{cargo_bin, name, Script};
-use kriegspiel_tests::relay::Relay;
+use kriegspiel_tests::process::socat_cable;
+use kriegspiel_tests::relay::{FaultPlan, Relay};
 use serde_json::Value;
 
 struct Monitor {
@@ -18,9 +19,14 @@ struct Monitor {
 
 impl Monitor {
     fn start(path: &std::path::Path) -> Monitor {
+        Monitor::start_with(path, &[])
+    }
+
+    fn start_with(path: &std::path::Path, flags: &[&str]) -> Monitor {
         let mut child = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
             .arg("board-monitor")
             .arg(path)
+            .args(flags)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -44,6 +50,22 @@ impl Monitor {
         self.lines
             .recv_timeout(timeout)
             .expect("no JSON line from board-monitor in time")
+    }
+
+    /// Lines (with their arrival time) up to and including the first that `stop` accepts.
+    fn until(&self, deadline: Instant, stop: impl Fn(&Value) -> bool) -> Vec<(Instant, Value)> {
+        let mut lines = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(line) = self.lines.recv_timeout(left) else {
+                panic!("board-monitor: the awaited line did not come; got {lines:#?}");
+            };
+            let done = stop(&line);
+            lines.push((Instant::now(), line));
+            if done {
+                return lines;
+            }
+        }
     }
 
     fn stop(mut self) -> String {
@@ -148,4 +170,229 @@ fn board_monitor_prints_the_boards_events_as_json_lines() {
     assert_eq!(lines[1]["occupancy"], "ffff00000000ffff");
     let _ = board.wait();
     monitor.stop();
+}
+
+/// The board program playing `script` into `port`, printing nothing.
+fn board_program(
+    dir: &std::path::Path,
+    name: &str,
+    script: &Script,
+    port: &std::path::Path,
+) -> Child {
+    let script_path = dir.join(name);
+    std::fs::write(&script_path, script.to_text()).unwrap();
+    Command::new(cargo_bin("kriegspiel-board", "kriegspiel-board"))
+        .arg("simulate")
+        .arg("--quiet")
+        .arg("--script")
+        .arg(&script_path)
+        .arg("--port")
+        .arg(port)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("cannot start kriegspiel-board")
+}
+
+fn event(line: &Value) -> &str {
+    line["event"].as_str().unwrap_or("")
+}
+
+fn moves_of(lines: &[(Instant, Value)]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|(_, l)| matches!(event(l), "lift" | "place"))
+        .map(|(_, l)| format!("{} {}", event(l), l["square"].as_str().unwrap_or("?")))
+        .collect()
+}
+
+fn script_moves(script: &Script) -> Vec<String> {
+    script
+        .moves
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {}",
+                if m.place { "place" } else { "lift" },
+                name(m.square)
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn confirming_snapshots_are_not_printed_and_a_repeated_disconnect_is_printed_once() {
+    // A socat cable (not the in-process relay): killing socat really pulls the cable, as
+    // no other process can hold an inherited copy of its pseudo-terminals.
+    let dir = tempfile::tempdir().unwrap();
+    let (cable, board_path, console_path) = socat_cable(dir.path(), "cable").unwrap();
+    let monitor = Monitor::start(&console_path);
+    // Moves for about 1.5 s: three periodic snapshots at least, and the opening ones.
+    let first = Script::random(4, 11, 300, 150, 20);
+    let mut board = board_program(dir.path(), "first.txt", &first, &board_path);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    // The board exits after its last move; 1.5 s of silence later the link declares it gone.
+    let mut lines = monitor.until(deadline, |l| event(l) == "disconnected");
+    let _ = board.wait();
+    // The link reopens the (still present) port; now pull the cable: a second disconnect,
+    // with no connection in between.
+    std::thread::sleep(Duration::from_millis(700));
+    drop(cable);
+    lines.extend(monitor.until(deadline, |l| event(l) == "open_failed"));
+    // Plug in again and play a second board: it connects, its counters show two disconnects.
+    for stale in [&board_path, &console_path] {
+        let _ = std::fs::remove_file(stale);
+    }
+    let (_cable, board_path, _) = socat_cable(dir.path(), "cable").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let second = Script::random(2, 12, 500, 150, 20);
+    let mut board = board_program(dir.path(), "second.txt", &second, &board_path);
+    let want = first.moves.len() + second.moves.len();
+    while moves_of(&lines).len() < want {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = monitor
+            .lines
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("missing moves; got {lines:#?}"));
+        lines.push((Instant::now(), line));
+    }
+    let _ = board.wait();
+    monitor.stop();
+
+    let events: Vec<&str> = lines.iter().map(|(_, l)| event(l)).collect();
+    assert!(
+        !events.contains(&"snapshot"),
+        "snapshots that agree with the moves were printed: {events:?}"
+    );
+    let connected: Vec<usize> = (0..events.len())
+        .filter(|&i| events[i] == "connected")
+        .collect();
+    assert_eq!(connected.len(), 2, "{events:?}");
+    let disconnected: Vec<usize> = (0..events.len())
+        .filter(|&i| events[i] == "disconnected")
+        .collect();
+    assert_eq!(
+        disconnected.len(),
+        1,
+        "two disconnects in a row are one line: {events:?}"
+    );
+    assert!(
+        connected[0] < disconnected[0] && disconnected[0] < connected[1],
+        "{events:?}"
+    );
+    let again = &lines[connected[1]].1;
+    assert_eq!(again["health"]["disconnects"], 2, "{again}");
+    assert_eq!(events[connected[0] + 1], "resync", "{events:?}");
+    assert_eq!(events[connected[1] + 1], "resync", "{events:?}");
+    let mut expected = script_moves(&first);
+    expected.extend(script_moves(&second));
+    assert_eq!(moves_of(&lines), expected);
+}
+
+#[test]
+fn verbose_prints_every_snapshot_and_health_prints_the_counters_every_second() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _guard = runtime.enter();
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Relay::start(dir.path(), None).unwrap();
+    let monitor = Monitor::start_with(&relay.console_path, &["--verbose", "--health"]);
+    let script = Script::random(4, 13, 300, 300, 20);
+    let mut board = board_program(dir.path(), "script.txt", &script, &relay.board_path);
+    let lines = monitor.until(Instant::now() + Duration::from_secs(30), |l| {
+        event(l) == "disconnected"
+    });
+    let _ = board.wait();
+    monitor.stop();
+
+    assert_eq!(moves_of(&lines), script_moves(&script));
+    // About 2.7 s of moves: a snapshot every 450 ms, each with the counters.
+    let snapshots: Vec<&Value> = lines
+        .iter()
+        .map(|(_, l)| l)
+        .filter(|l| event(l) == "snapshot")
+        .collect();
+    assert!(snapshots.len() >= 4, "{lines:#?}");
+    assert!(snapshots.iter().all(|l| l["health"]["frames"].is_u64()));
+    // A health line every second, whatever changed (nothing, on this clean link): not one
+    // per report.
+    let health: Vec<&Value> = lines
+        .iter()
+        .map(|(_, l)| l)
+        .filter(|l| event(l) == "health")
+        .collect();
+    let seconds = (lines[lines.len() - 1].0 - lines[0].0).as_secs_f64();
+    assert!(
+        health.len() >= 2 && health.len() as f64 <= seconds + 2.0,
+        "{} health lines in {seconds:.1} s: {lines:#?}",
+        health.len()
+    );
+    for line in &health {
+        assert_eq!(line["health"]["crc_errors"], 0, "{line}");
+        assert!(line["health"]["frames"].is_u64(), "{line}");
+    }
+}
+
+#[test]
+fn damaged_and_repeated_frames_get_a_health_line_when_the_counters_change() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _guard = runtime.enter();
+    let dir = tempfile::tempdir().unwrap();
+    let faults = FaultPlan {
+        corrupt: 0.15,
+        drop: 0.0,
+        duplicate: 0.15,
+        seed: 14,
+    };
+    let relay = Relay::start(dir.path(), Some(faults)).unwrap();
+    let monitor = Monitor::start(&relay.console_path);
+    let script = Script::random(4, 14, 300, 300, 20);
+    let mut board = board_program(dir.path(), "script.txt", &script, &relay.board_path);
+    let lines = monitor.until(Instant::now() + Duration::from_secs(30), |l| {
+        event(l) == "disconnected"
+    });
+    let _ = board.wait();
+    monitor.stop();
+    let stats = relay.stats();
+    assert!(stats.corrupted + stats.duplicated > 0, "{stats:?}");
+
+    const QUIET: [&str; 8] = [
+        "crc_errors",
+        "cobs_errors",
+        "decode_errors",
+        "gaps",
+        "missed_frames",
+        "duplicates",
+        "mismatches",
+        "skipped_events",
+    ];
+    let mut shown: Option<&Value> = None;
+    let mut health_lines = 0;
+    for (_, line) in &lines {
+        assert_ne!(event(line), "snapshot", "{line}");
+        if event(line) == "health" {
+            health_lines += 1;
+            let changed: Vec<&str> = line["changed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap())
+                .collect();
+            assert!(!changed.is_empty(), "{line}");
+            for name in &changed {
+                assert!(QUIET.contains(name), "{line}");
+                let before = shown.map_or(0, |h| h[name].as_u64().unwrap());
+                assert_ne!(line["health"][name].as_u64().unwrap(), before, "{line}");
+            }
+        }
+        if line.get("health").is_some() {
+            shown = Some(&line["health"]);
+        }
+    }
+    assert!(health_lines > 0, "no health line: {lines:#?}");
+    // The last line (disconnected) carries every fault the link saw.
+    let last = shown.unwrap();
+    let seen = ["crc_errors", "cobs_errors", "decode_errors", "duplicates"]
+        .iter()
+        .map(|c| last[c].as_u64().unwrap())
+        .sum::<u64>();
+    assert!(seen > 0, "{last}");
 }
