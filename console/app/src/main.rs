@@ -1,5 +1,9 @@
 //! `kriegspiel`: the referee console binary. Each subcommand lives in its own module.
 
+mod demo_cmd;
+mod export_cmd;
+mod frontend;
+mod hall_cmd;
 mod monitor;
 mod referee_cmd;
 mod speech;
@@ -23,6 +27,12 @@ enum Command {
     BoardMonitor(monitor::Args),
     /// The headless table: two boards, keypad commands on stdin, JSON answers on stdout.
     Table(table_cmd::Args),
+    /// A whole scripted game on two simulated boards, printed and spoken.
+    Demo(demo_cmd::Args),
+    /// Every table of a round in one process (a TOML round file).
+    Hall(hall_cmd::Args),
+    /// A journal's games as PGN, or the full event log as JSON lines.
+    Export(export_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -31,5 +41,16 @@ fn main() -> ExitCode {
         Command::Referee(args) => referee_cmd::run(args),
         Command::BoardMonitor(args) => monitor::run(args),
         Command::Table(args) => table_cmd::run(args),
+        Command::Demo(args) => demo_cmd::run(args),
+        Command::Hall(args) => hall_cmd::run(args),
+        Command::Export(args) => export_cmd::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        <super::Cli as clap::CommandFactory>::command().debug_assert();
     }
 }

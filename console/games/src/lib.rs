@@ -305,6 +305,7 @@ impl BuiltGame {
                 .iter()
                 .map(|c| (c.at_ms, c.input.clone()))
                 .collect(),
+            resume: true,
         }
     }
 

@@ -44,6 +44,8 @@ pub struct TableSpec {
     /// Inputs the table receives at set table times, as a player's keypad would send them
     /// (the demo's promotion choices and questions). Journaled like any input.
     pub scripted: Vec<(Millis, Input)>,
+    /// Resume this table's unfinished game from the journal (else start a new one).
+    pub resume: bool,
 }
 
 /// How the hall's time passes.
@@ -272,7 +274,11 @@ pub fn start(
             error,
         })?;
         // The last game of this table, if it is unfinished and was set up the same way.
-        let last = games.iter().rev().find(|g| g.name == spec.name);
+        let last = games
+            .iter()
+            .rev()
+            .find(|g| g.name == spec.name)
+            .filter(|_| spec.resume);
         let mut resumed = None;
         if let Some(g) = last.filter(|g| g.setup == spec.setup) {
             let read = journal.events(g.id);

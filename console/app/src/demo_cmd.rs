@@ -1,0 +1,236 @@
+//! `kriegspiel demo`: a whole scripted game on two simulated boards, through the whole
+//! chain (board logic, link, table, journal), printed as a spectator reads it and spoken.
+//! `--fast` plays the same events on simulated time. A journal that holds the demo's
+//! unfinished game resumes it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use kriegspiel_games::Timing;
+use kriegspiel_hall::{HallCommand, HallEvent, Journal, TimeMode};
+use serde_json::Value;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::frontend::{journal_path, spawn_speaker, GameArgs, Lines};
+use crate::table_cmd::speaker;
+
+const PROGRAM: &str = "kriegspiel demo";
+
+/// A human pace: time to hear each announcement before the next man moves.
+pub const HUMAN_PACE: Timing = Timing {
+    start_ms: 2500,
+    step_ms: 180,
+    settle_ms: 300,
+    after_verdict_ms: 900,
+    react_ms: 1600,
+    command_ms: 400,
+};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The rule set whose game is played (as --rules).
+    #[arg(value_name = "RULES")]
+    rule_set: Option<String>,
+    #[command(flatten)]
+    game: GameArgs,
+    /// Simulated time: the same game with no real waits (speech only with --speech-wav).
+    #[arg(long)]
+    fast: bool,
+    /// The journal; default: journal.sqlite in the user's data folder.
+    #[arg(long, value_name = "FILE")]
+    journal: Option<PathBuf>,
+    /// Start the demo game afresh even if the journal holds it unfinished.
+    #[arg(long)]
+    new_game: bool,
+    /// Do not speak.
+    #[arg(long)]
+    no_speech: bool,
+    /// Record each public announcement into DIR/NNNN.wav (with DIR/transcript.tsv).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_speech")]
+    speech_wav: Option<PathBuf>,
+    /// Print JSON lines (as `kriegspiel table` does) instead of readable text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One line as a spectator at the arbiter's desk reads it.
+pub fn describe(v: &Value) -> Option<String> {
+    let text = v["text"].as_str().unwrap_or_default();
+    let color = v["color"].as_str().unwrap_or("");
+    if let Some(answer) = v["answer"].as_str() {
+        let audience = if v["heard_by"] == "mover" {
+            format!(
+                "  (to {} only)",
+                if color.is_empty() { "the mover" } else { color }
+            )
+        } else {
+            String::new()
+        };
+        return Some(match (answer, v["try"].as_str(), v["ask"].as_str()) {
+            ("new", _, _) => format!("REFEREE      {text}"),
+            (_, Some(t), _) => format!("{color:<5} tries {t:<6} {text}{audience}"),
+            (_, _, Some(q)) => format!("{color:<5} asks {q:<7} {text}"),
+            _ => format!("REFEREE      {text}"),
+        });
+    }
+    if let Some(c) = v["private"].as_str() {
+        return Some(format!("  (to {c} only: {text})"));
+    }
+    if v.get("public").is_some() {
+        return Some(format!("TABLE        {text}"));
+    }
+    if v.get("note").is_some() || v.get("arbiter").is_some() {
+        return Some(format!("  [arbiter: {text}]"));
+    }
+    if let Some(c) = v["link"].as_str() {
+        return Some(format!(
+            "  [{c} board {}]",
+            v["event"].as_str().unwrap_or("")
+        ));
+    }
+    if let Some(name) = v["opened"].as_str() {
+        return Some(match v["resumed_events"].as_u64() {
+            Some(n) => format!("  [table {name}: resuming the unfinished game after {n} events]"),
+            None => format!("  [table {name}: a new game]"),
+        });
+    }
+    if let Some(clock) = v.get("clock") {
+        let ms = |c: &str| clock[c].as_u64().map(kriegspiel_table::clock::hms);
+        return Some(format!(
+            "  [clocks: white {}, black {}]",
+            ms("white").unwrap_or_default(),
+            ms("black").unwrap_or_default()
+        ));
+    }
+    if let Some(fen) = v["final_fen"].as_str() {
+        return Some(format!(
+            "RESULT       {}\nFINAL POSITION {fen}",
+            v["result"].as_str().unwrap_or("*")
+        ));
+    }
+    v.get("error").map(|e| format!("ERROR        {e}"))
+}
+
+pub fn run(args: Args) -> ExitCode {
+    match prepare(&args) {
+        Ok((journal, spec, lang, name)) => {
+            let speaker = if args.fast && args.speech_wav.is_none() {
+                Ok(None)
+            } else {
+                speaker(PROGRAM, lang, args.no_speech, args.speech_wav.as_deref())
+            };
+            let speaker = match speaker {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("{PROGRAM}: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            println!(
+                "Demo: {name} on two simulated boards{}.",
+                if args.fast { " (simulated time)" } else { "" }
+            );
+            println!("House rules: only your own men carry magnets; guess men of the other colour are unmagnetised.\n");
+            let mode = if args.fast {
+                TimeMode::Simulated
+            } else {
+                TimeMode::Real
+            };
+            watch(journal, spec, speaker, mode, args.json)
+        }
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+type Prepared = (
+    Journal,
+    kriegspiel_hall::TableSpec,
+    kriegspiel_referee::Lang,
+    String,
+);
+
+fn prepare(args: &Args) -> Result<Prepared, String> {
+    if args.game.fen.is_some() || !args.game.options.is_empty() {
+        return Err("the demo plays its own scripted game: --fen and --option do not apply".into());
+    }
+    let rules = match (&args.rule_set, &args.game.rules) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(format!("two rule sets given: '{a}' and '{b}'"));
+        }
+        (Some(r), _) | (None, Some(r)) => r.clone(),
+        (None, None) => "cincinnati".to_owned(),
+    };
+    let rule_set: kriegspiel_referee::RuleSet = rules.parse().map_err(|e| format!("{e}"))?;
+    let timing = Timing {
+        settle_ms: args.game.settle_ms.map_or(HUMAN_PACE.settle_ms, u64::from),
+        ..HUMAN_PACE
+    };
+    let game = kriegspiel_games::builtin(rule_set.id(), timing).map_err(|e| e.to_string())?;
+    let mut spec = game.table_spec(&format!("demo-{}", rule_set.id()), &timing);
+    spec.setup = args.game.apply(spec.setup)?;
+    spec.resume = !args.new_game;
+    let lang = spec.setup.config().map_err(|e| e.to_string())?.lang;
+    let path = journal_path(args.journal.clone())?;
+    eprintln!("{PROGRAM}: journal {}", path.display());
+    let journal = Journal::open(&path).map_err(|e| e.to_string())?;
+    let name = format!("{} ({} plies)", game.def.name, game.def.plies.len());
+    Ok((journal, spec, lang, name))
+}
+
+fn watch(
+    journal: Journal,
+    spec: kriegspiel_hall::TableSpec,
+    speaker: Option<Box<dyn crate::speech::Speaker + Send>>,
+    mode: TimeMode,
+    json: bool,
+) -> ExitCode {
+    let hall = match kriegspiel_hall::start(journal, vec![spec], mode) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let voice =
+        speaker.map(|s| spawn_speaker(hall.handle.subscribe(), 1, s, Duration::from_secs(15)));
+    let mut lines = Lines::new(false);
+    let mut events = hall.events;
+    let mut code = ExitCode::SUCCESS;
+    loop {
+        let e = match events.blocking_recv() {
+            Ok(e) => e,
+            Err(RecvError::Lagged(n)) => {
+                eprintln!("{PROGRAM}: {n} events were not printed");
+                continue;
+            }
+            Err(RecvError::Closed) => break,
+        };
+        let last = matches!(e, HallEvent::Ended { .. } | HallEvent::Failed { .. });
+        if matches!(e, HallEvent::Failed { .. }) {
+            code = ExitCode::FAILURE;
+        }
+        if let Some(v) = lines.line(&e) {
+            let shown = if json {
+                Some(v.to_string())
+            } else {
+                describe(&v)
+            };
+            if let Some(s) = shown {
+                println!("{s}");
+            }
+        }
+        if last {
+            break;
+        }
+    }
+    let _ = hall.handle.send(HallCommand::Shutdown);
+    let _ = hall.thread.join();
+    if let Some(v) = voice {
+        let _ = v.join();
+    }
+    code
+}

@@ -1,0 +1,511 @@
+//! What the JSON-lines front ends of the hall share: the table options of the command line,
+//! the journal's default place, keypad and arbiter commands on standard input (bounded,
+//! one bad line is one error), the lines printed for hall events, and the speaker fed by
+//! its own subscription.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bounded_lines::{excerpt, LineReader};
+use kriegspiel_hall::{HallEvent, HallHandle, TableNo, TableSetup};
+use kriegspiel_referee::shakmaty::{Color, Role};
+use kriegspiel_referee::{Lang, Question, Wording};
+use kriegspiel_table::trace::parse_action;
+use kriegspiel_table::{render, Input};
+use serde_json::{json, Map, Value};
+use tokio::sync::broadcast;
+
+use crate::speech::Speaker;
+
+/// The game options every command that plays takes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GameArgs {
+    /// Rule set: cincinnati, wild16, traditional, rand, berkeley, berkeley-any, russian.
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// Language of the announcements: en, fr, ru.
+    #[arg(long)]
+    pub lang: Option<String>,
+    /// A rule-set option as KEY=VALUE (ladder, strict, rand-try-squares, notation); repeatable.
+    #[arg(long = "option", value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
+    /// How long a board must stay still before a try is complete (100 to 1500 ms).
+    #[arg(long)]
+    pub settle_ms: Option<u32>,
+    /// How long a board may stay out of sync before its player is guided (ms).
+    #[arg(long)]
+    pub guide_ms: Option<u32>,
+    /// Touch-move: strict, warn or off.
+    #[arg(long)]
+    pub touch_move: Option<String>,
+    /// Start position (russian: the two set-ups); default the standard one.
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Time control MINUTES+SECONDS (e.g. 25+10), or none.
+    #[arg(long)]
+    pub clock: Option<String>,
+}
+
+impl GameArgs {
+    /// The set-up with these options laid over `base`.
+    pub fn apply(&self, mut setup: TableSetup) -> Result<TableSetup, String> {
+        if let Some(r) = &self.rules {
+            setup.rules.clone_from(r);
+        }
+        if let Some(l) = &self.lang {
+            setup.lang.clone_from(l);
+        }
+        for pair in &self.options {
+            let (k, v) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("bad option '{}': expected KEY=VALUE", excerpt(pair)))?;
+            setup.options.insert(k.to_owned(), v.to_owned());
+        }
+        if let Some(ms) = self.settle_ms {
+            setup.settle_ms = ms;
+        }
+        if let Some(ms) = self.guide_ms {
+            setup.guide_ms = ms;
+        }
+        if let Some(t) = &self.touch_move {
+            setup.touch_move.clone_from(t);
+        }
+        if let Some(f) = &self.fen {
+            setup.fen = Some(f.clone());
+        }
+        if let Some(c) = &self.clock {
+            setup.time_control.clone_from(c);
+        }
+        // Refuse a bad set-up now, naming the option.
+        setup.config().map_err(|e| {
+            let option = match e.field {
+                "time_control" => "--clock".to_owned(),
+                "options" => "--option".to_owned(),
+                f => format!("--{}", f.replace('_', "-")),
+            };
+            format!("{option}: {}", e.message)
+        })?;
+        Ok(setup)
+    }
+}
+
+/// The journal a command uses: `--journal FILE`, or `journal.sqlite` in the user's data
+/// folder (`$XDG_DATA_HOME/kriegspiel`, else `~/.local/share/kriegspiel`).
+pub fn journal_path(given: Option<PathBuf>) -> Result<PathBuf, String> {
+    if let Some(p) = given {
+        return Ok(p);
+    }
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .ok_or("no --journal given and neither XDG_DATA_HOME nor HOME is set")?;
+    let dir = data.join("kriegspiel");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    Ok(dir.join("journal.sqlite"))
+}
+
+/// Reads an object's keys, refusing a key given twice (the last would silently win).
+fn object(line: &str) -> Result<Map<String, Value>, String> {
+    struct Unique(Map<String, Value>);
+    impl<'de> serde::Deserialize<'de> for Unique {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Unique, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Unique;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut a: A,
+                ) -> Result<Unique, A::Error> {
+                    let mut map = Map::new();
+                    while let Some((k, v)) = a.next_entry::<String, Value>()? {
+                        if map.contains_key(&k) {
+                            return Err(serde::de::Error::custom(format!(
+                                "duplicate key '{}'",
+                                excerpt(&k)
+                            )));
+                        }
+                        map.insert(k, v);
+                    }
+                    Ok(Unique(map))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+    serde_json::from_str::<Unique>(line)
+        .map(|u| u.0)
+        .map_err(|e| format!("not a JSON object: {e}"))
+}
+
+/// One command line from a player's keypad or the arbiter's desk: the table it is for
+/// (default 1) and the input.
+pub fn parse_command(line: &str) -> Result<(TableNo, Input), String> {
+    let obj = object(line)?;
+    let table = match obj.get("table") {
+        None => 1,
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| {
+                format!(
+                    "bad table {}: a table number from 1",
+                    excerpt(&v.to_string())
+                )
+            })?,
+    };
+    if let Some(action) = obj.get("arbiter") {
+        if let Some(k) = obj
+            .keys()
+            .find(|k| !matches!(k.as_str(), "table" | "arbiter"))
+        {
+            return Err(format!("unknown key '{}' with \"arbiter\"", excerpt(k)));
+        }
+        let words = action
+            .as_str()
+            .ok_or("\"arbiter\" takes the action as text, e.g. \"pause\" or \"put e4 Q\"")?;
+        let words: Vec<&str> = words.split_whitespace().collect();
+        return parse_action(&words).map(|a| (table, Input::Arbiter(a)));
+    }
+    let color = match obj.get("color").and_then(Value::as_str) {
+        Some(c) => c
+            .parse::<Color>()
+            .map_err(|_| format!("unknown color '{}' (white, black)", excerpt(c)))?,
+        None => return Err("missing \"color\": \"white\" or \"black\" (or \"arbiter\")".into()),
+    };
+    const KEYS: &str = "table, color, promote, ask, resign, draw, arbiter";
+    let mut wanted = obj
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "table" | "color"));
+    let (Some(key), None) = (wanted.next(), wanted.next()) else {
+        return Err(format!(
+            "one of promote, ask, resign or draw per line (keys: {KEYS})"
+        ));
+    };
+    let value = &obj[key.as_str()];
+    let input = match key.as_str() {
+        "promote" => {
+            let role = match value.as_str() {
+                Some("q" | "queen") => Role::Queen,
+                Some("r" | "rook") => Role::Rook,
+                Some("b" | "bishop") => Role::Bishop,
+                Some("n" | "knight") => Role::Knight,
+                _ => {
+                    return Err(format!(
+                        "bad promotion piece {} (q, r, b, n)",
+                        excerpt(&value.to_string())
+                    ))
+                }
+            };
+            Input::Promote { color, role }
+        }
+        "ask" => {
+            let question = match value.as_str() {
+                Some("any") => Question::Any,
+                Some("rebuffs") => Question::Rebuffs,
+                _ => {
+                    return Err(format!(
+                        "unknown question {} (any, rebuffs)",
+                        excerpt(&value.to_string())
+                    ))
+                }
+            };
+            Input::Ask { color, question }
+        }
+        "resign" | "draw" if value != &Value::Bool(true) => {
+            return Err(format!("\"{key}\" takes true"));
+        }
+        "resign" => Input::Resign { color },
+        "draw" => Input::Draw { color },
+        other => return Err(format!("unknown key '{}' ({KEYS})", excerpt(other))),
+    };
+    Ok((table, input))
+}
+
+/// Reads commands from standard input on a thread of its own and sends them to the hall.
+/// A bad line is reported and skipped; the end of input ends only the reading.
+pub fn spawn_keypad(hall: HallHandle, program: &'static str, tables: usize) {
+    std::thread::spawn(move || {
+        let mut reader = LineReader::new(std::io::stdin());
+        loop {
+            let line = match reader.next_line() {
+                Ok(Some(Ok(l))) => l.trim().to_owned(),
+                Ok(Some(Err(e))) => {
+                    eprintln!(
+                        "{program}: standard input line {}: {e}; skipped",
+                        reader.line_number()
+                    );
+                    continue;
+                }
+                Ok(None) => return,
+                Err(e) => {
+                    eprintln!("{program}: standard input: {e}; commands are no longer read");
+                    return;
+                }
+            };
+            if line.is_empty() {
+                continue;
+            }
+            match parse_command(&line) {
+                Ok((table, _)) if table > tables => eprintln!(
+                    "{program}: standard input line {}: no table {table} (1 to {tables})",
+                    reader.line_number()
+                ),
+                Ok((table, input)) => {
+                    if hall.input(table, input).is_err() {
+                        return;
+                    }
+                }
+                Err(e) => eprintln!(
+                    "{program}: bad command on standard input line {}: {e}",
+                    reader.line_number()
+                ),
+            }
+        }
+    });
+}
+
+/// Where a board's link stands, for the `link` lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LinkState {
+    Never,
+    Up,
+    Down,
+}
+
+/// Turns hall events into JSON lines; tags each with its table when the hall has several.
+#[derive(Debug)]
+pub struct Lines {
+    tag_tables: bool,
+    wordings: HashMap<TableNo, (Wording, Lang)>,
+    links: HashMap<(TableNo, Color), LinkState>,
+}
+
+impl Lines {
+    pub fn new(tag_tables: bool) -> Lines {
+        Lines {
+            tag_tables,
+            wordings: HashMap::new(),
+            links: HashMap::new(),
+        }
+    }
+
+    /// The table's wording, once it has opened.
+    pub fn wording(&self, table: TableNo) -> Option<(Wording, Lang)> {
+        self.wordings.get(&table).copied()
+    }
+
+    /// The line for one event, if it makes one.
+    pub fn line(&mut self, e: &HallEvent) -> Option<Value> {
+        use kriegspiel_boardlink::LinkEvent;
+        let (table, mut v) = match e {
+            HallEvent::Opened {
+                table,
+                name,
+                game,
+                resumed_events,
+                wording,
+                lang,
+            } => {
+                self.wordings.insert(*table, (*wording, *lang));
+                let mut v = json!({"opened": name, "game": game});
+                if *resumed_events > 0 {
+                    v["resumed_events"] = json!(resumed_events);
+                }
+                (*table, v)
+            }
+            HallEvent::Output { table, output, .. } => {
+                let (w, lang) = self.wording(*table)?;
+                (*table, render::json(&w, lang, output))
+            }
+            HallEvent::Link {
+                table,
+                color,
+                event,
+            } => {
+                let state = self
+                    .links
+                    .entry((*table, *color))
+                    .or_insert(LinkState::Never);
+                let mut v = json!({"link": color.to_string()});
+                match event {
+                    LinkEvent::Connected { board_id, .. } => {
+                        let name = if *state == LinkState::Down {
+                            "reconnected"
+                        } else {
+                            "connected"
+                        };
+                        *state = LinkState::Up;
+                        v["event"] = json!(name);
+                        v["board_id"] = json!(board_id);
+                    }
+                    LinkEvent::Disconnected { reason } => {
+                        *state = LinkState::Down;
+                        v["event"] = json!("disconnected");
+                        v["reason"] = json!(reason.name());
+                    }
+                    LinkEvent::OpenFailed { error } => {
+                        v["event"] = json!("open_failed");
+                        v["error"] = json!(error);
+                    }
+                    LinkEvent::VersionMismatch { local, remote } => {
+                        v["event"] = json!("version_mismatch");
+                        v["local"] = json!(local);
+                        v["remote"] = json!(remote);
+                    }
+                    LinkEvent::Fault { code, .. } => {
+                        v["event"] = json!("fault");
+                        v["code"] = json!(code.name());
+                    }
+                    LinkEvent::Lift { .. }
+                    | LinkEvent::Place { .. }
+                    | LinkEvent::Snapshot { .. }
+                    | LinkEvent::Resync { .. } => return None,
+                }
+                (*table, v)
+            }
+            HallEvent::Ended { table, result, fen } => (
+                *table,
+                json!({"final_fen": fen, "result": result.map_or("*", |r| r.pgn())}),
+            ),
+            HallEvent::Failed { table, error } => (
+                *table,
+                json!({"error": {"code": "journal", "message": error}}),
+            ),
+            HallEvent::View(_) => return None,
+        };
+        if self.tag_tables {
+            if let Value::Object(map) = &mut v {
+                map.insert("table".to_owned(), json!(table));
+            }
+        }
+        Some(v)
+    }
+}
+
+/// Prints one line and flushes it; false once nobody reads standard output.
+pub fn print_line(v: &Value) -> bool {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{v}").and_then(|()| out.flush()).is_ok()
+}
+
+/// Speaks the public announcements of one table from its own subscription, so that speech
+/// never holds the table back. Returns when the hall stops or the game ends; then waits at
+/// most `finish` for the last words.
+pub fn spawn_speaker(
+    mut events: broadcast::Receiver<HallEvent>,
+    table: TableNo,
+    mut speaker: Box<dyn Speaker + Send>,
+    finish: Duration,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut wording = None;
+        loop {
+            match events.blocking_recv() {
+                Ok(HallEvent::Opened {
+                    table: t,
+                    wording: w,
+                    lang,
+                    ..
+                }) if t == table => wording = Some((w, lang)),
+                Ok(HallEvent::Output {
+                    table: t, output, ..
+                }) if t == table => {
+                    if let Some((w, lang)) = wording {
+                        if let Some(text) = render::spoken(&w, lang, &output) {
+                            speaker.say(&text);
+                        }
+                    }
+                }
+                Ok(HallEvent::Ended { table: t, .. }) if t == table => break,
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    eprintln!(
+                        "kriegspiel: the speaker fell {n} events behind; they were not spoken"
+                    );
+                }
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
+        speaker.finish(finish);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keypad_and_arbiter_commands() {
+        let ok = |l: &str| parse_command(l).unwrap();
+        assert_eq!(
+            ok(r#"{"color":"white","promote":"n"}"#),
+            (
+                1,
+                Input::Promote {
+                    color: Color::White,
+                    role: Role::Knight
+                }
+            )
+        );
+        assert_eq!(
+            ok(r#"{"table":2,"color":"black","ask":"rebuffs"}"#),
+            (
+                2,
+                Input::Ask {
+                    color: Color::Black,
+                    question: Question::Rebuffs
+                }
+            )
+        );
+        assert_eq!(
+            ok(r#"{"color":"black","resign":true}"#).1,
+            Input::Resign {
+                color: Color::Black
+            }
+        );
+        assert_eq!(
+            ok(r#"{"color":"white","draw":true}"#).1,
+            Input::Draw {
+                color: Color::White
+            }
+        );
+        assert_eq!(
+            ok(r#"{"arbiter":"pause"}"#).1,
+            Input::Arbiter(kriegspiel_table::ArbiterAction::Pause)
+        );
+        assert!(matches!(
+            ok(r#"{"table":3,"arbiter":"adjudicate 1-0 White's flag"}"#),
+            (
+                3,
+                Input::Arbiter(kriegspiel_table::ArbiterAction::Adjudicate { .. })
+            )
+        ));
+        for bad in [
+            "nonsense",
+            "[1]",
+            r#"{"promote":"n"}"#,
+            r#"{"color":"red","ask":"any"}"#,
+            r#"{"color":"white","promote":"k"}"#,
+            r#"{"color":"white","ask":"why"}"#,
+            r#"{"color":"white"}"#,
+            r#"{"color":"white","ask":"any","promote":"q"}"#,
+            r#"{"color":"white","ask":"any","x":1}"#,
+            r#"{"color":"white","promote":"n","promote":"q"}"#,
+            r#"{"color":"white","resign":false}"#,
+            r#"{"table":0,"color":"white","resign":true}"#,
+            r#"{"arbiter":"dance"}"#,
+            r#"{"arbiter":"pause","color":"white"}"#,
+        ] {
+            assert!(parse_command(bad).is_err(), "{bad}");
+        }
+        let long = format!(r#"{{"color":"{}","ask":"any"}}"#, "x".repeat(10_000));
+        assert!(parse_command(&long).unwrap_err().len() < 200);
+    }
+}
