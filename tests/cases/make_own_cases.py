@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes referee-own.jsonl: hand-checked cases in the public case format.
 
-Every expectation here was worked out by hand from RULES.md, not taken from the program.
+Every expectation here was worked out by hand from docs/RULES.md, not taken from the program.
 Run: python3 tests/cases/make_own_cases.py > tests/cases/referee-own.jsonl
 """
 import json

@@ -17,7 +17,7 @@ pub enum Error {
 }
 
 impl Error {
-    /// The protocol's error code (REFEREE-JSONL.md).
+    /// The protocol's error code (docs/REFEREE.md).
     pub const fn code(&self) -> &'static str {
         match self {
             Error::UnknownRules(_) => "unknown-rules",

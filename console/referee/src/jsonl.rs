@@ -1,4 +1,4 @@
-//! The scriptable referee protocol (REFEREE-JSONL.md): one JSON line in, one JSON line out.
+//! The scriptable referee protocol (docs/REFEREE.md): one JSON line in, one JSON line out.
 //!
 //! Pure: the `kriegspiel referee` command only moves lines between this and stdin/stdout, and
 //! the console builds its answers with the same functions.

@@ -1,4 +1,4 @@
-//! The referee: the one official position and every ruling of RULES.md.
+//! The referee: the one official position and every ruling of docs/RULES.md.
 
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, ray, rook_attacks,
@@ -343,7 +343,7 @@ impl Referee {
         !line.contains(t.to)
     }
 
-    /// Illegal or impossible, for a try that is not legal (RULES.md §3).
+    /// Illegal or impossible, for a try that is not legal (docs/RULES.md §3).
     fn classify(&self, t: Try, attempt: bool) -> RefusalKind {
         use RefusalKind::{Illegal, Impossible};
         let rules = self.rules;

@@ -5,7 +5,7 @@ use core::str::FromStr;
 
 use crate::Error;
 
-/// The seven rule sets of RULES.md, by their protocol id.
+/// The seven rule sets of docs/RULES.md, by their protocol id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum RuleSet {
     /// The default: the rules most clubs know.

@@ -5,7 +5,7 @@
 )]
 //! Wall-clock cost of the table: one sensor event, and the completing tick (settle window
 //! end: recognition + adjudication) for each kind of try. The spread between the kinds is
-//! the timing leak the contract forbids (BOARD.md §3: the verdict comes at the end of the
+//! the timing leak forbidden by docs/OVER-THE-BOARD.md §3 (the verdict comes at the end of the
 //! settle window whatever the kind of try).
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};

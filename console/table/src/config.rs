@@ -9,7 +9,7 @@ use crate::clock::TimeControl;
 
 use crate::Error;
 
-/// The default settle window (BOARD.md §3).
+/// The default settle window (docs/OVER-THE-BOARD.md §3).
 pub const SETTLE_MS: u32 = 300;
 /// The settle window an event may configure.
 pub const SETTLE_RANGE: RangeInclusive<u32> = 100..=1500;
@@ -77,7 +77,7 @@ impl Default for TableConfig {
 }
 
 impl TableConfig {
-    /// A table for `game` with every default of BOARD.md.
+    /// A table for `game` with every default of docs/OVER-THE-BOARD.md.
     pub fn new(game: GameConfig) -> TableConfig {
         TableConfig {
             game,

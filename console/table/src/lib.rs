@@ -1,4 +1,4 @@
-//! The referee's table: the per-board try recognizer (BOARD.md §3) and the [`Table`] that
+//! The table: the per-board try recognizer (docs/OVER-THE-BOARD.md §3) and the [`Table`] that
 //! owns the referee, both recognizers and the table clock. Pure logic: every input is a
 //! typed, timestamped [`Event`]; time is passed in, never read; replaying the same events
 //! rebuilds the same table.

@@ -1,5 +1,5 @@
 //! The player's own board (his men only, no en passant): whether a touched man has any try
-//! there at all. A man with none does not bind the player (BOARD.md §3, touch-move).
+//! there at all. A man with none does not bind the player (docs/OVER-THE-BOARD.md §3, touch-move).
 
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,

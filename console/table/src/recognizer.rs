@@ -1,5 +1,5 @@
 //! One player's board as the table sees it: the reconstructed occupancy, and where it
-//! stands against the official squares of his men (BOARD.md §3). The recognizer never
+//! stands against his men's official squares (docs/OVER-THE-BOARD.md §3). The recognizer never
 //! guesses: a board is either in sync, in one of the few shapes a try passes through,
 //! or out of sync.
 

@@ -15,7 +15,7 @@ pub const SNAPSHOT_EVERY_MS: u32 = 450;
 pub const HEARTBEAT_AFTER_MS: u32 = 200;
 /// Accepted `debounce_scans` in a Configure command.
 pub const DEBOUNCE_SCANS_RANGE: RangeInclusive<u8> = 1..=16;
-/// Accepted `scan_hz` in a Configure command: BOARD.md asks for 200 Hz or more; above
+/// Accepted `scan_hz` in a Configure: docs/OVER-THE-BOARD.md §2 asks for 200 Hz or more; above
 /// 2 kHz a 10 µs settle per row no longer fits comfortably.
 pub const SCAN_HZ_RANGE: RangeInclusive<u16> = 200..=2000;
 
