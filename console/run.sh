@@ -1,23 +1,49 @@
 #!/usr/bin/env bash
 # Runs the referee console, from a fresh Debian machine with the Rust toolchain:
-#   bash console/run.sh [RULES] [extra `kriegspiel table` options...]
-# With two boards plugged in (their serial ports in KRIEGSPIEL_WHITE and KRIEGSPIEL_BLACK),
-# it referees the game on them; otherwise it plays a demo game on two simulated boards.
-# Either way the table speaks (espeak-ng) and prints every announcement.
+#   bash console/run.sh [RULES] [options...]        (bash console/run.sh --help)
+# With two boards plugged in (their serial ports in KRIEGSPIEL_WHITE and KRIEGSPIEL_BLACK) it
+# referees the game on them (`kriegspiel table`); otherwise it plays the rule set's demo game
+# on two simulated boards (`kriegspiel demo`). Either way it prints and speaks every
+# announcement and journals every event.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+usage() {
+    cat <<'USAGE'
+Usage: bash console/run.sh [RULES] [OPTIONS...]
+
+With KRIEGSPIEL_WHITE and KRIEGSPIEL_BLACK set to the boards' serial ports, referees the game
+on them (kriegspiel table); otherwise plays a demo game on two simulated boards (kriegspiel
+demo). Options may come in any order.
+
+RULES        cincinnati (default), wild16, traditional, rand, berkeley, berkeley-any, russian
+--lang L     en, fr, ru                    --touch-move strict|warn|off
+--settle-ms  100..1500 (default 300)       --guide-ms MS (default 3000)
+--clock M+S  time control, e.g. 25+10      --no-speech, --speech-wav DIR
+--journal F  the SQLite journal (default ~/.local/share/kriegspiel/journal.sqlite)
+--new-game   start afresh even if the journal holds this table's unfinished game
+demo only:   --fast (simulated time, no waits), --json (JSON lines instead of text)
+table only:  --option KEY=VALUE, --fen FEN, --white-board-id N, --black-board-id N
+
+Every option of the programs: target/release/kriegspiel demo --help, ... table --help.
+USAGE
+}
+
+for arg in "$@"; do
+    case "$arg" in
+        -h|--help) usage; exit 0 ;;
+    esac
+done
+
 source tests/system-packages.sh
 ensure_packages
 
-rules="${1:-${KRIEGSPIEL_RULES:-cincinnati}}"
-[ $# -gt 0 ] && shift
 cargo build --release --locked -p kriegspiel -p kriegspiel-board --bins
+# The programs: target/release/kriegspiel and target/release/kriegspiel-board.
+export PATH="$PWD/target/release:$PATH"
 if [ -n "${KRIEGSPIEL_WHITE:-}" ] && [ -n "${KRIEGSPIEL_BLACK:-}" ]; then
-    echo "Boards: White on $KRIEGSPIEL_WHITE, Black on $KRIEGSPIEL_BLACK; rules $rules."
-    exec target/release/kriegspiel table --white "$KRIEGSPIEL_WHITE" --black "$KRIEGSPIEL_BLACK" \
-        --rules "$rules" "$@"
+    echo "Boards: White on $KRIEGSPIEL_WHITE, Black on $KRIEGSPIEL_BLACK."
+    exec kriegspiel table --white "$KRIEGSPIEL_WHITE" --black "$KRIEGSPIEL_BLACK" "$@"
 fi
-echo "No boards given (KRIEGSPIEL_WHITE / KRIEGSPIEL_BLACK): demo on simulated boards."
-cargo build --release --locked -p kriegspiel-tests --example demo
-exec target/release/examples/demo --kriegspiel target/release/kriegspiel \
-    --board target/release/kriegspiel-board --rules "$rules" "$@"
+echo "No boards given (KRIEGSPIEL_WHITE / KRIEGSPIEL_BLACK): a demo game on simulated boards."
+exec kriegspiel demo "$@"

@@ -109,6 +109,8 @@ pub fn play_table(
         .arg("--black")
         .arg(&black_console)
         .args(game.table_args())
+        .arg("--journal")
+        .arg(dir.path().join("journal.sqlite"))
         .args(table_args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -123,7 +125,10 @@ pub fn play_table(
     let mut keypad = table.0.stdin.take().ok_or("no table stdin")?;
 
     let mut boards = Vec::new();
-    for (color, port) in [(Color::White, &white_board), (Color::Black, &black_board)] {
+    for ((color, port), id) in [(Color::White, &white_board), (Color::Black, &black_board)]
+        .into_iter()
+        .zip(crate::games::SIM_BOARD_IDS)
+    {
         let script = dir
             .path()
             .join(format!("{}.script", crate::games::color_id(color)));
@@ -138,6 +143,9 @@ pub fn play_table(
             .arg(&script)
             .arg("--port")
             .arg(port)
+            .arg("--board-id")
+            .arg(id.to_string())
+            .arg("--quiet")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

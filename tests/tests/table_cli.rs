@@ -10,11 +10,14 @@ use std::time::{Duration, Instant};
 use kriegspiel_tests::link_util::cargo_bin;
 use serde_json::Value;
 
-fn table(args: &[&str], path_env: &Path) -> Command {
+/// `kriegspiel table` with `PATH` set to `path_env`; its journal goes to the default place
+/// under `data` (as `XDG_DATA_HOME`).
+fn table(args: &[&str], path_env: &Path, data: &Path) -> Command {
     let mut c = Command::new(cargo_bin("kriegspiel", "kriegspiel"));
     c.arg("table")
         .args(args)
         .env("PATH", path_env)
+        .env("XDG_DATA_HOME", data)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -50,7 +53,7 @@ fn bad_command_lines_exit_2_with_the_reason() {
     ] {
         let mut args = ports.to_vec();
         args.extend_from_slice(extra);
-        let out = table(&args, dir.path()).output().unwrap();
+        let out = table(&args, dir.path(), dir.path()).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{extra:?}");
         let err = String::from_utf8_lossy(&out.stderr).to_lowercase();
         assert!(err.starts_with("kriegspiel table: "), "{extra:?}: {err}");
@@ -58,8 +61,26 @@ fn bad_command_lines_exit_2_with_the_reason() {
         assert!(out.stdout.is_empty(), "{extra:?}");
     }
     // clap's own refusals (a missing board) also exit with 2.
-    let out = table(&["--rules", "rand"], dir.path()).output().unwrap();
+    let out = table(&["--rules", "rand"], dir.path(), dir.path())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // Both players on one port.
+    let out = table(
+        &["--white", "/dev/ttyX", "--black", "/dev/ttyX"],
+        dir.path(),
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--white and --black name the same port"),
+        "{err}"
+    );
+    // No journal is created for a refused command line.
+    assert!(!dir.path().join("kriegspiel").exists());
 }
 
 /// Starts a table whose boards are absent, reads its first stdout line, and stops it.
@@ -73,9 +94,15 @@ fn first_line_and_stderr(path_env: &Path, extra: &[&str]) -> (Value, String) {
         "cincinnati",
     ];
     args.extend_from_slice(extra);
-    let mut child = table(&args, path_env).spawn().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut child = table(&args, path_env, data.path()).spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
+    // The first line says which game the table opened; the referee's first answer follows.
     let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let opened: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(opened["opened"], "table", "{line}");
+    line.clear();
     out.read_line(&mut line).unwrap();
     // Give the background speaker a moment, then stop the table.
     std::thread::sleep(Duration::from_millis(700));
@@ -131,4 +158,116 @@ fn announcements_go_to_espeak_ng_with_the_table_voice() {
     std::fs::remove_file(&log).unwrap();
     let _ = first_line_and_stderr(Path::new(&path), &["--no-speech"]);
     assert!(!log.exists());
+}
+
+/// A table on absent boards and silent, for keypad tests.
+fn keypad_table(data: &Path) -> std::process::Child {
+    let empty = tempfile::tempdir().unwrap();
+    table(
+        &[
+            "--white",
+            "/nonexistent/w",
+            "--black",
+            "/nonexistent/b",
+            "--no-speech",
+        ],
+        empty.path(),
+        data,
+    )
+    .spawn()
+    .unwrap()
+}
+
+/// Reads stdout lines until one satisfies `want` (or fails after 20 s).
+fn wait_for_line(out: &mut impl BufRead, want: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(Instant::now() < deadline, "the line never came");
+        let mut line = String::new();
+        assert!(out.read_line(&mut line).unwrap() > 0, "stdout closed");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if want(&v) {
+            return v;
+        }
+    }
+}
+
+fn is_promotion_choice(v: &Value) -> bool {
+    v["private"] == "white" && v["id"] == "promotion-choice"
+}
+
+#[test]
+fn a_bad_byte_on_the_keypad_spoils_one_line_only() {
+    let data = tempfile::tempdir().unwrap();
+    let mut child = keypad_table(data.path());
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(
+        &mut stdin,
+        b"\xff\n{\"color\":\"white\",\"promote\":\"n\"}\n",
+    )
+    .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let v = wait_for_line(&mut out, is_promotion_choice);
+    assert!(v["text"].as_str().unwrap().contains("knight"), "{v}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(
+        err.contains("standard input line 1: invalid UTF-8"),
+        "{err}"
+    );
+    // The journal went to the default place and was named at the start.
+    let journal = data.path().join("kriegspiel/journal.sqlite");
+    assert!(
+        err.contains(&format!("journal {}", journal.display())),
+        "{err}"
+    );
+    assert!(journal.exists());
+}
+
+/// The largest resident size the process has had, in KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_200_mb_keypad_line_is_one_error_and_memory_stays_flat() {
+    let data = tempfile::tempdir().unwrap();
+    let mut child = keypad_table(data.path());
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'e'; 1 << 20];
+        std::io::Write::write_all(&mut stdin, b"{\"color\":\"white\",\"ask\":\"").unwrap();
+        for _ in 0..200 {
+            std::io::Write::write_all(&mut stdin, &chunk).unwrap();
+        }
+        std::io::Write::write_all(
+            &mut stdin,
+            b"\"}\n{\"color\":\"white\",\"promote\":\"b\"}\n",
+        )
+        .unwrap();
+        stdin
+    });
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let v = wait_for_line(&mut out, is_promotion_choice);
+    assert!(v["text"].as_str().unwrap().contains("bishop"), "{v}");
+    let peak = peak_rss_kib(pid);
+    let _stdin = writer.join().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(peak < 20 * 1024, "peak RSS {peak} KiB");
+    assert!(
+        err.contains("standard input line 1: line too long"),
+        "{err}"
+    );
+    assert!(
+        err.len() < 2000,
+        "the error quotes no more than an excerpt: {err}"
+    );
 }

@@ -57,13 +57,18 @@ fn play(name: &str) {
         .lines
         .iter()
         .filter(|v| {
-            v.get("answer").is_none() && v.get("private").is_none() && v.get("link").is_none()
+            v.get("answer").is_none()
+                && v.get("private").is_none()
+                && v.get("link").is_none()
+                && v.get("opened").is_none()
         })
         .cloned()
         .collect();
+    // The game's end as the referee announced it: the result of the last answer.
+    let result = game.expected.last().map(|v| v["end"]["result"].clone());
     assert_eq!(
         finals,
-        [json!({"final_fen": game.final_fen})],
+        [json!({"final_fen": game.final_fen, "result": result})],
         "{name}: final position"
     );
     // The only private messages are the acknowledgements of the promotion choices.
@@ -77,9 +82,11 @@ fn play(name: &str) {
                 "b" => Role::Bishop,
                 _ => Role::Knight,
             };
+            let message = PrivateMessage::PromotionChoice(role);
             Some(json!({
                 "private": c.line["color"],
-                "text": PrivateMessage::PromotionChoice(role).text(game.lang),
+                "id": message.id(),
+                "text": message.text(game.lang),
             }))
         })
         .collect();
@@ -96,7 +103,7 @@ fn play(name: &str) {
     assert!(
         run.stderr
             .iter()
-            .any(|l| l.contains("bad command line on stdin")),
+            .any(|l| l.contains("bad command on standard input line")),
         "{name}: the bad keypad line was not reported: {:?}",
         run.stderr
     );

@@ -40,7 +40,7 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("{PROGRAM}: no journal at {}", args.journal.display());
         return ExitCode::from(2);
     }
-    let journal = match Journal::open(&args.journal) {
+    let journal = match Journal::open_read_only(&args.journal) {
         Ok(j) => j,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");

@@ -19,6 +19,9 @@ const PROGRAM: &str = "kriegspiel table";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The rule set (as --rules).
+    #[arg(value_name = "RULES")]
+    rule_set: Option<String>,
     /// White's board: serial port or pseudo-terminal path.
     #[arg(long)]
     white: PathBuf,
@@ -60,7 +63,15 @@ fn table_spec(args: &Args) -> Result<TableSpec, String> {
             args.white.display()
         ));
     }
-    let setup = args.game.apply(TableSetup {
+    let mut game = args.game.clone();
+    match (&args.rule_set, &game.rules) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(format!("two rule sets given: '{a}' and '{b}'"))
+        }
+        (Some(a), _) => game.rules = Some(a.clone()),
+        (None, _) => {}
+    }
+    let setup = game.apply(TableSetup {
         white_board_id: args.white_board_id,
         black_board_id: args.black_board_id,
         ..TableSetup::default()
@@ -176,6 +187,19 @@ pub fn play(
             if *resumed_events > 0 {
                 eprintln!("{program}: table '{name}': resuming its game after {resumed_events} journaled events");
             }
+        }
+        if let HallEvent::Link {
+            table,
+            color,
+            event: kriegspiel_boardlink::LinkEvent::OpenFailed { error },
+        } = &e
+        {
+            let at = if tables > 1 {
+                format!("table {table}: ")
+            } else {
+                String::new()
+            };
+            eprintln!("{program}: {at}{color} board: {error} (retrying)");
         }
         if matches!(e, HallEvent::Ended { .. }) {
             open -= 1;

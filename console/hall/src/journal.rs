@@ -219,6 +219,29 @@ impl Journal {
         })
     }
 
+    /// Opens an existing journal to read it only (export, inspection), beside a hall that
+    /// may be writing it.
+    pub fn open_read_only(path: &Path) -> Result<Journal, JournalError> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|error| JournalError::Open {
+            path: path.to_owned(),
+            error,
+        })?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(|e| JournalError::NotAJournal {
+                path: path.to_owned(),
+                detail: e.to_string(),
+            })?;
+        check_schema(&conn, path)?;
+        Ok(Journal {
+            conn,
+            path: path.to_owned(),
+        })
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -314,6 +337,18 @@ impl Journal {
         Ok(games)
     }
 
+    /// How many events of a game are stored (without reading them).
+    pub fn event_count(&self, game: GameId) -> Result<u64, JournalError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM events WHERE game = ?1",
+                params![game],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(sql("counting events"))
+    }
+
     /// The events of a game in order, up to the first damage.
     pub fn events(&self, game: GameId) -> GameEvents {
         let mut events = Vec::new();
@@ -377,6 +412,33 @@ impl Journal {
             expected_seq += 1;
         }
     }
+}
+
+/// Refuses a file that is not a journal of this schema.
+fn check_schema(conn: &Connection, path: &Path) -> Result<(), JournalError> {
+    let found: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(|e| JournalError::NotAJournal {
+            path: path.to_owned(),
+            detail: e.to_string(),
+        })?;
+    let found: u32 =
+        found
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| JournalError::NotAJournal {
+                path: path.to_owned(),
+                detail: "no schema version".to_owned(),
+            })?;
+    if found != SCHEMA_VERSION {
+        return Err(JournalError::Schema {
+            path: path.to_owned(),
+            found,
+        });
+    }
+    Ok(())
 }
 
 fn game_crc(name: &str, setup: &str, wall_ms: i64) -> u32 {

@@ -157,15 +157,21 @@ impl<R: Read> LineReader<R> {
 pub enum FileError {
     Io(io::Error),
     /// The file is larger than `limit` bytes.
-    TooLarge { limit: u64 },
-    NotUtf8 { valid_up_to: usize },
+    TooLarge {
+        limit: u64,
+    },
+    NotUtf8 {
+        valid_up_to: usize,
+    },
 }
 
 impl fmt::Display for FileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FileError::Io(e) => e.fmt(f),
-            FileError::TooLarge { limit } => write!(f, "file too large (the limit is {limit} bytes)"),
+            FileError::TooLarge { limit } => {
+                write!(f, "file too large (the limit is {limit} bytes)")
+            }
             FileError::NotUtf8 { valid_up_to } => {
                 write!(f, "not UTF-8 text (invalid byte after {valid_up_to} bytes)")
             }
@@ -240,7 +246,12 @@ mod tests {
     fn plain_lines_crlf_and_last_line_without_newline() {
         assert_eq!(
             lines(b"a\r\nbc\n\nlast", 10),
-            [Ok("a".into()), Ok("bc".into()), Ok("".into()), Ok("last".into())]
+            [
+                Ok("a".into()),
+                Ok("bc".into()),
+                Ok("".into()),
+                Ok("last".into())
+            ]
         );
         assert!(lines(b"", 10).is_empty());
     }
@@ -251,7 +262,13 @@ mod tests {
         input.extend_from_slice(b"\nok\n");
         assert_eq!(
             lines(&input, 10),
-            [Err(LineError::TooLong { len: 100, limit: 10 }), Ok("ok".into())]
+            [
+                Err(LineError::TooLong {
+                    len: 100,
+                    limit: 10
+                }),
+                Ok("ok".into())
+            ]
         );
         // Exactly the limit is fine.
         assert_eq!(lines(b"0123456789\n", 10), [Ok("0123456789".into())]);
@@ -296,7 +313,13 @@ mod tests {
         }
         let mut r = LineReader::with_limit(Endless(20_000_000), 1000);
         let first = r.next_line().unwrap().unwrap();
-        assert_eq!(first, Err(LineError::TooLong { len: 19_999_999, limit: 1000 }));
+        assert_eq!(
+            first,
+            Err(LineError::TooLong {
+                len: 19_999_999,
+                limit: 1000
+            })
+        );
         assert!(r.buf.capacity() <= 1000 + READ_BUFFER);
         assert!(r.next_line().unwrap().is_none());
         assert_eq!(r.line_number(), 1);
@@ -331,14 +354,23 @@ mod tests {
         let p = dir.join("f.txt");
         std::fs::write(&p, b"\xEF\xBB\xBFhello").unwrap();
         assert_eq!(read_text(&p, 100).unwrap(), "hello");
-        assert!(matches!(read_text(&p, 4), Err(FileError::TooLarge { limit: 4 })));
+        assert!(matches!(
+            read_text(&p, 4),
+            Err(FileError::TooLarge { limit: 4 })
+        ));
         assert!(matches!(
             read_text(Path::new("/dev/zero"), 1000),
             Err(FileError::TooLarge { limit: 1000 })
         ));
         std::fs::write(&p, b"ok\xff").unwrap();
-        assert!(matches!(read_text(&p, 100), Err(FileError::NotUtf8 { valid_up_to: 2 })));
-        assert!(matches!(read_text(&dir.join("none"), 100), Err(FileError::Io(_))));
+        assert!(matches!(
+            read_text(&p, 100),
+            Err(FileError::NotUtf8 { valid_up_to: 2 })
+        ));
+        assert!(matches!(
+            read_text(&dir.join("none"), 100),
+            Err(FileError::Io(_))
+        ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,0 +1,283 @@
+//! `kriegspiel demo` and `console/run.sh` as a user runs them, and the crash test: the fast
+//! demo killed with SIGKILL at 100+ random moments (writes to the journal included) and
+//! restarted each time ends with the same PGN and the same answers as an uninterrupted run.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use kriegspiel_tests::link_util::cargo_bin;
+use kriegspiel_tests::pgn_check;
+use rand::{Rng, SeedableRng};
+use serde_json::Value;
+
+fn kriegspiel(args: &[&str]) -> Command {
+    let mut c = Command::new(cargo_bin("kriegspiel", "kriegspiel"));
+    c.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn export(journal: &Path, format: &str) -> String {
+    let out = kriegspiel(&[
+        "export",
+        "--journal",
+        journal.to_str().unwrap(),
+        "--format",
+        format,
+    ])
+    .output()
+    .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    stdout
+}
+
+/// The answers (verdicts, replies, public announcements) of an event log, in order.
+fn answers(log: &str) -> Vec<Value> {
+    log.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .flat_map(|v| v["outputs"].as_array().cloned().unwrap_or_default())
+        .filter(|o| o.get("answer").is_some() || o.get("public").is_some())
+        .collect()
+}
+
+#[test]
+fn the_fast_demo_takes_the_table_options_in_any_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let j = journal.to_str().unwrap();
+    let out = kriegspiel(&[
+        "demo",
+        "--fast",
+        "--no-speech",
+        "--journal",
+        j,
+        "rand",
+        "--lang",
+        "fr",
+    ])
+    .output()
+    .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("Nouvelle partie"), "{stdout}");
+    assert!(stdout.contains("RESULT"), "{stdout}");
+    assert!(stdout.contains("FINAL POSITION"), "{stdout}");
+    assert!(stderr.contains(&format!("journal {j}")), "{stderr}");
+    // The same with --rules and JSON lines: the last line is the result.
+    let out = kriegspiel(&[
+        "demo",
+        "--journal",
+        j,
+        "--json",
+        "--fast",
+        "--rules",
+        "wild16",
+        "--touch-move",
+        "warn",
+        "--settle-ms",
+        "400",
+    ])
+    .output()
+    .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["result"], "1-0", "{stdout}");
+    // Both games are in the journal.
+    assert_eq!(
+        pgn_check::read_all(&export(&journal, "pgn")).unwrap().len(),
+        2
+    );
+
+    for (bad, says) in [
+        (
+            &["demo", "--fast", "chess"][..],
+            "known: cincinnati, wild16, traditional, rand, berkeley, berkeley-any, russian",
+        ),
+        (
+            &["demo", "--fast", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"],
+            "--fen and --option do not apply",
+        ),
+        (&["demo", "--fast", "--settle-ms", "5"], "--settle-ms"),
+        (&["demo", "--fast", "--lang", "de"], "--lang"),
+        (
+            &["demo", "--fast", "rand", "--rules", "wild16"],
+            "two rule sets",
+        ),
+    ] {
+        let mut args = bad.to_vec();
+        args.extend(["--journal", j, "--no-speech"]);
+        let out = kriegspiel(&args).output().unwrap();
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {stderr}");
+        assert!(stderr.contains(says), "{bad:?}: {stderr}");
+    }
+}
+
+#[test]
+fn run_sh_help_prints_usage_without_building() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let start = Instant::now();
+    let out = Command::new("bash")
+        .arg(root.join("console/run.sh"))
+        .arg("rand")
+        .arg("--help")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.starts_with("Usage: bash console/run.sh [RULES] [OPTIONS...]"),
+        "{stdout}"
+    );
+    for id in [
+        "cincinnati",
+        "wild16",
+        "traditional",
+        "rand",
+        "berkeley",
+        "berkeley-any",
+        "russian",
+    ] {
+        assert!(stdout.contains(id), "{id}: {stdout}");
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "--help must not build"
+    );
+}
+
+/// Counts the events journaled for the demo's game, with one reader kept open.
+struct Watch<'a> {
+    path: &'a Path,
+    reader: Option<kriegspiel_hall::Journal>,
+}
+
+impl Watch<'_> {
+    /// Events journaled so far (0 before the journal and its game exist).
+    fn journaled(&mut self) -> u64 {
+        if self.reader.is_none() && self.path.exists() {
+            self.reader = kriegspiel_hall::Journal::open_read_only(self.path).ok();
+        }
+        // The demo's game is the journal's first.
+        self.reader
+            .as_ref()
+            .and_then(|j| j.event_count(1).ok())
+            .unwrap_or(0)
+    }
+}
+
+/// Whether the journal's first game is over, replayed through a table.
+fn game_over(path: &Path) -> bool {
+    let j = kriegspiel_hall::Journal::open_read_only(path).unwrap();
+    let games = j.games().unwrap();
+    let Some(g) = games.first() else {
+        return false;
+    };
+    let (mut table, _) = kriegspiel_table::Table::new(g.setup.config().unwrap(), 0).unwrap();
+    for e in j.events(g.id).events {
+        table.apply(e.event);
+    }
+    table.is_over()
+}
+
+#[test]
+fn a_demo_killed_at_random_moments_ends_as_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.sqlite");
+    let out = kriegspiel(&[
+        "demo",
+        "--fast",
+        "--no-speech",
+        "--journal",
+        whole.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out).1);
+
+    let journal = dir.path().join("crashed.sqlite");
+    let j = journal.to_str().unwrap();
+    let seed: u64 = rand::random();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut kills = 0;
+    let mut runs = 0;
+    // How far the game had got at each kill.
+    let mut progress = std::collections::BTreeSet::new();
+    let mut watch = Watch {
+        path: &journal,
+        reader: None,
+    };
+    let finished = loop {
+        assert!(runs < 2000, "seed {seed}: the game never finished");
+        runs += 1;
+        let mut child = kriegspiel(&["demo", "--fast", "--no-speech", "--journal", j])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Each life ends a random number of journaled events later (then a random moment
+        // more, to land in a write too), so the kills spread over the whole game.
+        let target = watch.journaled() + rng.gen_range(1..=12);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while child.try_wait().unwrap().is_none()
+            && watch.journaled() < target
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_micros(300));
+        }
+        std::thread::sleep(Duration::from_micros(rng.gen_range(0..3000)));
+        match child.try_wait().unwrap() {
+            Some(status) => {
+                assert!(status.success(), "seed {seed}: run {runs} failed: {status}");
+                break kills;
+            }
+            None => {
+                child.kill().unwrap(); // SIGKILL
+                child.wait().unwrap();
+                kills += 1;
+                progress.insert(watch.journaled());
+                // Killed after the last move but before it said goodbye: the game is over
+                // (a new run would start the next demo game).
+                if game_over(&journal) {
+                    break kills;
+                }
+            }
+        }
+    };
+    assert!(
+        finished >= 100,
+        "seed {seed}: only {finished} kills before the end"
+    );
+    assert!(
+        progress.len() >= 100,
+        "seed {seed}: kills at {} points of the game only",
+        progress.len()
+    );
+    eprintln!(
+        "seed {seed}: {finished} kills in {runs} runs, at {} points of the game",
+        progress.len()
+    );
+    let pgn_whole = export(&whole, "pgn");
+    let pgn_crashed = export(&journal, "pgn");
+    assert_eq!(pgn_crashed, pgn_whole, "seed {seed}");
+    let games = pgn_check::read_all(&pgn_crashed).unwrap();
+    assert_eq!(games.len(), 1, "seed {seed}: one game, resumed each time");
+    assert_eq!(
+        answers(&export(&journal, "jsonl")),
+        answers(&export(&whole, "jsonl")),
+        "seed {seed}: every answer once, in order"
+    );
+}
