@@ -59,7 +59,7 @@ impl fmt::Display for JournalError {
             }
             JournalError::NotAJournal { path, detail } => write!(
                 f,
-                "{} is not a Kriegspiel journal (or it is damaged beyond reading): {detail}",
+                "{} is not a Kriegspiel journal, or it is damaged ({detail}); `kriegspiel export` reads what it can of a damaged journal",
                 path.display()
             ),
             JournalError::Schema { path, found } => write!(
@@ -230,11 +230,17 @@ impl Journal {
             path: path.to_owned(),
             error,
         })?;
+        let not_journal = |e: rusqlite::Error| JournalError::NotAJournal {
+            path: path.to_owned(),
+            detail: e.to_string(),
+        };
         conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(|e| JournalError::NotAJournal {
-                path: path.to_owned(),
-                detail: e.to_string(),
-            })?;
+            .map_err(not_journal)?;
+        // A file cut short (a copy or a disk that filled up) is refused whole by SQLite
+        // unless it may trust the pages it has; the reading then stops at the first page
+        // that is gone, and everything before it is exported.
+        conn.pragma_update(None, "writable_schema", true)
+            .map_err(not_journal)?;
         check_schema(&conn, path)?;
         Ok(Journal {
             conn,
