@@ -73,6 +73,7 @@ fn run(game: &BuiltGame, journal: &Path, stop_after: Option<usize>) -> Seen {
                 break;
             }
             HallEvent::Failed { error, .. } => panic!("table failed: {error}"),
+            HallEvent::OpenFailed { error, .. } => panic!("open failed: {error}"),
             HallEvent::Link { .. } | HallEvent::View(_) => {}
         }
         if stop_after.is_some_and(|n| seen.outputs.len() >= n) {
@@ -205,4 +206,59 @@ fn the_journal_replays_into_the_same_table() {
     assert_eq!(replay(), replay());
     let (_, out) = replay();
     assert!(out.iter().any(|o| matches!(o, Output::Verdict { .. })));
+}
+
+#[test]
+fn a_table_opened_at_run_time_gets_the_next_number_and_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let timing = Timing::default();
+    let first = games::builtin("wild16", timing).unwrap();
+    let second = games::builtin("berkeley", timing).unwrap();
+    let running = start(
+        Journal::open(&dir.path().join("j.sqlite")).unwrap(),
+        vec![first.table_spec("one", &timing)],
+        TimeMode::Simulated,
+    )
+    .unwrap();
+    let mut events = running.events;
+    running
+        .handle
+        .send(HallCommand::Open(Box::new(
+            second.table_spec("two", &timing),
+        )))
+        .unwrap();
+    // A bad set-up is refused by name, and the hall goes on.
+    let mut bad = second.table_spec("three", &timing);
+    bad.setup.time_control = "soon".to_owned();
+    running
+        .handle
+        .send(HallCommand::Open(Box::new(bad)))
+        .unwrap();
+    let mut ended = std::collections::BTreeMap::new();
+    let mut refused = None;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while ended.len() < 2 {
+        assert!(std::time::Instant::now() < deadline);
+        match events.try_recv() {
+            Ok(HallEvent::Opened { table, name, .. }) => {
+                assert_eq!(
+                    (table, name.as_str()),
+                    if table == 1 { (1, "one") } else { (2, "two") }
+                );
+            }
+            Ok(HallEvent::Ended { table, fen, .. }) => {
+                ended.insert(table, fen);
+            }
+            Ok(HallEvent::OpenFailed { name, error }) => refused = Some((name, error)),
+            Ok(_) | Err(TryRecvError::Empty) => std::thread::sleep(Duration::from_micros(200)),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(ended[&1], first.final_fen);
+    assert_eq!(ended[&2], second.final_fen);
+    let (name, error) = refused.expect("the bad table was refused");
+    assert_eq!(name, "three");
+    assert!(error.contains("time_control"), "{error}");
+    running.handle.send(HallCommand::Shutdown).unwrap();
+    running.thread.join().unwrap();
 }

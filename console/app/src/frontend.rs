@@ -328,6 +328,7 @@ impl Lines {
                 table,
                 color,
                 event,
+                ..
             } => {
                 let state = self
                     .links
@@ -378,6 +379,9 @@ impl Lines {
                 *table,
                 json!({"error": {"code": "journal", "message": error}}),
             ),
+            HallEvent::OpenFailed { name, error } => {
+                return Some(json!({"error": {"code": "open", "table": name, "message": error}}));
+            }
             HallEvent::View(_) => return None,
         };
         if self.tag_tables {

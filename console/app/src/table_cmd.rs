@@ -192,6 +192,7 @@ pub fn play(
             table,
             color,
             event: kriegspiel_boardlink::LinkEvent::OpenFailed { error },
+            ..
         } = &e
         {
             let at = if tables > 1 {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use kriegspiel_boardlink::{BoardLink, BoardLinkHandle, LinkConfig, LinkEvent, Report};
+use kriegspiel_boardlink::{BoardLink, BoardLinkHandle, Health, LinkConfig, LinkEvent, Report};
 use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::{Bitboard, Color, EnPassantMode, Square};
 use kriegspiel_referee::{GameResult, Lang, Wording};
@@ -64,6 +64,9 @@ pub type TableNo = usize;
 pub enum HallCommand {
     /// A player's or the arbiter's input for a table.
     Input { table: TableNo, input: Input },
+    /// Opens another table (a new game, or the unfinished game of that name resumed); it
+    /// gets the next table number, announced by its `Opened` event.
+    Open(Box<TableSpec>),
     /// Stops every table (everything already journaled stays).
     Shutdown,
 }
@@ -105,6 +108,13 @@ pub enum HallEvent {
         table: TableNo,
         color: Color,
         event: LinkEvent,
+        /// The link's counters right after the event.
+        health: Health,
+    },
+    /// A table that could not be opened at run time (`HallCommand::Open`).
+    OpenFailed {
+        name: String,
+        error: String,
     },
     View(Box<TableView>),
     /// The game is over (result `None`: voided).
@@ -249,6 +259,87 @@ pub(crate) fn wall_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// Opens one table: checks its set-up, then resumes its unfinished game from the journal
+/// or starts a new one.
+fn prepare(
+    journal: &mut Journal,
+    no: TableNo,
+    spec: TableSpec,
+    mode: TimeMode,
+) -> Result<Prepared, HallError> {
+    if mode == TimeMode::Simulated
+        && [&spec.white, &spec.black]
+            .iter()
+            .any(|s| matches!(s, BoardSource::Serial(_)))
+    {
+        return Err(HallError::SimulatedTimeNeedsSimulatedBoards { table: spec.name });
+    }
+    let config = spec.setup.config().map_err(|error| HallError::Setup {
+        table: spec.name.clone(),
+        error,
+    })?;
+    let games = journal.games()?;
+    // The last game of this table, if it is unfinished and was set up the same way.
+    let last = games
+        .iter()
+        .rev()
+        .find(|g| g.name == spec.name)
+        .filter(|_| spec.resume);
+    if let Some(g) = last.filter(|g| g.setup == spec.setup) {
+        let read = journal.events(g.id);
+        if let Some(damage) = read.damage {
+            return Err(HallError::Resume {
+                table: spec.name,
+                error: format!("{damage} (export what is readable with `kriegspiel export`, or start a new journal)"),
+            });
+        }
+        let (mut table, started) =
+            Table::new(config.clone(), 0).map_err(|e| HallError::Resume {
+                table: spec.name.clone(),
+                error: e.to_string(),
+            })?;
+        for e in &read.events {
+            table.apply(e.event.clone());
+        }
+        if !table.is_over() {
+            let down = read
+                .events
+                .last()
+                .map_or(0, |e| wall_ms().saturating_sub(e.wall_ms).max(0));
+            return Ok(Prepared {
+                next_scripted: scripted_done(&spec.scripted, &read.events),
+                no,
+                game: g.id,
+                table,
+                started,
+                seq: i64::try_from(read.events.len()).unwrap_or(i64::MAX),
+                resumed: read.events.len(),
+                down_ms: Some(u64::try_from(down).unwrap_or(0)),
+                spec,
+            });
+        }
+    }
+    let game = journal.new_game(&spec.name, &spec.setup, wall_ms())?;
+    let (table, started) = Table::new(config, 0).map_err(|e| HallError::Setup {
+        table: spec.name.clone(),
+        error: SetupError {
+            field: "setup",
+            message: e.to_string(),
+        },
+    })?;
+    Ok(Prepared {
+        next_scripted: 0,
+        no,
+        game,
+        table,
+        started,
+        seq: 0,
+        resumed: 0,
+        down_ms: None,
+        spec,
+    })
+}
+
 /// Starts a hall on its own thread.
 pub fn start(
     journal: Journal,
@@ -259,86 +350,9 @@ pub fn start(
         return Err(HallError::NoTables);
     }
     let mut journal = journal;
-    let games = journal.games()?;
     let mut prepared = Vec::with_capacity(specs.len());
     for (i, spec) in specs.into_iter().enumerate() {
-        if mode == TimeMode::Simulated
-            && [&spec.white, &spec.black]
-                .iter()
-                .any(|s| matches!(s, BoardSource::Serial(_)))
-        {
-            return Err(HallError::SimulatedTimeNeedsSimulatedBoards { table: spec.name });
-        }
-        let config = spec.setup.config().map_err(|error| HallError::Setup {
-            table: spec.name.clone(),
-            error,
-        })?;
-        // The last game of this table, if it is unfinished and was set up the same way.
-        let last = games
-            .iter()
-            .rev()
-            .find(|g| g.name == spec.name)
-            .filter(|_| spec.resume);
-        let mut resumed = None;
-        if let Some(g) = last.filter(|g| g.setup == spec.setup) {
-            let read = journal.events(g.id);
-            if let Some(damage) = read.damage {
-                return Err(HallError::Resume {
-                    table: spec.name,
-                    error: format!("{damage} (export what is readable with `kriegspiel export`, or start a new journal)"),
-                });
-            }
-            let (mut table, started) =
-                Table::new(config.clone(), 0).map_err(|e| HallError::Resume {
-                    table: spec.name.clone(),
-                    error: e.to_string(),
-                })?;
-            for e in &read.events {
-                table.apply(e.event.clone());
-            }
-            if !table.is_over() {
-                let down = read
-                    .events
-                    .last()
-                    .map_or(0, |e| wall_ms().saturating_sub(e.wall_ms).max(0));
-                resumed = Some(Prepared {
-                    next_scripted: scripted_done(&spec.scripted, &read.events),
-                    no: i + 1,
-                    game: g.id,
-                    table,
-                    started,
-                    seq: i64::try_from(read.events.len()).unwrap_or(i64::MAX),
-                    resumed: read.events.len(),
-                    down_ms: Some(u64::try_from(down).unwrap_or(0)),
-                    spec: spec.clone(),
-                });
-            }
-        }
-        let p = match resumed {
-            Some(p) => p,
-            None => {
-                let game = journal.new_game(&spec.name, &spec.setup, wall_ms())?;
-                let (table, started) = Table::new(config, 0).map_err(|e| HallError::Setup {
-                    table: spec.name.clone(),
-                    error: SetupError {
-                        field: "setup",
-                        message: e.to_string(),
-                    },
-                })?;
-                Prepared {
-                    next_scripted: 0,
-                    no: i + 1,
-                    game,
-                    table,
-                    started,
-                    seq: 0,
-                    resumed: 0,
-                    down_ms: None,
-                    spec,
-                }
-            }
-        };
-        prepared.push(p);
+        prepared.push(prepare(&mut journal, i + 1, spec, mode)?);
     }
     let runtime = {
         let mut b = tokio::runtime::Builder::new_current_thread();
@@ -358,7 +372,7 @@ pub fn start(
     let thread = std::thread::Builder::new()
         .name("hall".to_owned())
         .spawn(move || {
-            runtime.block_on(run(prepared, journal, events_tx, commands_rx));
+            runtime.block_on(run(prepared, journal, events_tx, commands_rx, mode));
         })
         .map_err(HallError::Runtime)?;
     Ok(RunningHall {
@@ -373,6 +387,7 @@ async fn run(
     journal: Arc<Mutex<Journal>>,
     events: broadcast::Sender<HallEvent>,
     mut commands: mpsc::UnboundedReceiver<HallCommand>,
+    mode: TimeMode,
 ) {
     let mut inputs = Vec::with_capacity(prepared.len());
     let mut tasks = Vec::with_capacity(prepared.len());
@@ -388,6 +403,33 @@ async fn run(
     }
     while let Some(command) = commands.recv().await {
         match command {
+            HallCommand::Open(spec) => {
+                let name = spec.name.clone();
+                let prepared = match journal.lock() {
+                    Ok(mut j) => prepare(&mut j, inputs.len() + 1, *spec, mode),
+                    Err(_) => Err(HallError::Journal(JournalError::BadEvent(
+                        "the journal lock is poisoned".to_owned(),
+                    ))),
+                };
+                match prepared {
+                    Ok(p) => {
+                        let (tx, rx) = mpsc::unbounded_channel();
+                        inputs.push(tx);
+                        tasks.push(tokio::spawn(run_table(
+                            p,
+                            journal.clone(),
+                            events.clone(),
+                            rx,
+                        )));
+                    }
+                    Err(e) => {
+                        let _ = events.send(HallEvent::OpenFailed {
+                            name,
+                            error: e.to_string(),
+                        });
+                    }
+                }
+            }
             HallCommand::Input { table, input } => {
                 if let Some(tx) = table.checked_sub(1).and_then(|i| inputs.get(i)) {
                     // A stopped table (journal failure) has said so already.
@@ -607,6 +649,7 @@ fn link(
         table: no,
         color,
         event: report.event,
+        health: report.health,
     });
     input.map(|(input, ms)| (Input::Board { color, input }, ms))
 }
