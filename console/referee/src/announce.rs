@@ -1,5 +1,8 @@
 //! What the referee decides and says, as typed values; `wording` turns them into speech.
 
+use core::fmt;
+use core::str::FromStr;
+
 use shakmaty::{Bitboard, Color, File, Rank, Role, Square};
 
 use crate::rules::RuleSet;
@@ -26,7 +29,8 @@ impl Try {
     pub fn from_uci(uci: &str) -> Result<Try, crate::Error> {
         let bad = || {
             crate::Error::BadMove(format!(
-                "'{uci}' is not a move in lowercase UCI ([a-h][1-8][a-h][1-8][qrbn]?)"
+                "'{}' is not a move in lowercase UCI ([a-h][1-8][a-h][1-8][qrbn]?)",
+                bounded_lines::excerpt(uci)
             ))
         };
         let b = uci.as_bytes();
@@ -347,6 +351,51 @@ pub enum Question {
     Rebuffs,
 }
 
+impl Question {
+    pub const ALL: [Question; 2] = [Question::Any, Question::Rebuffs];
+
+    /// The protocol id: `any`, `rebuffs`.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Question::Any => "any",
+            Question::Rebuffs => "rebuffs",
+        }
+    }
+}
+
+impl fmt::Display for Question {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl FromStr for Question {
+    type Err = UnknownQuestion;
+
+    fn from_str(s: &str) -> Result<Question, UnknownQuestion> {
+        Question::ALL
+            .into_iter()
+            .find(|q| q.id() == s)
+            .ok_or_else(|| UnknownQuestion(s.to_owned()))
+    }
+}
+
+/// A question id that is neither `any` nor `rebuffs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownQuestion(pub String);
+
+impl fmt::Display for UnknownQuestion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown question '{}' (any, rebuffs)",
+            bounded_lines::excerpt(&self.0)
+        )
+    }
+}
+
+impl std::error::Error for UnknownQuestion {}
+
 /// The answer to a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reply {
@@ -355,10 +404,12 @@ pub enum Reply {
         asker: Color,
         yes: bool,
     },
+    /// RAND: the opponent's rebuffs during his last turn; `None` when he has not moved yet
+    /// in this game.
     Rebuffs {
         rules: RuleSet,
         asker: Color,
-        count: u32,
+        count: Option<u32>,
     },
     Refused(Refusal),
 }

@@ -2,9 +2,12 @@
 
 use core::fmt;
 
+use bounded_lines::excerpt;
+
 use crate::setup::SetupError;
 
-/// Why a command was not carried out. The game is always left as it was.
+/// Why a command was not carried out. The game is always left as it was. Messages quote at
+/// most [`bounded_lines::QUOTE_CHARS`] characters of any input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     UnknownRules(String),
@@ -35,13 +38,14 @@ impl fmt::Display for Error {
         match self {
             Error::UnknownRules(id) => write!(
                 f,
-                "unknown rule set '{id}' (known: cincinnati, wild16, traditional, rand, berkeley, berkeley-any, russian)"
+                "unknown rule set '{}' (known: cincinnati, wild16, traditional, rand, berkeley, berkeley-any, russian)",
+                excerpt(id)
             ),
             Error::BadOption(why) => f.write_str(why),
             Error::BadFen(why) => write!(f, "bad FEN: {why}"),
             Error::BadSetup(why) => write!(f, "bad set-up: {why}"),
             Error::BadMove(why) => f.write_str(why),
-            Error::BadLang(l) => write!(f, "unknown language '{l}' (known: en, fr, ru)"),
+            Error::BadLang(l) => write!(f, "unknown language '{}' (known: en, fr, ru)", excerpt(l)),
             Error::GameOver => f.write_str("the game is over"),
         }
     }

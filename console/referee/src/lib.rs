@@ -5,6 +5,7 @@
 mod announce;
 mod error;
 pub mod jsonl;
+mod own_board;
 mod referee;
 mod rules;
 mod setup;
@@ -12,9 +13,10 @@ mod wording;
 
 pub use announce::{
     Announcement, Audience, Capture, CheckKind, Checks, End, EndReason, GameResult, Man, PawnTries,
-    Question, Refusal, RefusalKind, Reply, Report, Try, Verdict,
+    Question, Refusal, RefusalKind, Reply, Report, Try, UnknownQuestion, Verdict,
 };
 pub use error::Error;
+pub use own_board::{has_own_board_try, own_board_targets};
 pub use referee::{GameConfig, Referee};
 pub use rules::{Lang, Notation, OptionValue, Options, RuleSet, TrySquares};
 pub use setup::{position_from_fen, validate_russian, SetupError};

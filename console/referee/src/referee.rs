@@ -1,17 +1,16 @@
 //! The referee: the one official position and every ruling of docs/RULES.md.
 
-use shakmaty::attacks::{
-    bishop_attacks, king_attacks, knight_attacks, queen_attacks, ray, rook_attacks,
-};
+use shakmaty::attacks::{knight_attacks, pawn_attacks, ray};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{
     Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Position, Role, Square,
 };
 
 use crate::announce::{
-    Capture, Checks, End, EndReason, GameResult, Man, PawnTries, Question, Refusal, RefusalKind,
-    Reply, Report, Try, Verdict,
+    Capture, CheckKind, Checks, End, EndReason, GameResult, Man, PawnTries, Question, Refusal,
+    RefusalKind, Reply, Report, Try, Verdict,
 };
+use crate::own_board::own_board_targets;
 use crate::rules::{Options, RuleSet, TrySquares};
 use crate::setup::position_from_fen;
 use crate::Error;
@@ -57,7 +56,8 @@ pub struct Referee {
     legal: MoveList,
     pawn_captures: PawnCaptures,
     report: Report,
-    /// Position keys since the start, for threefold repetition.
+    /// Position keys since the last irreversible move, for threefold repetition (earlier
+    /// positions cannot recur). Empty in Berkeley games, which have no repetition rule.
     history: Vec<u64>,
     /// Normalised tries refused this turn.
     refused: Vec<Try>,
@@ -80,7 +80,11 @@ impl Referee {
         let mut referee = Referee {
             rules,
             options,
-            history: vec![position_key(&pos)],
+            history: if rules.is_berkeley() {
+                Vec::new()
+            } else {
+                vec![position_key(&pos)]
+            },
             pos,
             legal,
             pawn_captures,
@@ -128,6 +132,13 @@ impl Referee {
 
     pub fn end(&self) -> Option<End> {
         self.report.end
+    }
+
+    /// How many positions the referee remembers for the repetition rule: those since the
+    /// last capture or pawn move, and none at all in Berkeley games (no repetition rule), so
+    /// a game's memory stays flat however long it lasts.
+    pub fn remembered_positions(&self) -> usize {
+        self.history.len()
     }
 
     /// Adjudicates a try by the side to move. A legal try is played at once.
@@ -180,10 +191,13 @@ impl Referee {
                 if self.rules != RuleSet::Rand {
                     return Ok(refused);
                 }
+                // Nothing has been played since the game was set up: the opponent has had no
+                // turn whose rebuffs could be counted.
+                let opponent_moved = self.report.played.is_some();
                 Reply::Rebuffs {
                     rules: self.rules,
                     asker,
-                    count: self.rebuffs_last_turn,
+                    count: opponent_moved.then_some(self.rebuffs_last_turn),
                 }
             }
         })
@@ -247,81 +261,34 @@ impl Referee {
     fn is_pawn_capture_attempt(&self, t: Try) -> bool {
         let turn = self.pos.turn();
         self.pos.our(Role::Pawn).contains(t.from)
-            && shakmaty::attacks::pawn_attacks(turn, t.from).contains(t.to)
+            && pawn_attacks(turn, t.from).contains(t.to)
             && !self.pos.us().contains(t.to)
             && promotion_fits(turn, t)
     }
 
-    /// Possible on the own board: the true position with every enemy man removed.
+    /// Possible on the own board (docs/RULES.md §3.1): a target of the shared own-board
+    /// generator, with a promotion letter only on a pawn's move to the last rank.
     fn possible_on_own_board(&self, t: Try) -> bool {
         let turn = self.pos.turn();
-        let us = self.pos.us();
-        let Some(role) = self
-            .pos
-            .board()
-            .role_at(t.from)
-            .filter(|_| us.contains(t.from))
-        else {
-            return false;
+        let is_pawn = self.pos.our(Role::Pawn).contains(t.from);
+        let letter_fits = if is_pawn {
+            promotion_fits(turn, t)
+        } else {
+            t.promotion.is_none()
         };
-        if us.contains(t.to) {
-            return false;
-        }
-        if role != Role::Pawn && t.promotion.is_some() {
-            return false;
-        }
-        match role {
-            Role::Pawn => {
-                if !promotion_fits(turn, t) {
-                    return false;
-                }
-                let forward: i32 = if turn == Color::White { 8 } else { -8 };
-                if shakmaty::attacks::pawn_attacks(turn, t.from).contains(t.to) {
-                    return true;
-                }
-                if t.from.offset(forward) == Some(t.to) {
-                    return true;
-                }
-                let second = match turn {
-                    Color::White => shakmaty::Rank::Second,
-                    Color::Black => shakmaty::Rank::Seventh,
-                };
-                t.from.offset(2 * forward) == Some(t.to)
-                    && t.from.rank() == second
-                    && t.from.offset(forward).is_some_and(|mid| !us.contains(mid))
-            }
-            Role::Knight => knight_attacks(t.from).contains(t.to),
-            Role::Bishop => bishop_attacks(t.from, us).contains(t.to),
-            Role::Rook => rook_attacks(t.from, us).contains(t.to),
-            Role::Queen => queen_attacks(t.from, us).contains(t.to),
-            Role::King => {
-                if king_attacks(t.from).contains(t.to) {
-                    return true;
-                }
-                match castling_side(t) {
-                    Some(side) => {
-                        let castles = self.pos.castles();
-                        match castles.rook(turn, side) {
-                            Some(rook) if castles.has(turn, side) => {
-                                let path = castles.path(turn, side).without(t.from).without(rook);
-                                (path & us).is_empty()
-                            }
-                            _ => false,
-                        }
-                    }
-                    None => false,
-                }
-            }
-        }
+        letter_fits && own_board_targets(&self.pos, turn, t.from).contains(t.to)
     }
 
-    /// Whether a try disregards the check the referee announced.
+    /// Whether a try disregards the check the referee announced (docs/RULES.md §3.5), judged
+    /// only from what the mover knows: the check kinds and his own men. Never from the
+    /// en-passant square, which would tell him whether the opponent just double-stepped.
     fn ignores_check(&self, t: Try) -> bool {
+        let turn = self.pos.turn();
         let checkers = self.pos.checkers();
         let Some(checker) = checkers.first() else {
             return false;
         };
-        let Some(king) = self.pos.board().king_of(self.pos.turn()) else {
+        let Some(king) = self.pos.board().king_of(turn) else {
             return false;
         };
         if t.from == king {
@@ -330,17 +297,34 @@ impl Referee {
         if checkers.more_than_one() {
             return true;
         }
-        let captured_en_passant = self.pos.maybe_ep_square() == Some(t.to)
-            && self.is_pawn_capture_attempt(t)
-            && Square::from_coords(t.to.file(), t.from.rank()) == checker;
-        if captured_en_passant {
-            return false;
-        }
-        let line = match crate::announce::CheckKind::between(king, checker) {
-            crate::announce::CheckKind::Knight => knight_attacks(king),
+        let kind = CheckKind::between(king, checker);
+        let line = match kind {
+            CheckKind::Knight => knight_attacks(king),
             _ => ray(king, checker),
         };
-        !line.contains(t.to)
+        if line.contains(t.to) {
+            return false;
+        }
+        let diagonal = matches!(kind, CheckKind::Long | CheckKind::Short);
+        !(diagonal && self.is_en_passant_shaped(t, line, king))
+    }
+
+    /// The en-passant-shaped try of docs/RULES.md §3.5: a pawn-capture attempt from the
+    /// pawn's fifth rank whose en-passant victim square (beside the pawn, behind the
+    /// destination) is on the announced diagonal `line`, diagonally in front of the king:
+    /// where an enemy pawn would give that check. Whether the opponent double-stepped does
+    /// not enter.
+    fn is_en_passant_shaped(&self, t: Try, line: Bitboard, king: Square) -> bool {
+        let turn = self.pos.turn();
+        let fifth = match turn {
+            Color::White => shakmaty::Rank::Fifth,
+            Color::Black => shakmaty::Rank::Fourth,
+        };
+        if t.from.rank() != fifth || !self.is_pawn_capture_attempt(t) {
+            return false;
+        }
+        let victim = Square::from_coords(t.to.file(), t.from.rank());
+        line.contains(victim) && pawn_attacks(turn, king).contains(victim)
     }
 
     /// Illegal or impossible, for a try that is not legal (docs/RULES.md §3).
@@ -400,7 +384,12 @@ impl Referee {
         self.pos.play_unchecked(m);
         self.legal = self.pos.legal_moves();
         self.pawn_captures = pawn_captures(&self.legal);
-        self.history.push(position_key(&self.pos));
+        if !self.rules.is_berkeley() {
+            if self.pos.halfmoves() == 0 {
+                self.history.clear();
+            }
+            self.history.push(position_key(&self.pos));
+        }
         self.refused.clear();
         self.any = AnyState::NotAsked;
         self.rebuffs_last_turn = self.rebuffs_this_turn;

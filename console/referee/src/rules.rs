@@ -3,6 +3,8 @@
 use core::fmt;
 use core::str::FromStr;
 
+use bounded_lines::excerpt;
+
 use crate::Error;
 
 /// The seven rule sets of docs/RULES.md, by their protocol id.
@@ -132,7 +134,7 @@ impl Options {
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, r)| *r)
-            .ok_or_else(|| Error::BadOption(format!("unknown option '{key}'")))?;
+            .ok_or_else(|| Error::BadOption(format!("unknown option '{}'", excerpt(key))))?;
         if owner != rules {
             return Err(Error::BadOption(format!(
                 "option '{key}' belongs to the {owner} rules, not {rules}"
@@ -177,7 +179,7 @@ impl Options {
     pub fn set_pair(&mut self, rules: RuleSet, pair: &str) -> Result<(), Error> {
         let (key, value) = pair
             .split_once('=')
-            .ok_or_else(|| Error::BadOption(format!("'{pair}' is not KEY=VALUE")))?;
+            .ok_or_else(|| Error::BadOption(format!("'{}' is not KEY=VALUE", excerpt(pair))))?;
         self.set(rules, key, OptionValue::Text(value))
     }
 }
@@ -186,7 +188,7 @@ impl fmt::Display for OptionValue<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             OptionValue::Bool(b) => write!(f, "{b}"),
-            OptionValue::Text(t) => write!(f, "'{t}'"),
+            OptionValue::Text(t) => write!(f, "'{}'", excerpt(t)),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use bounded_lines::excerpt;
 use shakmaty::fen::Fen;
 use shakmaty::{Bitboard, CastlingMode, Chess, Color, Rank, Role, Setup, Square};
 
@@ -82,16 +83,33 @@ impl fmt::Display for SetupError {
     }
 }
 
-/// Parses a FEN and builds the referee's position for `rules`.
+/// Parses a FEN and builds the referee's position for `rules`. Only standard chess FENs
+/// are accepted: the parser also reads Crazyhouse pockets (`[Qq]`, or a ninth rank),
+/// promoted markers (`Q~`) and Three-check counters (`3+3`, `+0+0`), which have no meaning
+/// here and are refused rather than silently dropped.
 pub fn position_from_fen(rules: RuleSet, fen: Option<&str>) -> Result<Chess, Error> {
     let mut setup = match fen {
         None => Setup::initial(),
         Some(text) => {
+            let quoted = || excerpt(text);
             let fen: Fen = text
                 .trim()
                 .parse()
-                .map_err(|e| Error::BadFen(format!("'{text}': {e}")))?;
-            fen.into_setup()
+                .map_err(|e| Error::BadFen(format!("'{}': {e}", quoted())))?;
+            let setup = fen.into_setup();
+            let variant = if setup.pockets.is_some() {
+                Some("Crazyhouse pockets are not standard chess")
+            } else if setup.promoted.any() {
+                Some("the promoted-piece marker '~' is Crazyhouse, not standard chess")
+            } else if setup.remaining_checks.is_some() {
+                Some("Three-check counters are not standard chess")
+            } else {
+                None
+            };
+            if let Some(what) = variant {
+                return Err(Error::BadFen(format!("'{}': {what}", quoted())));
+            }
+            setup
         }
     };
     if rules == RuleSet::Russian {

@@ -337,7 +337,21 @@ impl Wording {
                 (_, Lang::Ru, false) => "Нет взятий пешкой.",
             }
             .to_owned(),
-            Reply::Rebuffs { asker, count, .. } => {
+            Reply::Rebuffs {
+                asker, count: None, ..
+            } => {
+                let opponent = !asker;
+                match self.lang {
+                    Lang::En => format!("{} has not moved yet.", self.side(opponent)),
+                    Lang::Fr => format!("{} n'ont pas encore joué.", self.side(opponent)),
+                    Lang::Ru => format!("{} ещё не ходили.", self.side(opponent)),
+                }
+            }
+            Reply::Rebuffs {
+                asker,
+                count: Some(count),
+                ..
+            } => {
                 let opponent = !asker;
                 match self.lang {
                     Lang::En => format!(

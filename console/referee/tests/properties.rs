@@ -287,6 +287,54 @@ proptest! {
     }
 }
 
+proptest! {
+    // Most cases are effective (a legal position, the e.p. capture illegal); each checks
+    // every try of the side to move under every rule set and option.
+    #![proptest_config(ProptestConfig { cases: 1000, .. ProptestConfig::default() })]
+
+    /// No en-passant leak under any rule set and option (docs/RULES.md §3.5): in positions
+    /// where the opponent's pawn has just double-stepped beside one of ours and the
+    /// en-passant capture itself is illegal, every try gets the same answer with and
+    /// without the e.p. right. The positions are built around the leak: often the pawn
+    /// gives check, often the capturing pawn is pinned on its file.
+    #[test]
+    fn en_passant_right_never_changes_an_answer(
+        ep_file in 0u32..8,
+        towards_h in any::<bool>(),
+        king_at in 0u32..4,
+        king_square in 0u32..64,
+        pinner in proptest::option::weighted(0.85, (5u32..8, any::<bool>())),
+        extra in proptest::collection::vec((0u32..64, 0usize..10), 0..6),
+        enemy_king in 0u32..64,
+        defender in any::<bool>(),
+        black in any::<bool>(),
+    ) {
+        let shape = EpShape { ep_file, towards_h, king_at, king_square, pinner, defender, black };
+        let Some((with, without)) = ep_pair(shape, &extra, enemy_king) else {
+            return Ok(());
+        };
+        if !with.en_passant_moves().is_empty() {
+            return Ok(());
+        }
+        for (rules, options) in all_rule_sets_and_options() {
+            let a = Referee::from_position(rules, options, with.clone());
+            let b = Referee::from_position(rules, options, without.clone());
+            prop_assert_eq!(a.last_report(), b.last_report());
+            if a.end().is_some() {
+                continue;
+            }
+            for from in with.us() {
+                for to in Square::ALL {
+                    let t = Try::new(from, to);
+                    let va = a.clone().try_move(t).unwrap();
+                    let vb = b.clone().try_move(t).unwrap();
+                    prop_assert_eq!(va, vb, "{} {:?}: {} in {} vs {}", rules, options, t.to_uci(), fen_of(&with), fen_of(&without));
+                }
+            }
+        }
+    }
+}
+
 /// Lines a driver might send: garbage, near-JSON, and real commands with odd values.
 fn line_strategy() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
@@ -325,4 +373,182 @@ fn verdict_values_follow_the_protocol_shape() {
     assert_eq!(v["answer"], "illegal");
     assert_eq!(v["heard_by"], "mover");
     assert_eq!(v["text"], "Illegal move.");
+}
+
+/// Every rule set with every option that could change a refusal.
+fn all_rule_sets_and_options() -> Vec<(RuleSet, Options)> {
+    let mut out = Vec::new();
+    for rules in RuleSet::ALL {
+        out.push((rules, Options::default()));
+    }
+    out.push((
+        RuleSet::Cincinnati,
+        Options {
+            strict: true,
+            ..Options::default()
+        },
+    ));
+    out.push((
+        RuleSet::Rand,
+        Options {
+            try_squares: kriegspiel_referee::TrySquares::Source,
+            ..Options::default()
+        },
+    ));
+    out.push((
+        RuleSet::Rand,
+        Options {
+            ladder: true,
+            ..Options::default()
+        },
+    ));
+    out
+}
+
+/// How [`ep_pair`] builds its position.
+#[derive(Debug, Clone, Copy)]
+struct EpShape {
+    /// The file of the pawn that has just double-stepped.
+    ep_file: u32,
+    /// Whether the capturing pawn stands towards the h-file of it (else the a-file).
+    towards_h: bool,
+    /// 0, 1: the king behind the capturing pawn (checked by the pawn); 2: on the other
+    /// square the pawn checks; 3: on `king_square`.
+    king_at: u32,
+    king_square: u32,
+    /// A rook (false) or queen (true) on the capturing pawn's file, on this rank (0-based).
+    pinner: Option<(u32, bool)>,
+    /// A second pawn that could take the double-stepped one (so a pawn capture is announced).
+    defender: bool,
+    /// Mirror the position: Black to move.
+    black: bool,
+}
+
+/// A position (White to move, mirrored for Black) where a black pawn has just
+/// double-stepped beside a white pawn on the fifth rank, with and without the e.p. right;
+/// `None` when the pieces do not make a legal position.
+fn ep_pair(shape: EpShape, extra: &[(u32, usize)], enemy_king: u32) -> Option<(Chess, Chess)> {
+    let EpShape {
+        ep_file,
+        towards_h,
+        king_at,
+        king_square,
+        pinner,
+        defender,
+        black,
+    } = shape;
+    use kriegspiel_referee::shakmaty::{Board, Piece, Setup};
+    let sq = |f: i32, r: i32| -> Option<Square> {
+        ((0..8).contains(&f) && (0..8).contains(&r))
+            .then(|| Square::from_coords(File::new(f as u32), Rank::new(r as u32)))
+    };
+    let f = ep_file as i32;
+    let ours = if towards_h { f - 1 } else { f + 1 };
+    let our_pawn = sq(ours, 4)?;
+    let their_pawn = sq(f, 4)?;
+    let ep = sq(f, 5)?;
+    let origin = sq(f, 6)?;
+    let mut board = Board::empty();
+    board.set_piece_at(
+        their_pawn,
+        Piece {
+            color: Color::Black,
+            role: Role::Pawn,
+        },
+    );
+    board.set_piece_at(
+        our_pawn,
+        Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        },
+    );
+    // The king: checked by the pawn from either side, or anywhere.
+    let king = match king_at {
+        0 | 1 => sq(ours, 3)?,
+        2 => sq(2 * f - ours, 3)?,
+        _ => Square::new(king_square),
+    };
+    if board.piece_at(king).is_some() || king == ep || king == origin {
+        return None;
+    }
+    board.set_piece_at(
+        king,
+        Piece {
+            color: Color::White,
+            role: Role::King,
+        },
+    );
+    if let Some((rank, queen)) = pinner {
+        let s = sq(ours, rank as i32)?;
+        if s != ep && s != origin && board.piece_at(s).is_none() {
+            let role = if queen { Role::Queen } else { Role::Rook };
+            board.set_piece_at(
+                s,
+                Piece {
+                    color: Color::Black,
+                    role,
+                },
+            );
+        }
+    }
+    if defender {
+        if let Some(s) = sq(2 * f - ours, 3).filter(|s| board.piece_at(*s).is_none()) {
+            board.set_piece_at(
+                s,
+                Piece {
+                    color: Color::White,
+                    role: Role::Pawn,
+                },
+            );
+        }
+    }
+    let enemy_king = Square::new(enemy_king);
+    if board.piece_at(enemy_king).is_some() || enemy_king == ep || enemy_king == origin {
+        return None;
+    }
+    board.set_piece_at(
+        enemy_king,
+        Piece {
+            color: Color::Black,
+            role: Role::King,
+        },
+    );
+    const MEN: [(Color, Role); 10] = [
+        (Color::White, Role::Pawn),
+        (Color::White, Role::Knight),
+        (Color::White, Role::Bishop),
+        (Color::White, Role::Rook),
+        (Color::White, Role::Queen),
+        (Color::Black, Role::Pawn),
+        (Color::Black, Role::Knight),
+        (Color::Black, Role::Bishop),
+        (Color::Black, Role::Rook),
+        (Color::Black, Role::Queen),
+    ];
+    for &(s, man) in extra {
+        let s = Square::new(s);
+        let (color, role) = MEN[man];
+        let back_rank = s.rank() == Rank::First || s.rank() == Rank::Eighth;
+        if board.piece_at(s).is_some()
+            || s == ep
+            || s == origin
+            || (role == Role::Pawn && back_rank)
+        {
+            continue;
+        }
+        board.set_piece_at(s, Piece { color, role });
+    }
+    let mut setup = Setup::empty();
+    setup.board = board;
+    setup.turn = Color::White;
+    setup.ep_square = Some(ep);
+    setup.fullmoves = std::num::NonZeroU32::MIN.saturating_add(1);
+    if black {
+        setup.mirror();
+    }
+    let with: Chess = setup.clone().position(CastlingMode::Standard).ok()?;
+    setup.ep_square = None;
+    let without: Chess = setup.position(CastlingMode::Standard).ok()?;
+    Some((with, without))
 }

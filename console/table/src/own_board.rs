@@ -1,59 +1,14 @@
 //! The player's own board (his men only, no en passant): whether a touched man has any try
 //! there at all. A man with none does not bind the player (docs/OVER-THE-BOARD.md §3, touch-move).
 
-use shakmaty::attacks::{
-    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
-};
-use shakmaty::{CastlingSide, Chess, Color, Position, Rank, Role, Square};
+use shakmaty::{Chess, Color, Square};
 
 /// Whether the man of `color` on `from` has a try possible on its own board: a move there,
 /// or a diagonal pawn step onto a square not holding an own man (captures cannot be judged
-/// from the own board).
+/// from the own board). The referee's own-board generator decides, so touch-move and the
+/// referee's "impossible" never disagree.
 pub(crate) fn has_possible_try(pos: &Chess, color: Color, from: Square) -> bool {
-    let board = pos.board();
-    let us = board.by_color(color);
-    if !us.contains(from) {
-        return false;
-    }
-    let Some(role) = board.role_at(from) else {
-        return false;
-    };
-    let free = !us;
-    match role {
-        Role::Pawn => {
-            let forward: i32 = match color {
-                Color::White => 8,
-                Color::Black => -8,
-            };
-            let second = match color {
-                Color::White => Rank::Second,
-                Color::Black => Rank::Seventh,
-            };
-            let one = from.offset(forward).filter(|sq| free.contains(*sq));
-            let two = one
-                .filter(|_| from.rank() == second)
-                .and_then(|sq| sq.offset(forward))
-                .filter(|sq| free.contains(*sq));
-            one.is_some() || two.is_some() || (pawn_attacks(color, from) & free).any()
-        }
-        Role::Knight => (knight_attacks(from) & free).any(),
-        Role::Bishop => (bishop_attacks(from, us) & free).any(),
-        Role::Rook => (rook_attacks(from, us) & free).any(),
-        Role::Queen => (queen_attacks(from, us) & free).any(),
-        Role::King => {
-            (king_attacks(from) & free).any()
-                || CastlingSide::ALL.into_iter().any(|side| {
-                    let castles = pos.castles();
-                    match castles.rook(color, side) {
-                        Some(rook) if castles.has(color, side) => {
-                            let path = castles.path(color, side).without(from).without(rook);
-                            (path & us).is_empty()
-                        }
-                        _ => false,
-                    }
-                })
-        }
-    }
+    kriegspiel_referee::has_own_board_try(pos, color, from)
 }
 
 #[cfg(test)]
