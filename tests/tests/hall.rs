@@ -195,6 +195,33 @@ fn the_journal_replays_into_the_same_table() {
     let j = Journal::open(&journal).unwrap();
     let g = j.games().unwrap().pop().unwrap();
     let events = j.events(g.id).events;
+    // Every lift and place keeps the board's own time and frame number, both increasing.
+    for color in [
+        kriegspiel_table::shakmaty::Color::White,
+        kriegspiel_table::shakmaty::Color::Black,
+    ] {
+        let stamps: Vec<(u32, u16)> = events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.event.input,
+                    kriegspiel_table::Input::Board {
+                        color: c,
+                        input: kriegspiel_table::BoardInput::Lift(_)
+                            | kriegspiel_table::BoardInput::Place(_),
+                    } if c == color
+                )
+            })
+            .map(|e| (e.board_ms.unwrap(), e.board_seq.unwrap()))
+            .collect();
+        assert!(stamps.len() > 50);
+        assert!(
+            stamps
+                .windows(2)
+                .all(|w| w[0].0 <= w[1].0 && w[0].1 < w[1].1),
+            "{stamps:?}"
+        );
+    }
     let replay = || {
         let (mut t, _) = Table::new(g.setup.config().unwrap(), 0).unwrap();
         let out: Vec<Output> = events

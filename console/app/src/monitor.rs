@@ -331,11 +331,16 @@ mod tests {
                 frames: 3,
                 ..Health::default()
             },
+            seq: None,
         }
     }
 
     fn at(event: LinkEvent, health: Health) -> Report {
-        Report { event, health }
+        Report {
+            event,
+            health,
+            seq: None,
+        }
     }
 
     fn events(lines: &[Value]) -> Vec<&str> {

@@ -68,6 +68,8 @@ pub struct LinkCore {
     decoder: Decoder<BoardMsg>,
     tracker: SeqTracker,
     tx_seq: SeqCounter,
+    /// The sequence number of the frame being dispatched, for its reports.
+    rx_seq: Option<u16>,
     last_accepted: Option<Frame<BoardMsg>>,
     last_heard: Duration,
     health: Health,
@@ -84,6 +86,7 @@ impl LinkCore {
             decoder: Decoder::new(),
             tracker: SeqTracker::new(),
             tx_seq: SeqCounter::new(),
+            rx_seq: None,
             last_accepted: None,
             last_heard: Duration::ZERO,
             health: Health::default(),
@@ -267,7 +270,9 @@ impl LinkCore {
             let request = !matches!(frame.body, BoardMsg::Snapshot { .. });
             self.lose_sync(reason, now, request);
         }
+        self.rx_seq = Some(frame.seq);
         self.dispatch(frame.body, now);
+        self.rx_seq = None;
     }
 
     fn dispatch(&mut self, body: BoardMsg, now: Duration) {
@@ -439,6 +444,7 @@ impl LinkCore {
         self.step.reports.push(Report {
             event,
             health: self.health,
+            seq: self.rx_seq,
         });
     }
 }

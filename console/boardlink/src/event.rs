@@ -9,6 +9,9 @@ use kriegspiel_link::{BoardMs, FaultCode, SquareIndex};
 pub struct Report {
     pub event: LinkEvent,
     pub health: Health,
+    /// The board's sequence number of the frame that carried the event (none for what the
+    /// console itself noticed: a disconnect, a port that will not open).
+    pub seq: Option<u16>,
 }
 
 /// Events in the order the board produced them. Lifts and places are delivered only while the

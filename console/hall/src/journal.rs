@@ -112,6 +112,8 @@ pub struct JournalEvent {
     pub wall_ms: i64,
     /// The board's own clock for a board event.
     pub board_ms: Option<u32>,
+    /// The board's sequence number of the frame that carried a board event.
+    pub board_seq: Option<u16>,
 }
 
 /// The events of one game that read back, and the damage that stopped the reading, if any.
@@ -178,6 +180,7 @@ impl Journal {
                      wall_ms INTEGER NOT NULL,
                      line TEXT NOT NULL,
                      board_ms INTEGER,
+                     board_seq INTEGER,
                      crc INTEGER NOT NULL,
                      PRIMARY KEY (game, seq)
                  );
@@ -280,6 +283,19 @@ impl Journal {
         wall_ms: i64,
         board_ms: Option<u32>,
     ) -> Result<(), JournalError> {
+        self.append_stamped(game, seq, event, wall_ms, board_ms, None)
+    }
+
+    /// Writes one event with the board's own time and frame sequence number.
+    pub fn append_stamped(
+        &mut self,
+        game: GameId,
+        seq: i64,
+        event: &Event,
+        wall_ms: i64,
+        board_ms: Option<u32>,
+        board_seq: Option<u16>,
+    ) -> Result<(), JournalError> {
         let line = render_event(event);
         if line.len() > MAX_LINE {
             return Err(JournalError::BadEvent(format!(
@@ -289,13 +305,17 @@ impl Journal {
         }
         let at = i64::try_from(event.at)
             .map_err(|_| JournalError::BadEvent("a table time beyond any game".to_owned()))?;
-        let crc = event_crc(game, seq, at, wall_ms, &line, board_ms);
+        let crc = event_crc(game, seq, at, wall_ms, &line, board_ms, board_seq);
         self.conn
             .prepare_cached(
-                "INSERT INTO events (game, seq, at, wall_ms, line, board_ms, crc)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO events (game, seq, at, wall_ms, line, board_ms, board_seq, crc)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )
-            .and_then(|mut s| s.execute(params![game, seq, at, wall_ms, line, board_ms, crc]))
+            .and_then(|mut s| {
+                s.execute(params![
+                    game, seq, at, wall_ms, line, board_ms, board_seq, crc
+                ])
+            })
             .map_err(sql("writing an event"))?;
         Ok(())
     }
@@ -366,7 +386,7 @@ impl Journal {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT seq, at, wall_ms, line, board_ms, crc FROM events
+                "SELECT seq, at, wall_ms, line, board_ms, board_seq, crc FROM events
                  WHERE game = ?1 ORDER BY seq",
             )
             .map_err(sql("reading events"))?;
@@ -385,22 +405,37 @@ impl Journal {
                     })
                 }
             };
-            let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<(i64, i64, i64, String, Option<u32>, u32)> {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?))
+            let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<Row> {
+                Ok(Row {
+                    seq: row.get(0)?,
+                    at: row.get(1)?,
+                    wall_ms: row.get(2)?,
+                    line: row.get(3)?,
+                    board_ms: row.get(4)?,
+                    board_seq: row.get(5)?,
+                    crc: row.get(6)?,
+                })
             };
             let damaged = |what: String| JournalError::Damaged {
                 game,
                 seq: expected_seq,
                 what,
             };
-            let (seq, at, wall_ms, line, board_ms, crc) =
-                read(row).map_err(|e| damaged(format!("unreadable row: {e}")))?;
+            let Row {
+                seq,
+                at,
+                wall_ms,
+                line,
+                board_ms,
+                board_seq,
+                crc,
+            } = read(row).map_err(|e| damaged(format!("unreadable row: {e}")))?;
             if seq != expected_seq {
                 return Err(damaged(format!(
                     "event {expected_seq} is missing (found {seq})"
                 )));
             }
-            if event_crc(game, seq, at, wall_ms, &line, board_ms) != crc {
+            if event_crc(game, seq, at, wall_ms, &line, board_ms, board_seq) != crc {
                 return Err(damaged("the event does not match its checksum".to_owned()));
             }
             let event =
@@ -414,6 +449,7 @@ impl Journal {
                 event,
                 wall_ms,
                 board_ms,
+                board_seq,
             });
             expected_seq += 1;
         }
@@ -456,6 +492,17 @@ fn game_crc(name: &str, setup: &str, wall_ms: i64) -> u32 {
     d.finalize()
 }
 
+/// One row of the events table as stored.
+struct Row {
+    seq: i64,
+    at: i64,
+    wall_ms: i64,
+    line: String,
+    board_ms: Option<u32>,
+    board_seq: Option<u16>,
+    crc: u32,
+}
+
 fn event_crc(
     game: GameId,
     seq: i64,
@@ -463,6 +510,7 @@ fn event_crc(
     wall_ms: i64,
     line: &str,
     board_ms: Option<u32>,
+    board_seq: Option<u16>,
 ) -> u32 {
     let mut d = CRC.digest();
     d.update(&game.to_le_bytes());
@@ -473,6 +521,10 @@ fn event_crc(
     match board_ms {
         Some(ms) => d.update(&ms.to_le_bytes()),
         None => d.update(&[0xff]),
+    }
+    match board_seq {
+        Some(n) => d.update(&n.to_le_bytes()),
+        None => d.update(&[0xfe]),
     }
     d.finalize()
 }

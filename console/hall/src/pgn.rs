@@ -316,7 +316,7 @@ pub fn event_log(record: &GameRecord, events: &[JournalEvent]) -> Result<String,
         let outputs = table.apply(e.event.clone());
         let line = json!({
             "game": record.id, "table": record.name, "seq": e.seq, "at": e.event.at,
-            "wall_ms": e.wall_ms, "board_ms": e.board_ms,
+            "wall_ms": e.wall_ms, "board_ms": e.board_ms, "board_seq": e.board_seq,
             "event": kriegspiel_table::trace::render_event(&e.event),
             "outputs": outputs.iter().map(|o| render::json(&w, lang, o)).collect::<Vec<_>>(),
         });

@@ -444,6 +444,13 @@ async fn run(
     }
 }
 
+/// Where a board event came from: the board's own clock and frame number.
+#[derive(Debug, Clone, Copy, Default)]
+struct Stamp {
+    board_ms: Option<u32>,
+    seq: Option<u16>,
+}
+
 /// The board input a link event means, with the board's own time, if it means one.
 pub fn board_input(event: &LinkEvent) -> Option<(BoardInput, Option<u32>)> {
     let square = |i: u8| (i < 64).then(|| Square::new(u32::from(i)));
@@ -558,8 +565,8 @@ async fn run_table(
             });
         }
     }
-    let mut pending: Option<(Input, Option<u32>)> =
-        down_ms.map(|down_ms| (Input::Restarted { down_ms }, None));
+    let mut pending: Option<(Input, Stamp)> =
+        down_ms.map(|down_ms| (Input::Restarted { down_ms }, Stamp::default()));
     publish(HallEvent::View(Box::new(view(no, &table))));
     let (_white_link, mut white_rx) = open_source(&spec.white, clock).unzip();
     let (_black_link, mut black_rx) = open_source(&spec.black, clock).unzip();
@@ -578,28 +585,28 @@ async fn run_table(
                     r = next_report(&mut white_rx) => link(no, Color::White, r, &mut white_rx, &publish),
                     r = next_report(&mut black_rx) => link(no, Color::Black, r, &mut black_rx, &publish),
                     i = inputs.recv() => match i {
-                        Some(i) => Some((i, None)),
+                        Some(i) => Some((i, Stamp::default())),
                         None => return,
                     },
                     () = sleep_until(deadline) => {
                         match spec.scripted.get(next_scripted).filter(|(at, _)| *at <= clock.now()) {
                             Some((_, input)) => {
                                 next_scripted += 1;
-                                Some((input.clone(), None))
+                                Some((input.clone(), Stamp::default()))
                             }
-                            None => Some((Input::Tick, None)),
+                            None => Some((Input::Tick, Stamp::default())),
                         }
                     }
                 }
             }
         };
-        let Some((input, board_ms)) = input else {
+        let Some((input, stamp)) = input else {
             continue;
         };
         let event = Event::new(clock.now().max(table.now()), input);
         seq += 1;
         let written = match journal.lock() {
-            Ok(mut j) => j.append(game, seq, &event, wall_ms(), board_ms),
+            Ok(mut j) => j.append_stamped(game, seq, &event, wall_ms(), stamp.board_ms, stamp.seq),
             Err(_) => Err(JournalError::BadEvent(
                 "the journal lock is poisoned".to_owned(),
             )),
@@ -638,7 +645,7 @@ fn link(
     report: Option<Report>,
     rx: &mut Option<mpsc::Receiver<Report>>,
     publish: &impl Fn(HallEvent),
-) -> Option<(Input, Option<u32>)> {
+) -> Option<(Input, Stamp)> {
     let Some(report) = report else {
         // The link task ended (never while its handle lives): no more reports.
         *rx = None;
@@ -651,7 +658,8 @@ fn link(
         event: report.event,
         health: report.health,
     });
-    input.map(|(input, ms)| (Input::Board { color, input }, ms))
+    let seq = report.seq;
+    input.map(|(input, board_ms)| (Input::Board { color, input }, Stamp { board_ms, seq }))
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
