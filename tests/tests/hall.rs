@@ -289,3 +289,81 @@ fn a_table_opened_at_run_time_gets_the_next_number_and_plays() {
     running.handle.send(HallCommand::Shutdown).unwrap();
     running.thread.join().unwrap();
 }
+
+#[test]
+fn clocks_and_arbiter_actions_reach_the_pgn() {
+    use kriegspiel_table::{ArbiterAction, Input};
+    let dir = tempfile::tempdir().unwrap();
+    let timing = Timing::default();
+    let game = games::builtin("berkeley", timing).unwrap();
+    let mut spec = game.table_spec("clocked", &timing);
+    spec.setup.time_control = "10+5".to_owned();
+    // Paused before the first move (the clock stops), then the last words said again.
+    spec.scripted.splice(
+        0..0,
+        [
+            (100, Input::Arbiter(ArbiterAction::Pause)),
+            (900, Input::Arbiter(ArbiterAction::Resume)),
+            (1000, Input::Arbiter(ArbiterAction::Repeat)),
+        ],
+    );
+    let journal = dir.path().join("j.sqlite");
+    let running = start(
+        Journal::open(&journal).unwrap(),
+        vec![spec],
+        TimeMode::Simulated,
+    )
+    .unwrap();
+    let mut events = running.events;
+    let mut clocks = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let fen = loop {
+        assert!(std::time::Instant::now() < deadline);
+        match events.try_recv() {
+            Ok(HallEvent::Output {
+                output: Output::Clock { remaining, running },
+                ..
+            }) => clocks.push((remaining, running)),
+            Ok(HallEvent::Ended { fen, .. }) => break fen,
+            Ok(_) | Err(TryRecvError::Empty) => std::thread::sleep(Duration::from_micros(200)),
+            Err(e) => panic!("{e}"),
+        }
+    };
+    running.handle.send(HallCommand::Shutdown).unwrap();
+    running.thread.join().unwrap();
+    assert_eq!(fen, game.final_fen);
+    // Started running, stopped by the pause (800 ms never counted), running again.
+    assert_eq!(clocks[0].0.white, 600_000);
+    assert_eq!(clocks[1], (clocks[1].0, None), "paused");
+    assert_eq!(clocks[1].0.white, 599_900);
+    assert_eq!(clocks[2].0.white, 599_900, "resumed at the same time");
+    assert!(clocks.last().unwrap().1.is_none(), "stopped at the end");
+
+    let (pgn_text, _) = export(&journal);
+    let g = &pgn_check::read_all(&pgn_text).unwrap()[0];
+    assert_eq!(g.final_fen, game.final_fen);
+    assert_eq!(g.tag("TimeControl"), Some("600+5"));
+    let clk: Vec<&String> = g
+        .comments
+        .iter()
+        .filter(|c| c.starts_with("[%clk "))
+        .collect();
+    assert_eq!(
+        clk.len(),
+        g.sans.len(),
+        "a clock comment after every move: {pgn_text}"
+    );
+    assert!(
+        clk.iter().all(|c| c.len() == "[%clk 0:09:59]".len()),
+        "{clk:?}"
+    );
+    for said in [
+        "Arbiter: pause",
+        "The arbiter has paused the game.",
+        "Arbiter: resume",
+        "The game goes on.",
+        "Arbiter: repeat",
+    ] {
+        assert!(g.comments.iter().any(|c| c == said), "{said}: {pgn_text}");
+    }
+}
