@@ -188,7 +188,9 @@ impl PublicMessage {
             }
             (PublicMessage::MoveTakenBack, Lang::Ru) => "Арбитр отменил последний ход.".into(),
             (PublicMessage::DrawOffered(c), Lang::En) => format!("{} offers a draw.", side(*c)),
-            (PublicMessage::DrawOffered(c), Lang::Fr) => format!("{} propose la nulle.", side(*c)),
+            (PublicMessage::DrawOffered(c), Lang::Fr) => {
+                format!("{} proposent la nulle.", side(*c))
+            }
             (PublicMessage::DrawOffered(c), Lang::Ru) => format!("{} предлагают ничью.", side(*c)),
             (PublicMessage::GameEnded(end), _) => end_text(end, lang),
             (PublicMessage::BoardsSwapped, Lang::En) => {

@@ -1,0 +1,151 @@
+//! `kriegspiel hall --config` and `kriegspiel export` as the README shows them: a round of
+//! two tables without boards, decided from standard input, journaled and exported.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use kriegspiel_tests::link_util::cargo_bin;
+use kriegspiel_tests::pgn_check;
+use serde_json::Value;
+
+const ROUND: &str = r#"event = "Club night, round 1"
+
+[[table]]
+name = "1"
+rules = "cincinnati"
+time_control = "25+10"
+white_player = "Ann"
+black_player = "Bob"
+
+[[table]]
+name = "2"
+rules = "wild16"
+lang = "fr"
+"#;
+
+#[test]
+fn a_round_of_two_tables_decided_from_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let round = dir.path().join("round.toml");
+    std::fs::write(&round, ROUND).unwrap();
+    let journal = dir.path().join("round.sqlite");
+    let mut hall = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["hall", "--config"])
+        .arg(&round)
+        .arg("--journal")
+        .arg(&journal)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = hall.stdin.take().unwrap();
+    for line in [
+        r#"{"table":1,"arbiter":"adjudicate 1-0 Black did not come"}"#,
+        r#"{"table":3,"color":"white","resign":true}"#,
+        r#"{"table":2,"color":"white","draw":true}"#,
+        r#"{"table":2,"color":"black","draw":true}"#,
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = hall.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("no table 3 (1 to 2)"), "{stderr}");
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Every line names its table.
+    assert!(
+        lines.iter().all(|v| v["table"] == 1 || v["table"] == 2),
+        "{lines:?}"
+    );
+    let finals: Vec<(Value, Value)> = lines
+        .iter()
+        .filter(|v| v.get("final_fen").is_some())
+        .map(|v| (v["table"].clone(), v["result"].clone()))
+        .collect();
+    assert_eq!(finals.len(), 2);
+    assert!(finals.contains(&(1.into(), "1-0".into())));
+    assert!(finals.contains(&(2.into(), "1/2-1/2".into())));
+    let french = lines
+        .iter()
+        .find(|v| v["public"] == "draw-offered")
+        .unwrap();
+    assert_eq!(french["text"], "Les Blancs proposent la nulle.");
+
+    let export = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["export", "--journal"])
+        .arg(&journal)
+        .output()
+        .unwrap();
+    assert!(export.status.success());
+    let games = pgn_check::read_all(&String::from_utf8_lossy(&export.stdout)).unwrap();
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[0].tag("White"), Some("Ann"));
+    assert_eq!(games[0].tag("Event"), Some("Club night, round 1"));
+    assert_eq!(games[0].tag("TimeControl"), Some("1500+10"));
+    assert_eq!(games[0].tag("Termination"), Some("adjudication"));
+    assert_eq!(games[0].outcome.as_deref(), Some("1-0"));
+    assert!(games[0]
+        .comments
+        .contains(&"Arbiter: adjudicate 1-0 Black did not come".to_owned()));
+    assert_eq!(games[1].outcome.as_deref(), Some("1/2-1/2"));
+
+    // One table by name, and the event log.
+    let one = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["export", "--table", "2", "--format", "jsonl", "--journal"])
+        .arg(&journal)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&one.stdout);
+    assert!(log.lines().all(|l| l.contains("\"table\":\"2\"")), "{log}");
+    assert_eq!(log.lines().count(), 3, "{log}");
+
+    // A round file with a mistake names the file, the table and the field.
+    std::fs::write(&round, ROUND.replace("\"25+10\"", "\"25 minutes\"")).unwrap();
+    let bad = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["hall", "--config"])
+        .arg(&round)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        e.contains("round.toml: table 1 ('1'): time_control: bad time control '25 minutes'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn export_refuses_what_is_not_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let absent = dir.path().join("absent.sqlite");
+    let out = run(&["export", "--journal", absent.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no journal at"));
+    assert!(!absent.exists(), "export never creates a journal");
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "not a journal at all, only words\n".repeat(200)).unwrap();
+    let out = run(&["export", "--journal", text.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a Kriegspiel journal"));
+    let out = run(&[
+        "export",
+        "--journal",
+        text.to_str().unwrap(),
+        "--format",
+        "xml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown format 'xml' (pgn, jsonl)"));
+}
