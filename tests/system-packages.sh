@@ -3,7 +3,11 @@
 # Sourced by tests/run.sh and console/run.sh; safe to run again.
 set -euo pipefail
 
-KRIEGSPIEL_PACKAGES=(socat espeak-ng sox)
+# speech: espeak-ng (the program and the voices), speech-dispatcher with its espeak-ng module
+# (the room speaker, through the tts crate: libspeechd-dev and libclang-dev to build it),
+# alsa-utils (aplay: a player's headset), sox (tests measure recordings).
+KRIEGSPIEL_PACKAGES=(socat espeak-ng sox pkg-config libclang-dev libspeechd-dev speech-dispatcher
+    speech-dispatcher-espeak-ng alsa-utils)
 
 ensure_packages() {
     local missing=()

@@ -207,6 +207,137 @@ impl PrivateMessage {
     }
 }
 
+impl PrivateMessage {
+    /// The words spoken into the player's own ear: phrased for a listener, squares as
+    /// words ([`crate::render::spoken_square`]), and the man named when the official
+    /// position knows it (`man`: the role of his man on the message's square, or of the man
+    /// captured there). [`PrivateMessage::text`] stays the written form.
+    pub fn speech(&self, lang: Lang, man: Option<Role>) -> String {
+        let sq = |s: Square| crate::render::spoken_square(lang, s);
+        match (self, lang) {
+            (PrivateMessage::MustMoveTouched(s), Lang::En) => match man {
+                Some(r) => format!(
+                    "You touched your {} on {}: move it.",
+                    role_name(r, lang),
+                    sq(*s)
+                ),
+                None => format!("You touched the man on {}: move it.", sq(*s)),
+            },
+            (PrivateMessage::MustMoveTouched(s), Lang::Fr) => match man {
+                Some(r) => format!(
+                    "Vous avez touché votre {} en {} : jouez cette pièce.",
+                    role_name(r, lang),
+                    sq(*s)
+                ),
+                None => format!(
+                    "Vous avez touché la pièce en {} : jouez cette pièce.",
+                    sq(*s)
+                ),
+            },
+            (PrivateMessage::MustMoveTouched(s), Lang::Ru) => match man {
+                Some(r) => format!(
+                    "Вы тронули {} на поле {}: ходите этой фигурой.",
+                    ru_forms(r).0,
+                    sq(*s)
+                ),
+                None => format!("Вы тронули фигуру на поле {}: ходите этой фигурой.", sq(*s)),
+            },
+            (PrivateMessage::TouchMoveIgnored { touched, moved }, Lang::En) => format!(
+                "Touch move: the man on {} was touched, the man on {} was tried.",
+                sq(*touched),
+                sq(*moved)
+            ),
+            (PrivateMessage::TouchMoveIgnored { touched, moved }, Lang::Fr) => format!(
+                "Pièce touchée : la pièce en {} a été touchée, celle en {} a été jouée.",
+                sq(*touched),
+                sq(*moved)
+            ),
+            (PrivateMessage::TouchMoveIgnored { touched, moved }, Lang::Ru) => format!(
+                "Взялся — ходи: тронута фигура на поле {}, ход сделан с поля {}.",
+                sq(*touched),
+                sq(*moved)
+            ),
+            (PrivateMessage::SquareShouldBeEmpty(s), Lang::En) => {
+                format!("{} should be empty.", capitalised(&sq(*s)))
+            }
+            (PrivateMessage::SquareShouldBeEmpty(s), Lang::Fr) => {
+                format!("La case {} doit être vide.", sq(*s))
+            }
+            (PrivateMessage::SquareShouldBeEmpty(s), Lang::Ru) => {
+                format!("Поле {} должно быть пустым.", sq(*s))
+            }
+            (PrivateMessage::ManMissing(s), Lang::En) => match man {
+                Some(r) => format!("Your {} on {} is missing.", role_name(r, lang), sq(*s)),
+                None => format!("A man is missing on {}.", sq(*s)),
+            },
+            (PrivateMessage::ManMissing(s), Lang::Fr) => match man {
+                Some(r) => format!("Il manque votre {} en {}.", role_name(r, lang), sq(*s)),
+                None => format!("Il manque une pièce en {}.", sq(*s)),
+            },
+            (PrivateMessage::ManMissing(s), Lang::Ru) => match man {
+                Some(r) => format!("На поле {} не хватает {}.", sq(*s), ru_forms(r).1),
+                None => format!("На поле {} не хватает фигуры.", sq(*s)),
+            },
+            (PrivateMessage::RemoveCaptured(s), Lang::En) => match man {
+                Some(r) => format!(
+                    "Your {} on {} was captured: take it off your board.",
+                    role_name(r, lang),
+                    sq(*s)
+                ),
+                None => format!("Remove your captured man from {}.", sq(*s)),
+            },
+            (PrivateMessage::RemoveCaptured(s), Lang::Fr) => match man {
+                Some(r) => format!(
+                    "Votre {} en {} a été pris : retirez-le de l'échiquier.",
+                    role_name(r, lang),
+                    sq(*s)
+                ),
+                None => format!("Retirez votre pièce prise en {}.", sq(*s)),
+            },
+            (PrivateMessage::RemoveCaptured(s), Lang::Ru) => match man {
+                Some(r) => format!(
+                    "Уберите с поля {} взятую фигуру: {}.",
+                    sq(*s),
+                    role_name(r, lang)
+                ),
+                None => format!("Уберите свою взятую фигуру с поля {}.", sq(*s)),
+            },
+            (PrivateMessage::RefereeError(_), Lang::En) => "The referee refused that.".to_owned(),
+            (PrivateMessage::RefereeError(_), Lang::Fr) => "L'arbitre refuse.".to_owned(),
+            (PrivateMessage::RefereeError(_), Lang::Ru) => "Судья отказал.".to_owned(),
+            (
+                PrivateMessage::PromotionChoice(_)
+                | PrivateMessage::BadPromotionChoice(_)
+                | PrivateMessage::BackInSync
+                | PrivateMessage::NotYourTurn
+                | PrivateMessage::GameOver
+                | PrivateMessage::LowTime(_)
+                | PrivateMessage::NothingToAccept,
+                _,
+            ) => self.text(lang),
+        }
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// A Russian man's name in the accusative and the genitive.
+fn ru_forms(role: Role) -> (&'static str, &'static str) {
+    match role {
+        Role::Queen => ("ферзя", "ферзя"),
+        Role::Rook => ("ладью", "ладьи"),
+        Role::Bishop => ("слона", "слона"),
+        Role::Knight => ("коня", "коня"),
+        Role::King => ("короля", "короля"),
+        Role::Pawn => ("пешку", "пешки"),
+    }
+}
+
 fn role_name(role: Role, lang: Lang) -> &'static str {
     match (role, lang) {
         (Role::Queen, Lang::En) => "queen",

@@ -1,0 +1,148 @@
+//! The room speaker through speech-dispatcher (the `tts` crate's Linux backend).
+//!
+//! The connection lives on the speaker's own thread; `say` only queues. speech-dispatcher
+//! queues utterances itself, so the thread hands each text over at once and never waits for
+//! its end: a headless speech-dispatcher may never report one.
+
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use kriegspiel_referee::Lang;
+use tts::Tts;
+
+use crate::speaker::{dispatcher_rate, dispatcher_volume, Speaker, SpeechLog, VoiceSettings};
+
+/// The language tags a voice of each language carries in speech-dispatcher's list.
+pub const fn language_tag(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "en-GB",
+        Lang::Fr => "fr-FR",
+        Lang::Ru => "ru",
+    }
+}
+
+/// Speaks through speech-dispatcher.
+#[derive(Debug)]
+pub struct TtsSpeaker {
+    queue: Option<Sender<String>>,
+    thread: Option<JoinHandle<()>>,
+    done: Receiver<()>,
+    /// The voice chosen, for the start-up message.
+    pub voice: String,
+}
+
+impl TtsSpeaker {
+    /// Connects to speech-dispatcher (`SPEECHD_ADDRESS`, else the user's own one) and
+    /// chooses a voice of `lang` (or the one named), the rate and the volume.
+    pub fn start(
+        lang: Lang,
+        settings: VoiceSettings,
+        log: Option<SpeechLog>,
+    ) -> Result<TtsSpeaker, String> {
+        let (ready_tx, ready) = mpsc::channel::<Result<String, String>>();
+        let (queue, texts) = mpsc::channel::<String>();
+        let (done_tx, done) = mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let mut tts = match connect(lang, &settings) {
+                Ok((tts, voice)) => {
+                    let _ = ready_tx.send(Ok(voice));
+                    tts
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            for text in texts {
+                if let Some(log) = &log {
+                    log.write(&text);
+                }
+                if let Err(e) = tts.speak(text, false) {
+                    eprintln!("kriegspiel: speech-dispatcher: {e}");
+                }
+            }
+            // Wait for the queue to drain where speech-dispatcher says so; a headless one
+            // may never report the end, so the caller's `finish` limit decides.
+            while tts.is_speaking().unwrap_or(false) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = done_tx.send(());
+        });
+        match ready.recv_timeout(Duration::from_secs(5)) {
+            Ok(Ok(voice)) => Ok(TtsSpeaker {
+                queue: Some(queue),
+                thread: Some(thread),
+                done,
+                voice,
+            }),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err("speech-dispatcher did not answer within 5 s".to_owned()),
+        }
+    }
+}
+
+fn connect(lang: Lang, settings: &VoiceSettings) -> Result<(Tts, String), String> {
+    let mut tts = Tts::new(tts::Backends::SpeechDispatcher)
+        .map_err(|e| format!("cannot reach speech-dispatcher: {e}"))?;
+    let voices = tts
+        .voices()
+        .map_err(|e| format!("speech-dispatcher lists no voices: {e}"))?;
+    let tag = language_tag(lang);
+    let chosen = match &settings.voice {
+        Some(name) => voices
+            .iter()
+            .find(|v| v.name() == *name || v.id() == *name)
+            .ok_or_else(|| format!("speech-dispatcher has no voice named '{name}'"))?,
+        None => voices
+            .iter()
+            .find(|v| v.language().as_str().eq_ignore_ascii_case(tag))
+            .or_else(|| {
+                voices.iter().find(|v| {
+                    v.language()
+                        .primary_language()
+                        .eq_ignore_ascii_case(&tag[..2])
+                })
+            })
+            .ok_or_else(|| format!("speech-dispatcher has no voice for {tag}"))?,
+    };
+    tts.set_voice(chosen)
+        .map_err(|e| format!("speech-dispatcher refused the voice {}: {e}", chosen.name()))?;
+    if let Some(rate) = settings.rate {
+        tts.set_rate(dispatcher_rate(rate) as f32)
+            .map_err(|e| format!("speech-dispatcher refused the rate: {e}"))?;
+    }
+    if let Some(volume) = settings.volume {
+        tts.set_volume(dispatcher_volume(volume) as f32)
+            .map_err(|e| format!("speech-dispatcher refused the volume: {e}"))?;
+    }
+    Ok((tts, format!("{} ({})", chosen.name(), chosen.language())))
+}
+
+impl Speaker for TtsSpeaker {
+    fn say(&mut self, text: &str) {
+        if let Some(q) = &self.queue {
+            let _ = q.send(text.to_owned());
+        }
+    }
+
+    fn finish(&mut self, limit: Duration) {
+        self.queue = None;
+        let deadline = Instant::now() + limit;
+        if self
+            .done
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .is_ok()
+        {
+            if let Some(t) = self.thread.take() {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+impl Drop for TtsSpeaker {
+    fn drop(&mut self) {
+        self.queue = None;
+    }
+}

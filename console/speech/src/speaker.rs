@@ -1,0 +1,653 @@
+//! Speakers: one output device each, with its own queue and thread, so that `say` returns
+//! at once and never holds a table back.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use kriegspiel_referee::Lang;
+
+/// Something that speaks.
+pub trait Speaker {
+    /// Queues `text`; returns at once.
+    fn say(&mut self, text: &str);
+    /// Waits (at most `limit`) for the queued texts to be spoken, e.g. the last announcement
+    /// of a game before the program exits.
+    fn finish(&mut self, limit: Duration);
+}
+
+/// Remembers every text, for tests.
+#[derive(Debug, Clone, Default)]
+pub struct RecordingSpeaker {
+    spoken: Arc<Mutex<Vec<String>>>,
+}
+
+impl RecordingSpeaker {
+    pub fn new() -> RecordingSpeaker {
+        RecordingSpeaker::default()
+    }
+
+    /// What was said so far, in order.
+    pub fn spoken(&self) -> Vec<String> {
+        self.spoken
+            .lock()
+            .map(|v| v.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+    }
+}
+
+impl Speaker for RecordingSpeaker {
+    fn say(&mut self, text: &str) {
+        match self.spoken.lock() {
+            Ok(mut v) => v.push(text.to_owned()),
+            Err(poisoned) => poisoned.into_inner().push(text.to_owned()),
+        }
+    }
+
+    fn finish(&mut self, _limit: Duration) {}
+}
+
+/// How a voice speaks: its name (else the table's language decides), its rate in words per
+/// minute and its volume in percent of normal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VoiceSettings {
+    pub voice: Option<String>,
+    pub rate: Option<u32>,
+    pub volume: Option<u32>,
+}
+
+/// The normal rate of espeak-ng, in words per minute.
+pub const NORMAL_RATE: u32 = 175;
+/// The rates a table may ask for.
+pub const RATE_RANGE: std::ops::RangeInclusive<u32> = 80..=450;
+
+/// The espeak-ng voice of a language.
+pub const fn espeak_voice(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "en-gb",
+        Lang::Fr => "fr",
+        Lang::Ru => "ru",
+    }
+}
+
+/// The text-to-speech programs the console knows, in order of preference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    EspeakNg,
+    SpdSay,
+}
+
+impl Engine {
+    pub const fn program(self) -> &'static str {
+        match self {
+            Engine::EspeakNg => "espeak-ng",
+            Engine::SpdSay => "spd-say",
+        }
+    }
+
+    /// The arguments that speak `text` with a voice of the table's language, into the WAV
+    /// file `wav` when one is given (espeak-ng only).
+    pub fn args(self, lang: Lang, text: &str, wav: Option<&Path>) -> Vec<String> {
+        self.args_with(lang, &VoiceSettings::default(), text, wav.map(Out::File))
+    }
+
+    fn args_with(self, lang: Lang, v: &VoiceSettings, text: &str, out: Option<Out>) -> Vec<String> {
+        match self {
+            Engine::EspeakNg => {
+                let voice = v.voice.as_deref().unwrap_or(espeak_voice(lang));
+                let mut args: Vec<String> = vec!["-v".into(), voice.into()];
+                if let Some(rate) = v.rate {
+                    args.extend(["-s".into(), rate.to_string()]);
+                }
+                if let Some(volume) = v.volume {
+                    args.extend(["-a".into(), volume.to_string()]);
+                }
+                match out {
+                    Some(Out::File(wav)) => {
+                        args.push("-w".into());
+                        args.push(wav.to_string_lossy().into_owned());
+                    }
+                    Some(Out::Stdout) => args.push("--stdout".into()),
+                    None => {}
+                }
+                args.push("--".into());
+                args.push(text.into());
+                args
+            }
+            Engine::SpdSay => {
+                let language = match lang {
+                    Lang::En => "en",
+                    Lang::Fr => "fr",
+                    Lang::Ru => "ru",
+                };
+                // -w: wait until spoken, so utterances never overlap.
+                let mut args: Vec<String> = vec!["-w".into(), "-l".into(), language.into()];
+                if let Some(rate) = v.rate {
+                    args.extend(["-r".into(), dispatcher_rate(rate).to_string()]);
+                }
+                if let Some(volume) = v.volume {
+                    args.extend(["-i".into(), dispatcher_volume(volume).to_string()]);
+                }
+                args.extend(["--".into(), text.into()]);
+                args
+            }
+        }
+    }
+}
+
+enum Out<'a> {
+    File(&'a Path),
+    Stdout,
+}
+
+/// A rate in words per minute as speech-dispatcher's -100..100 (0: espeak-ng's normal 175).
+pub fn dispatcher_rate(wpm: u32) -> i32 {
+    let wpm = i64::from(wpm.clamp(*RATE_RANGE.start(), *RATE_RANGE.end()));
+    let normal = i64::from(NORMAL_RATE);
+    let r = if wpm <= normal {
+        (wpm - normal) * 100 / (normal - i64::from(*RATE_RANGE.start()))
+    } else {
+        (wpm - normal) * 100 / (i64::from(*RATE_RANGE.end()) - normal)
+    };
+    i32::try_from(r).unwrap_or(0)
+}
+
+/// A volume in percent of normal (0..=200) as speech-dispatcher's -100..100 (100: normal).
+pub fn dispatcher_volume(percent: u32) -> i32 {
+    let p = i32::try_from(percent.min(100)).unwrap_or(100);
+    2 * p - 100
+}
+
+/// Where a speaker's sound goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sink {
+    /// The program's own default output.
+    Default,
+    /// An ALSA PCM by name (`aplay -D NAME`), e.g. `plughw:1,0` or a PCM of ~/.asoundrc.
+    Alsa(String),
+    /// A PulseAudio or PipeWire sink by name (`paplay --device NAME`).
+    Pulse(String),
+}
+
+impl Sink {
+    /// `pulse:NAME` is a PulseAudio/PipeWire sink; `alsa:NAME` or any other NAME an ALSA PCM.
+    pub fn parse(device: &str) -> Sink {
+        if let Some(n) = device.strip_prefix("pulse:") {
+            Sink::Pulse(n.to_owned())
+        } else {
+            Sink::Alsa(device.strip_prefix("alsa:").unwrap_or(device).to_owned())
+        }
+    }
+
+    /// The player program and its arguments for raw 16-bit mono PCM at `rate` on stdin.
+    fn player(&self, rate: u32) -> Option<(&'static str, Vec<String>)> {
+        match self {
+            Sink::Default => None,
+            Sink::Alsa(d) => Some((
+                "aplay",
+                vec![
+                    "-q".into(),
+                    "-D".into(),
+                    d.clone(),
+                    "-t".into(),
+                    "raw".into(),
+                    "-f".into(),
+                    "S16_LE".into(),
+                    "-c".into(),
+                    "1".into(),
+                    "-r".into(),
+                    rate.to_string(),
+                ],
+            )),
+            Sink::Pulse(d) => Some((
+                "pacat",
+                vec![
+                    "--playback".into(),
+                    format!("--device={d}"),
+                    "--format=s16le".into(),
+                    "--channels=1".into(),
+                    format!("--rate={rate}"),
+                ],
+            )),
+        }
+    }
+
+    /// The program this sink needs on the PATH, if any.
+    pub fn program(&self) -> Option<&'static str> {
+        self.player(22050).map(|(p, _)| p)
+    }
+}
+
+impl std::fmt::Display for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sink::Default => f.write_str("the default output"),
+            Sink::Alsa(d) => write!(f, "ALSA device '{d}'"),
+            Sink::Pulse(d) => write!(f, "PulseAudio sink '{d}'"),
+        }
+    }
+}
+
+/// Why no speaker could be started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpeechError {
+    /// Neither program is on the PATH.
+    NoProgram,
+    /// Recording to WAV files, or speaking into a named device, needs espeak-ng.
+    NoEspeak,
+    /// A program a device needs is missing.
+    Missing { program: &'static str, sink: String },
+    /// The recording folder cannot be made or written.
+    Folder(String),
+    /// A bad option.
+    Option(String),
+}
+
+impl std::fmt::Display for SpeechError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpeechError::NoProgram => f.write_str(
+                "no text-to-speech program found (install espeak-ng, or speech-dispatcher for spd-say); announcements are not spoken",
+            ),
+            SpeechError::NoEspeak => f.write_str(
+                "--speech-wav and audio devices need espeak-ng on the PATH (apt-get install espeak-ng)",
+            ),
+            SpeechError::Missing { program, sink } => write!(
+                f,
+                "{sink} needs {program} on the PATH (apt-get install {})",
+                if *program == "aplay" { "alsa-utils" } else { "pulseaudio-utils" }
+            ),
+            SpeechError::Folder(why) => write!(f, "--speech-wav: {why}"),
+            SpeechError::Option(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for SpeechError {}
+
+/// Looks for `program` in the directories of `path` (a PATH value).
+pub fn find_program(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .map(|dir| dir.join(program))
+        .find(|p| is_executable(p))
+}
+
+/// Looks for `program` on the PATH.
+pub fn on_path(program: &str) -> Option<PathBuf> {
+    find_program(program, &std::env::var_os("PATH").unwrap_or_default())
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// Appends "LABEL<tab>TEXT" lines: what was sent to each output, for tests and the arbiter.
+#[derive(Debug, Clone)]
+pub struct SpeechLog {
+    pub path: PathBuf,
+    pub label: String,
+}
+
+impl SpeechLog {
+    pub fn write(&self, text: &str) {
+        let line = format!("{}\t{}\n", self.label, text.replace(['\t', '\n'], " "));
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = written {
+            eprintln!("kriegspiel: speech log {}: {e}", self.path.display());
+        }
+    }
+}
+
+/// Latencies from `say` to the first audio of an utterance that found its speaker idle.
+pub type Latencies = Arc<Mutex<Vec<Duration>>>;
+
+/// Speaks through an external program on a background thread: espeak-ng (or spd-say) on
+/// the default output, espeak-ng piped into a device's player, or espeak-ng into WAV files.
+#[derive(Debug)]
+pub struct CommandSpeaker {
+    queue: Option<Sender<(Instant, String)>>,
+    thread: Option<JoinHandle<()>>,
+    done: Receiver<()>,
+    latencies: Latencies,
+}
+
+#[derive(Debug, Clone)]
+enum Mode {
+    Play,
+    Device(Sink),
+    Record(PathBuf),
+}
+
+impl CommandSpeaker {
+    /// Finds espeak-ng (else spd-say) on the PATH.
+    pub fn start(lang: Lang) -> Result<CommandSpeaker, SpeechError> {
+        CommandSpeaker::start_with(lang, VoiceSettings::default(), None)
+    }
+
+    /// As [`CommandSpeaker::start`], with a voice's settings and a log of what is said.
+    pub fn start_with(
+        lang: Lang,
+        voice: VoiceSettings,
+        log: Option<SpeechLog>,
+    ) -> Result<CommandSpeaker, SpeechError> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        [Engine::EspeakNg, Engine::SpdSay]
+            .into_iter()
+            .find_map(|e| find_program(e.program(), &path).map(|p| (e, p)))
+            .map(|(engine, program)| {
+                CommandSpeaker::spawn(engine, program, lang, voice, Mode::Play, log)
+            })
+            .ok_or(SpeechError::NoProgram)
+    }
+
+    /// Speaks into one device (a player's headset, or a named room speaker): espeak-ng's
+    /// audio piped into `aplay -D` or `pacat --device`, one long-running player per device.
+    pub fn device(
+        lang: Lang,
+        sink: Sink,
+        voice: VoiceSettings,
+        log: Option<SpeechLog>,
+    ) -> Result<CommandSpeaker, SpeechError> {
+        let program = on_path(Engine::EspeakNg.program()).ok_or(SpeechError::NoEspeak)?;
+        if let Some(player) = sink.program() {
+            if on_path(player).is_none() {
+                return Err(SpeechError::Missing {
+                    program: player,
+                    sink: sink.to_string(),
+                });
+            }
+        }
+        Ok(CommandSpeaker::spawn(
+            Engine::EspeakNg,
+            program,
+            lang,
+            voice,
+            Mode::Device(sink),
+            log,
+        ))
+    }
+
+    /// Records each text into `dir/NNNN.wav` with espeak-ng, listing them in
+    /// `dir/transcript.tsv` (file, tab, text).
+    pub fn recording(lang: Lang, dir: &Path) -> Result<CommandSpeaker, SpeechError> {
+        CommandSpeaker::recording_with(lang, dir, VoiceSettings::default())
+    }
+
+    /// As [`CommandSpeaker::recording`], with a voice's settings.
+    pub fn recording_with(
+        lang: Lang,
+        dir: &Path,
+        voice: VoiceSettings,
+    ) -> Result<CommandSpeaker, SpeechError> {
+        let program = on_path(Engine::EspeakNg.program()).ok_or(SpeechError::NoEspeak)?;
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(dir.join("transcript.tsv"), ""))
+            .map_err(|e| SpeechError::Folder(format!("{}: {e}", dir.display())))?;
+        Ok(CommandSpeaker::spawn(
+            Engine::EspeakNg,
+            program,
+            lang,
+            voice,
+            Mode::Record(dir.to_path_buf()),
+            None,
+        ))
+    }
+
+    /// Speaks with `program`, called like `engine`.
+    pub fn with_program(engine: Engine, program: PathBuf, lang: Lang) -> CommandSpeaker {
+        CommandSpeaker::spawn(
+            engine,
+            program,
+            lang,
+            VoiceSettings::default(),
+            Mode::Play,
+            None,
+        )
+    }
+
+    /// Latencies from `say` to the first audio byte handed to the device (device speakers
+    /// only, utterances that found the speaker idle).
+    pub fn latencies(&self) -> Latencies {
+        Arc::clone(&self.latencies)
+    }
+
+    fn spawn(
+        engine: Engine,
+        program: PathBuf,
+        lang: Lang,
+        voice: VoiceSettings,
+        mode: Mode,
+        log: Option<SpeechLog>,
+    ) -> CommandSpeaker {
+        let (queue, texts) = mpsc::channel::<(Instant, String)>();
+        let (done_tx, done) = mpsc::channel();
+        let latencies: Latencies = Arc::default();
+        let measured = Arc::clone(&latencies);
+        let thread = std::thread::spawn(move || {
+            let mut worker = Worker {
+                engine,
+                program,
+                lang,
+                voice,
+                mode,
+                player: None,
+                failed: false,
+                latencies: measured,
+            };
+            let mut busy_until = Instant::now();
+            for (i, (queued, text)) in texts.into_iter().enumerate() {
+                if worker.failed {
+                    continue;
+                }
+                if let Some(log) = &log {
+                    log.write(&text);
+                }
+                let idle = queued >= busy_until;
+                worker.speak(i, queued, idle, &text);
+                busy_until = Instant::now();
+            }
+            worker.close();
+            let _ = done_tx.send(());
+        });
+        CommandSpeaker {
+            queue: Some(queue),
+            thread: Some(thread),
+            done,
+            latencies,
+        }
+    }
+}
+
+struct Worker {
+    engine: Engine,
+    program: PathBuf,
+    lang: Lang,
+    voice: VoiceSettings,
+    mode: Mode,
+    /// The device's long-running player and its input.
+    player: Option<(Child, ChildStdin)>,
+    failed: bool,
+    latencies: Latencies,
+}
+
+impl Worker {
+    fn speak(&mut self, i: usize, queued: Instant, idle: bool, text: &str) {
+        match self.mode.clone() {
+            Mode::Play => self.run(text, None),
+            Mode::Record(dir) => {
+                let wav = dir.join(format!("{:04}.wav", i + 1));
+                if let Err(e) = append_transcript(&dir, &wav, text) {
+                    eprintln!("kriegspiel: speech: {e}");
+                }
+                self.run(text, Some(Out::File(&wav)));
+            }
+            Mode::Device(sink) => {
+                if let Err(e) = self.play_into(&sink, queued, idle, text) {
+                    eprintln!("kriegspiel: speech into {sink}: {e}");
+                    if let Some((mut child, stdin)) = self.player.take() {
+                        drop(stdin);
+                        let _ = child.kill();
+                        let _ = child.wait();
+                    }
+                }
+            }
+        }
+    }
+
+    fn run(&mut self, text: &str, out: Option<Out>) {
+        let status = Command::new(&self.program)
+            .args(self.engine.args_with(self.lang, &self.voice, text, out))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        if let Err(e) = status {
+            eprintln!(
+                "kriegspiel: speech: cannot run {}: {e}; announcements are no longer spoken",
+                self.program.display()
+            );
+            self.failed = true;
+        }
+    }
+
+    /// espeak-ng's WAV on its standard output, header stripped, into the device's player.
+    fn play_into(
+        &mut self,
+        sink: &Sink,
+        queued: Instant,
+        idle: bool,
+        text: &str,
+    ) -> Result<(), String> {
+        let mut synth = Command::new(&self.program)
+            .args(
+                self.engine
+                    .args_with(self.lang, &self.voice, text, Some(Out::Stdout)),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", self.program.display()))?;
+        let mut audio = synth.stdout.take().ok_or("espeak-ng gave no output")?;
+        let mut buf = vec![0u8; 8192];
+        let mut header = Vec::with_capacity(64);
+        let mut first = true;
+        let result = loop {
+            let n = match audio.read(&mut buf) {
+                Ok(0) => break Ok(()),
+                Ok(n) => n,
+                Err(e) => break Err(format!("reading espeak-ng: {e}")),
+            };
+            let mut chunk = &buf[..n];
+            if first {
+                // The WAV header: 44 bytes from espeak-ng; the rate is at offset 24.
+                header.extend_from_slice(chunk);
+                if header.len() < 44 {
+                    continue;
+                }
+                let rate = u32::from_le_bytes([header[24], header[25], header[26], header[27]]);
+                if &header[..4] != b"RIFF" || &header[36..40] != b"data" {
+                    break Err("espeak-ng's output is not the expected WAV".to_owned());
+                }
+                if self.player.is_none() {
+                    self.player = Some(open_player(sink, rate)?);
+                }
+                let body = header.split_off(44);
+                if idle {
+                    if let Ok(mut l) = self.latencies.lock() {
+                        l.push(queued.elapsed());
+                    }
+                }
+                first = false;
+                if let Some((_, stdin)) = &mut self.player {
+                    stdin
+                        .write_all(&body)
+                        .map_err(|e| format!("the player stopped: {e}"))?;
+                }
+                chunk = &[];
+            }
+            if let Some((_, stdin)) = &mut self.player {
+                if let Err(e) = stdin.write_all(chunk) {
+                    break Err(format!("the player stopped: {e}"));
+                }
+            }
+        };
+        let _ = synth.wait();
+        if let Some((_, stdin)) = &mut self.player {
+            let _ = stdin.flush();
+        }
+        result
+    }
+
+    fn close(&mut self) {
+        if let Some((mut child, stdin)) = self.player.take() {
+            // Closing its input lets the player play what it has and end.
+            drop(stdin);
+            let _ = child.wait();
+        }
+    }
+}
+
+fn open_player(sink: &Sink, rate: u32) -> Result<(Child, ChildStdin), String> {
+    let (program, args) = sink
+        .player(rate)
+        .ok_or("the default output has no player")?;
+    let mut child = Command::new(program)
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    let stdin = child.stdin.take().ok_or("the player has no input")?;
+    Ok((child, stdin))
+}
+
+/// One line of the recording's transcript: the file name, a tab, the text.
+fn append_transcript(dir: &Path, wav: &Path, text: &str) -> std::io::Result<()> {
+    let name = wav
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("transcript.tsv"))?;
+    writeln!(f, "{name}\t{}", text.replace(['\t', '\n'], " "))
+}
+
+impl Speaker for CommandSpeaker {
+    fn say(&mut self, text: &str) {
+        if let Some(q) = &self.queue {
+            // Fails only if the thread is gone; then there is nothing left to speak with.
+            let _ = q.send((Instant::now(), text.to_owned()));
+        }
+    }
+
+    fn finish(&mut self, limit: Duration) {
+        // Closing the queue lets the thread end after the last text.
+        self.queue = None;
+        if self.done.recv_timeout(limit).is_ok() {
+            if let Some(t) = self.thread.take() {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+impl Drop for CommandSpeaker {
+    fn drop(&mut self) {
+        // Never wait here: an unfinished utterance must not hold the program.
+        self.queue = None;
+    }
+}

@@ -1,0 +1,90 @@
+//! A hall subscriber that speaks one table: every output routed by [`crate::hear`] to the
+//! outputs that may hear it.
+
+use std::time::Duration;
+
+use kriegspiel_hall::{HallEvent, TableNo};
+use kriegspiel_referee::shakmaty::Color;
+use tokio::sync::broadcast;
+
+use crate::route::{hear, Hearer, Positions, Utterance};
+use crate::setup::{PublicTo, Speakers};
+
+/// Sends one utterance to the outputs that may hear it. Private words go to their
+/// player's headset or nowhere; never to the room or the other player.
+pub fn deliver(speakers: &mut Speakers, u: &Utterance) {
+    match u.hearer {
+        Hearer::Public => {
+            if speakers.public_to != PublicTo::Headsets {
+                if let Some(room) = &mut speakers.room {
+                    room.say(&u.text);
+                }
+            }
+            if speakers.public_to != PublicTo::Room {
+                for c in [Color::White, Color::Black] {
+                    if let Some(s) = speakers.player(c) {
+                        s.say(&u.text);
+                    }
+                }
+            }
+        }
+        Hearer::Player(c) => {
+            if let Some(s) = speakers.player(c) {
+                s.say(&u.text);
+            }
+        }
+    }
+}
+
+/// Speaks table `table` from its own subscription, on a thread of its own, so that speech
+/// never holds the table back. Returns when the hall stops or the game ends; then waits at
+/// most `finish` for the last words.
+pub fn spawn(
+    mut events: broadcast::Receiver<HallEvent>,
+    table: TableNo,
+    mut speakers: Speakers,
+    finish: Duration,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut wording = None;
+        let mut known = Positions::default();
+        loop {
+            match events.blocking_recv() {
+                Ok(HallEvent::Opened {
+                    table: t,
+                    wording: w,
+                    lang,
+                    ..
+                }) if t == table => wording = Some((w, lang)),
+                Ok(HallEvent::View(v)) if v.table == table => known.record_fen(&v.fen),
+                Ok(HallEvent::Output {
+                    table: t, output, ..
+                }) if t == table => {
+                    if let Some((w, lang)) = wording {
+                        if let Some(u) = hear(&w, lang, &output, &known) {
+                            deliver(&mut speakers, &u);
+                        }
+                    }
+                }
+                Ok(HallEvent::Ended { table: t, .. }) if t == table => break,
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    eprintln!(
+                        "kriegspiel: the speaker fell {n} events behind; they were not spoken"
+                    );
+                }
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
+        for s in [
+            speakers.room.as_mut(),
+            speakers.white.as_mut(),
+            speakers.black.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            s.finish(finish);
+        }
+    })
+}
