@@ -12,7 +12,7 @@ use kriegspiel_hall::{HallCommand, HallEvent, Journal, TimeMode};
 use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::frontend::{journal_path, spawn_speaker, GameArgs, Lines};
+use crate::frontend::{open_journal, spawn_speaker, GameArgs, Lines, SpeechArgs};
 use crate::table_cmd::speaker;
 
 const PROGRAM: &str = "kriegspiel demo";
@@ -49,6 +49,8 @@ pub struct Args {
     /// Record each public announcement into DIR/NNNN.wav (with DIR/transcript.tsv).
     #[arg(long, value_name = "DIR", conflicts_with = "no_speech")]
     speech_wav: Option<PathBuf>,
+    #[command(flatten)]
+    audio: SpeechArgs,
     /// Print JSON lines (as `kriegspiel table` does) instead of readable text.
     #[arg(long)]
     json: bool,
@@ -115,10 +117,17 @@ pub fn describe(v: &Value) -> Option<String> {
 pub fn run(args: Args) -> ExitCode {
     match prepare(&args) {
         Ok((journal, spec, lang, name)) => {
-            let speaker = if args.fast && args.speech_wav.is_none() {
+            let devices = args.audio.public_audio.is_some()
+                || args.audio.white_audio.is_some()
+                || args.audio.black_audio.is_some();
+            let speaker = if args.fast && args.speech_wav.is_none() && !devices {
                 Ok(None)
             } else {
-                speaker(PROGRAM, lang, args.no_speech, args.speech_wav.as_deref())
+                speaker(
+                    PROGRAM,
+                    lang,
+                    &args.audio.options(args.no_speech, args.speech_wav.clone()),
+                )
             };
             let speaker = match speaker {
                 Ok(s) => s,
@@ -174,9 +183,7 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
     spec.setup = args.game.apply(spec.setup)?;
     spec.resume = !args.new_game;
     let lang = spec.setup.config().map_err(|e| e.to_string())?.lang;
-    let path = journal_path(args.journal.clone())?;
-    eprintln!("{PROGRAM}: journal {}", path.display());
-    let journal = Journal::open(&path).map_err(|e| e.to_string())?;
+    let journal = open_journal(PROGRAM, args.journal.clone())?;
     let name = format!("{} ({} plies)", game.def.name, game.def.plies.len());
     Ok((journal, spec, lang, name))
 }
@@ -184,7 +191,7 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
 fn watch(
     journal: Journal,
     spec: kriegspiel_hall::TableSpec,
-    speaker: Option<Box<dyn crate::speech::Speaker + Send>>,
+    speaker: Option<crate::speech::Speakers>,
     mode: TimeMode,
     json: bool,
 ) -> ExitCode {
@@ -195,14 +202,19 @@ fn watch(
             return ExitCode::from(2);
         }
     };
-    let voice =
-        speaker.map(|s| spawn_speaker(hall.handle.subscribe(), 1, s, Duration::from_secs(15)));
+    // The speaker hears every event the printer sees, from the first: a subscription made
+    // now could miss the opening of a fast game.
+    let (relay, relayed) = tokio::sync::broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE);
+    let voice = speaker.map(|s| spawn_speaker(relayed, 1, s, Duration::from_secs(15)));
     let mut lines = Lines::new(false);
     let mut events = hall.events;
     let mut code = ExitCode::SUCCESS;
     loop {
         let e = match events.blocking_recv() {
-            Ok(e) => e,
+            Ok(e) => {
+                let _ = relay.send(e.clone());
+                e
+            }
             Err(RecvError::Lagged(n)) => {
                 eprintln!("{PROGRAM}: {n} events were not printed");
                 continue;

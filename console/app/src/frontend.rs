@@ -17,7 +17,7 @@ use kriegspiel_table::{render, Input};
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
 
-use crate::speech::Speaker;
+use crate::speech::{AudioOptions, PublicTo, Speakers};
 
 /// The game options every command that plays takes.
 #[derive(Debug, Clone, clap::Args)]
@@ -91,6 +91,63 @@ impl GameArgs {
     }
 }
 
+/// The audio options of every command that speaks (besides --no-speech and --speech-wav).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SpeechArgs {
+    /// The room speaker's device: an ALSA PCM name, or pulse:SINK (default: speech-dispatcher,
+    /// else espeak-ng on the default output).
+    #[arg(long, value_name = "DEVICE")]
+    pub public_audio: Option<String>,
+    /// White's headset (ALSA PCM, or pulse:SINK): his private messages, and public
+    /// announcements with --public-to headsets|both.
+    #[arg(long, value_name = "DEVICE")]
+    pub white_audio: Option<String>,
+    /// Black's headset (ALSA PCM, or pulse:SINK).
+    #[arg(long, value_name = "DEVICE")]
+    pub black_audio: Option<String>,
+    /// Where public announcements go: room, headsets or both.
+    #[arg(long, value_name = "WHERE", default_value = "room")]
+    pub public_to: PublicTo,
+    /// The voice (a speech-dispatcher voice name, or an espeak-ng voice); default: one of
+    /// the table's language.
+    #[arg(long)]
+    pub voice: Option<String>,
+    /// Speech rate in words per minute (80 to 450; normal 175).
+    #[arg(long)]
+    pub rate: Option<u32>,
+    /// Volume in per cent of normal (0 to 200).
+    #[arg(long)]
+    pub volume: Option<u32>,
+    /// Append one line per utterance sent to an output (public, white, black; a tab; the
+    /// words) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub speech_log: Option<PathBuf>,
+    /// Never use speech-dispatcher: the room speaker is the espeak-ng program.
+    #[arg(long)]
+    pub no_speech_dispatcher: bool,
+}
+
+impl SpeechArgs {
+    /// The audio options with the command's --no-speech and --speech-wav.
+    pub fn options(&self, off: bool, wav: Option<PathBuf>) -> AudioOptions {
+        AudioOptions {
+            off,
+            wav,
+            public_device: self.public_audio.clone(),
+            white_device: self.white_audio.clone(),
+            black_device: self.black_audio.clone(),
+            public_to: self.public_to,
+            voice: kriegspiel_speech::speaker::VoiceSettings {
+                voice: self.voice.clone(),
+                rate: self.rate,
+                volume: self.volume,
+            },
+            log: self.speech_log.clone(),
+            no_dispatcher: self.no_speech_dispatcher,
+        }
+    }
+}
+
 /// The journal a command uses: `--journal FILE`, or `journal.sqlite` in the user's data
 /// folder (`$XDG_DATA_HOME/kriegspiel`, else `~/.local/share/kriegspiel`).
 pub fn journal_path(given: Option<PathBuf>) -> Result<PathBuf, String> {
@@ -105,6 +162,16 @@ pub fn journal_path(given: Option<PathBuf>) -> Result<PathBuf, String> {
     let dir = data.join("kriegspiel");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     Ok(dir.join("journal.sqlite"))
+}
+
+/// Opens the journal a command uses (see [`journal_path`]) and says on standard error which.
+pub fn open_journal(
+    program: &str,
+    given: Option<PathBuf>,
+) -> Result<kriegspiel_hall::Journal, String> {
+    let path = journal_path(given)?;
+    eprintln!("{program}: journal {}", path.display());
+    kriegspiel_hall::Journal::open(&path).map_err(|e| e.to_string())
 }
 
 /// Reads an object's keys, refusing a key given twice (the last would silently win).
@@ -399,46 +466,17 @@ pub fn print_line(v: &Value) -> bool {
     writeln!(out, "{v}").and_then(|()| out.flush()).is_ok()
 }
 
-/// Speaks the public announcements of one table from its own subscription, so that speech
-/// never holds the table back. Returns when the hall stops or the game ends; then waits at
-/// most `finish` for the last words.
+/// Speaks one table from its own subscription (kriegspiel-speech: public words to the
+/// room, private words to their player's headset only), so that speech never holds the
+/// table back. Returns when the hall stops or the game ends; then waits at most `finish`
+/// for the last words.
 pub fn spawn_speaker(
-    mut events: broadcast::Receiver<HallEvent>,
+    events: broadcast::Receiver<HallEvent>,
     table: TableNo,
-    mut speaker: Box<dyn Speaker + Send>,
+    speakers: Speakers,
     finish: Duration,
 ) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        let mut wording = None;
-        loop {
-            match events.blocking_recv() {
-                Ok(HallEvent::Opened {
-                    table: t,
-                    wording: w,
-                    lang,
-                    ..
-                }) if t == table => wording = Some((w, lang)),
-                Ok(HallEvent::Output {
-                    table: t, output, ..
-                }) if t == table => {
-                    if let Some((w, lang)) = wording {
-                        if let Some(text) = render::spoken(&w, lang, &output) {
-                            speaker.say(&text);
-                        }
-                    }
-                }
-                Ok(HallEvent::Ended { table: t, .. }) if t == table => break,
-                Ok(_) => {}
-                Err(broadcast::error::RecvError::Lagged(n)) => {
-                    eprintln!(
-                        "kriegspiel: the speaker fell {n} events behind; they were not spoken"
-                    );
-                }
-                Err(broadcast::error::RecvError::Closed) => break,
-            }
-        }
-        speaker.finish(finish);
-    })
+    kriegspiel_speech::subscriber::spawn(events, table, speakers, finish)
 }
 
 #[cfg(test)]

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use kriegspiel_hall::{BoardSource, Journal, TableSetup, TableSpec, TimeMode};
+use kriegspiel_hall::{BoardSource, TableSetup, TableSpec, TimeMode};
 use serde::Deserialize;
 
-use crate::frontend::journal_path;
+use crate::frontend::open_journal;
 use crate::table_cmd::play;
 
 const PROGRAM: &str = "kriegspiel hall";
@@ -148,10 +148,7 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let journal = match journal_path(args.journal).and_then(|p| {
-        eprintln!("{PROGRAM}: journal {}", p.display());
-        Journal::open(&p).map_err(|e| e.to_string())
-    }) {
+    let journal = match open_journal(PROGRAM, args.journal) {
         Ok(j) => j,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");

@@ -12,8 +12,10 @@ use kriegspiel_hall::{
 };
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::frontend::{journal_path, print_line, spawn_keypad, spawn_speaker, GameArgs, Lines};
-use crate::speech::{CommandSpeaker, Speaker};
+use crate::frontend::{
+    open_journal, print_line, spawn_keypad, spawn_speaker, GameArgs, Lines, SpeechArgs,
+};
+use crate::speech::{AudioOptions, Speakers};
 
 const PROGRAM: &str = "kriegspiel table";
 
@@ -53,6 +55,8 @@ pub struct Args {
     /// (with DIR/transcript.tsv) instead of playing it. Needs espeak-ng.
     #[arg(long, value_name = "DIR", conflicts_with = "no_speech")]
     speech_wav: Option<PathBuf>,
+    #[command(flatten)]
+    audio: SpeechArgs,
 }
 
 /// The table the command line describes, or the error to print.
@@ -86,28 +90,15 @@ fn table_spec(args: &Args) -> Result<TableSpec, String> {
     })
 }
 
-/// The speaker the options ask for (none: silent).
+/// The speakers the options ask for (none: silent).
 pub fn speaker(
     program: &str,
     lang: kriegspiel_referee::Lang,
-    no_speech: bool,
-    wav: Option<&std::path::Path>,
-) -> Result<Option<Box<dyn Speaker + Send>>, String> {
-    if no_speech {
-        return Ok(None);
-    }
-    if let Some(dir) = wav {
-        return CommandSpeaker::recording(lang, dir)
-            .map(|s| Some(Box::new(s) as Box<dyn Speaker + Send>))
-            .map_err(|e| e.to_string());
-    }
-    match CommandSpeaker::start(lang) {
-        Ok(s) => Ok(Some(Box::new(s))),
-        Err(e) => {
-            eprintln!("{program}: warning: {e}");
-            Ok(None)
-        }
-    }
+    options: &AudioOptions,
+) -> Result<Option<Speakers>, String> {
+    let speakers =
+        kriegspiel_speech::setup::build(program, lang, options).map_err(|e| e.to_string())?;
+    Ok((!speakers.is_silent()).then_some(speakers))
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -125,17 +116,15 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let speaker = match speaker(PROGRAM, lang, args.no_speech, args.speech_wav.as_deref()) {
+    let options = args.audio.options(args.no_speech, args.speech_wav.clone());
+    let speaker = match speaker(PROGRAM, lang, &options) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
         }
     };
-    let journal = match journal_path(args.journal.clone()).and_then(|p| {
-        eprintln!("{PROGRAM}: journal {}", p.display());
-        Journal::open(&p).map_err(|e| e.to_string())
-    }) {
+    let journal = match open_journal(PROGRAM, args.journal.clone()) {
         Ok(j) => j,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
@@ -150,7 +139,7 @@ pub fn run(args: Args) -> ExitCode {
 pub fn play(
     journal: Journal,
     specs: Vec<TableSpec>,
-    speaker: Option<Box<dyn Speaker + Send>>,
+    speaker: Option<Speakers>,
     mode: TimeMode,
     program: &'static str,
 ) -> ExitCode {
@@ -162,8 +151,10 @@ pub fn play(
             return ExitCode::from(2);
         }
     };
-    let voice =
-        speaker.map(|s| spawn_speaker(hall.handle.subscribe(), 1, s, Duration::from_secs(10)));
+    // The speaker hears every event the printer sees, from the first: a subscription made
+    // now could miss the opening of a fast game.
+    let (relay, relayed) = tokio::sync::broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE);
+    let voice = speaker.map(|s| spawn_speaker(relayed, 1, s, Duration::from_secs(10)));
     spawn_keypad(hall.handle.clone(), program, tables);
     let mut lines = Lines::new(tables > 1);
     let mut events = hall.events;
@@ -171,7 +162,10 @@ pub fn play(
     let mut code = ExitCode::SUCCESS;
     while open > 0 {
         let e = match events.blocking_recv() {
-            Ok(e) => e,
+            Ok(e) => {
+                let _ = relay.send(e.clone());
+                e
+            }
             Err(RecvError::Lagged(n)) => {
                 eprintln!("{program}: {n} events were not printed (standard output is too slow)");
                 continue;

@@ -193,28 +193,7 @@ impl Journal {
             )
             .map_err(sql("creating the journal"))?;
         } else {
-            let found: Option<String> = conn
-                .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
-                    r.get(0)
-                })
-                .optional()
-                .map_err(|e| JournalError::NotAJournal {
-                    path: path.to_owned(),
-                    detail: e.to_string(),
-                })?;
-            let found: u32 =
-                found
-                    .and_then(|v| v.parse().ok())
-                    .ok_or_else(|| JournalError::NotAJournal {
-                        path: path.to_owned(),
-                        detail: "no schema version".to_owned(),
-                    })?;
-            if found != SCHEMA_VERSION {
-                return Err(JournalError::Schema {
-                    path: path.to_owned(),
-                    found,
-                });
-            }
+            check_schema(&conn, path)?;
         }
         Ok(Journal {
             conn,

@@ -391,7 +391,7 @@ async fn run(
 ) {
     let mut inputs = Vec::with_capacity(prepared.len());
     let mut tasks = Vec::with_capacity(prepared.len());
-    for p in prepared {
+    let mut spawn = |p: Prepared, inputs: &mut Vec<mpsc::UnboundedSender<Input>>| {
         let (tx, rx) = mpsc::unbounded_channel();
         inputs.push(tx);
         tasks.push(tokio::spawn(run_table(
@@ -400,6 +400,9 @@ async fn run(
             events.clone(),
             rx,
         )));
+    };
+    for p in prepared {
+        spawn(p, &mut inputs);
     }
     while let Some(command) = commands.recv().await {
         match command {
@@ -412,16 +415,7 @@ async fn run(
                     ))),
                 };
                 match prepared {
-                    Ok(p) => {
-                        let (tx, rx) = mpsc::unbounded_channel();
-                        inputs.push(tx);
-                        tasks.push(tokio::spawn(run_table(
-                            p,
-                            journal.clone(),
-                            events.clone(),
-                            rx,
-                        )));
-                    }
+                    Ok(p) => spawn(p, &mut inputs),
                     Err(e) => {
                         let _ = events.send(HallEvent::OpenFailed {
                             name,
