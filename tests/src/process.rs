@@ -131,7 +131,7 @@ pub fn play_table(
     {
         let script = dir
             .path()
-            .join(format!("{}.script", crate::games::color_id(color)));
+            .join(format!("{color}.script"));
         let text = game
             .script(color)
             .with_hold(game.duration_ms + limit.as_millis() as u64)

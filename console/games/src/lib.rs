@@ -196,13 +196,13 @@ impl BoardScript {
             Action::Lift if !occ.contains(sq) => {
                 return Err(format!(
                     "{} would lift from the empty square {sq}",
-                    color_id(self.color)
+                    self.color
                 ))
             }
             Action::Place if occ.contains(sq) => {
                 return Err(format!(
                     "{} would place on the occupied square {sq}",
-                    color_id(self.color)
+                    self.color
                 ))
             }
             Action::Lift => occ.discard(sq),
@@ -212,7 +212,7 @@ impl BoardScript {
             if *last >= at {
                 return Err(format!(
                     "{} board: actions out of order at {at} ms",
-                    color_id(self.color)
+                    self.color
                 ));
             }
         }
@@ -277,7 +277,7 @@ impl BuiltGame {
             rules: self.rules.id().to_owned(),
             options: self.def.options.clone(),
             fen: self.def.fen.clone(),
-            lang: lang_id(self.lang).to_owned(),
+            lang: self.lang.to_string(),
             settle_ms: u32::try_from(timing.settle_ms).unwrap_or(u32::MAX),
             white_player: Some("Simulated White".to_owned()),
             black_player: Some("Simulated Black".to_owned()),
@@ -315,7 +315,7 @@ impl BuiltGame {
             "--rules".to_owned(),
             self.rules.id().to_owned(),
             "--lang".to_owned(),
-            lang_id(self.lang).to_owned(),
+            self.lang.to_string(),
         ];
         for (k, v) in &self.def.options {
             args.push("--option".to_owned());
@@ -326,21 +326,6 @@ impl BuiltGame {
             args.push(fen.clone());
         }
         args
-    }
-}
-
-pub fn color_id(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-fn lang_id(l: Lang) -> &'static str {
-    match l {
-        Lang::En => "en",
-        Lang::Fr => "fr",
-        Lang::Ru => "ru",
     }
 }
 
@@ -595,7 +580,7 @@ pub fn build(def: GameDef, timing: Timing) -> Result<BuiltGame, GameError> {
                     b.commands.push(Command {
                         after_answers: b.expected.len(),
                         at_ms: command_at,
-                        line: json!({"color": color_id(side), "promote": role.char().to_string()}),
+                        line: json!({"color": side.to_string(), "promote": role.char().to_string()}),
                         input: kriegspiel_table::Input::Promote { color: side, role },
                     });
                 }
@@ -603,7 +588,7 @@ pub fn build(def: GameDef, timing: Timing) -> Result<BuiltGame, GameError> {
                     b.commands.push(Command {
                         after_answers: b.expected.len(),
                         at_ms: command_at,
-                        line: json!({"color": color_id(side), "ask": question_id(q)}),
+                        line: json!({"color": side.to_string(), "ask": q.to_string()}),
                         input: kriegspiel_table::Input::Ask {
                             color: side,
                             question: q,
@@ -720,7 +705,7 @@ pub fn build(def: GameDef, timing: Timing) -> Result<BuiltGame, GameError> {
         if b.occ[i] != b.official(side) {
             return Err(e(format!(
                 "after the ply, {}'s board does not match the official position",
-                color_id(side)
+                side
             )));
         }
     }
@@ -760,12 +745,6 @@ fn count_refusal(c: &mut Coverage, kind: RefusalKind) {
     }
 }
 
-pub fn question_id(q: Question) -> &'static str {
-    match q {
-        Question::Any => "any",
-        Question::Rebuffs => "rebuffs",
-    }
-}
 
 /// The rook's move that follows a legal castling try (king two files along its rank).
 fn castling_rook(before: &Chess, t: Try) -> Option<(Square, Square)> {

@@ -110,7 +110,7 @@ fn replay(record: &GameRecord, events: &[JournalEvent]) -> Result<Replayed, Setu
                     reply,
                 } => tokens.push(Token::Comment(format!(
                     "{color} asks {}: {}",
-                    kriegspiel_table::trace::question_id(*question),
+                    question,
                     wording.text(&Announcement::Reply(*reply))
                 ))),
                 Output::Clock { remaining, .. } => {

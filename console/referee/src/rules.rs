@@ -215,6 +215,12 @@ impl FromStr for Lang {
     }
 }
 
+impl std::fmt::Display for Lang {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
 impl Lang {
     pub const fn code(self) -> &'static str {
         match self {

@@ -33,7 +33,7 @@ pub fn json(w: &Wording, lang: Lang, o: &Output) -> Value {
             reply_value(w, reply, asker(reply)),
             [
                 ("color", json!(color.to_string())),
-                ("ask", json!(crate::trace::question_id(*question))),
+                ("ask", json!(question.to_string())),
             ],
         ),
         Output::Private { color, message } => json!({

@@ -318,7 +318,7 @@ pub fn record(table: &Table, at: Millis, outputs: Vec<Output>, lines: &mut Vec<L
             } => line(vec![
                 "reply".to_owned(),
                 color.to_string(),
-                question_id(question).to_owned(),
+                question.to_string(),
             ]),
             Output::Private { color, message } => {
                 message_line(at, "private", color, &message, lang)
@@ -376,13 +376,6 @@ fn message_line(
         words,
         json: None,
         text: Some(message.text(lang)),
-    }
-}
-
-pub fn question_id(q: Question) -> &'static str {
-    match q {
-        Question::Any => "any",
-        Question::Rebuffs => "rebuffs",
     }
 }
 
@@ -654,7 +647,7 @@ pub fn render_event(event: &Event) -> String {
             let _ = write!(s, " {color} promote {}", role.char());
         }
         Input::Ask { color, question } => {
-            let _ = write!(s, " {color} ask {}", question_id(*question));
+            let _ = write!(s, " {color} ask {question}");
         }
     }
     s
