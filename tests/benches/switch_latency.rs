@@ -40,6 +40,7 @@ async fn measure() {
             .arg(&script_path)
             .arg("--port")
             .arg(&board_port)
+            .arg("--quiet")
             .spawn()
             .unwrap(),
     );
