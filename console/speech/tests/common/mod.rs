@@ -1,0 +1,144 @@
+//! Shared by the speech tests: a game with private messages of both players played through
+//! the hall, and measurements of recordings with espeak-ng and sox.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, TimeMode};
+use kriegspiel_speech::{hear, Hearer, Positions, Speakers};
+use kriegspiel_table::trace::parse_event;
+use tokio::sync::broadcast;
+
+/// Wild 16 with strict touch-move: both players touch one man and try another (reminders,
+/// then guidance), each makes a refused try (heard by him alone), White chooses a
+/// promotion piece, Black asks out of turn, Black resigns.
+pub const SCENARIO: &str = include_str!("../scenario.txt");
+
+/// What the test expects each output to hear, in order.
+#[derive(Debug, Default)]
+pub struct Expected {
+    pub public: Vec<String>,
+    pub white: Vec<String>,
+    pub black: Vec<String>,
+}
+
+/// Plays the scenario through the hall (simulated time, boards absent, their lifts and
+/// places as scripted inputs), with `speakers` fed by the speech subscriber; returns what
+/// each output must have been sent, from the test's own routing of the same events.
+pub fn play(journal: &Path, speakers: Speakers, lang: &str) -> Expected {
+    let scripted = SCENARIO
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let e = parse_event(l).unwrap();
+            (e.at, e.input)
+        })
+        .collect();
+    let setup = TableSetup {
+        rules: "wild16".into(),
+        lang: lang.into(),
+        touch_move: "strict".into(),
+        ..TableSetup::default()
+    };
+    let spec = TableSpec {
+        name: "speech".into(),
+        setup,
+        white: BoardSource::Absent,
+        black: BoardSource::Absent,
+        scripted,
+        resume: false,
+    };
+    let hall = kriegspiel_hall::start(
+        Journal::open(journal).unwrap(),
+        vec![spec],
+        TimeMode::Simulated,
+    )
+    .unwrap();
+    let (relay, relayed) = broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE);
+    let voice = kriegspiel_speech::subscriber::spawn(relayed, 1, speakers, Duration::from_secs(60));
+    let mut events = hall.events;
+    let mut expected = Expected::default();
+    let mut wording = None;
+    let mut known = Positions::default();
+    loop {
+        let e = events.blocking_recv().unwrap();
+        let _ = relay.send(e.clone());
+        match e {
+            HallEvent::Opened {
+                wording: w, lang, ..
+            } => wording = Some((w, lang)),
+            HallEvent::View(v) => known.record_fen(&v.fen),
+            HallEvent::Output { output, .. } => {
+                let (w, lang) = wording.unwrap();
+                if let Some(u) = hear(&w, lang, &output, &known) {
+                    match u.hearer {
+                        Hearer::Public => expected.public.push(u.text),
+                        Hearer::Player(c) if c.is_white() => expected.white.push(u.text),
+                        Hearer::Player(_) => expected.black.push(u.text),
+                    }
+                }
+            }
+            HallEvent::Ended { .. } => break,
+            _ => {}
+        }
+    }
+    let _ = hall.handle.send(kriegspiel_hall::HallCommand::Shutdown);
+    let _ = hall.thread.join();
+    voice.join().unwrap();
+    expected
+}
+
+/// The lines of the speech log with this label, in order.
+pub fn logged(log: &Path, label: &str) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter(|(l, _)| *l == label)
+        .map(|(_, t)| t.to_owned())
+        .collect()
+}
+
+/// Samples espeak-ng makes for `text` with this voice (16-bit mono).
+pub fn espeak_samples(voice: &str, text: &str) -> u64 {
+    let out = Command::new("espeak-ng")
+        .args(["-v", voice, "--stdout", "--", text])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "espeak-ng failed for '{text}'");
+    (out.stdout.len().saturating_sub(44) / 2) as u64
+}
+
+/// Samples and RMS amplitude of a WAV file whose header may hold no length.
+pub fn measure(wav: &Path) -> (u64, f64) {
+    let out = Command::new("sox")
+        .arg("--ignore-length")
+        .arg(wav)
+        .args(["-n", "stat"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    let field = |name: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split(':').nth(1))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0.0)
+    };
+    (field("Samples read") as u64, field("RMS     amplitude"))
+}
+
+/// An ALSA configuration whose PCMs `names` each write a WAV file `DIR/NAME.wav`.
+pub fn asoundrc(dir: &Path, names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| {
+            format!(
+                "pcm.{n} {{ type file; slave.pcm \"null\"; file \"{}\"; format \"wav\" }}\n",
+                dir.join(format!("{n}.wav")).display()
+            )
+        })
+        .collect()
+}
