@@ -129,9 +129,7 @@ pub fn play_table(
         .into_iter()
         .zip(crate::games::SIM_BOARD_IDS)
     {
-        let script = dir
-            .path()
-            .join(format!("{color}.script"));
+        let script = dir.path().join(format!("{color}.script"));
         let text = game
             .script(color)
             .with_hold(game.duration_ms + limit.as_millis() as u64)

@@ -60,10 +60,14 @@ fn bad_command_lines_exit_2_with_the_reason() {
         assert!(err.contains(reason), "{extra:?}: {err}");
         assert!(out.stdout.is_empty(), "{extra:?}");
     }
-    // clap's own refusals (a missing board) also exit with 2.
-    let out = table(&["--rules", "rand"], dir.path(), dir.path())
-        .output()
-        .unwrap();
+    // clap's own refusals (an unknown option) also exit with 2.
+    let out = table(
+        &["--rules", "rand", "--colour", "white"],
+        dir.path(),
+        dir.path(),
+    )
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(2));
     // Both players on one port.
     let out = table(
@@ -269,5 +273,58 @@ fn a_200_mb_keypad_line_is_one_error_and_memory_stays_flat() {
     assert!(
         err.len() < 2000,
         "the error quotes no more than an excerpt: {err}"
+    );
+}
+
+#[test]
+fn a_game_by_keys_without_boards() {
+    let data = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let mut child = table(
+        &["--rules", "wild16", "--no-speech"],
+        empty.path(),
+        data.path(),
+    )
+    .spawn()
+    .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in [
+        r#"{"color":"white","try":"f2f3"}"#,
+        r#"{"color":"black","try":"e7e4"}"#,
+        r#"{"color":"black","try":"e7e5"}"#,
+        r#"{"color":"white","try":"g2g4"}"#,
+        r#"{"color":"black","try":"d8h4"}"#,
+    ] {
+        std::io::Write::write_all(&mut stdin, format!("{line}\n").as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let answers: Vec<(&str, &str)> = lines
+        .iter()
+        .filter_map(|v| Some((v["try"].as_str()?, v["answer"].as_str()?)))
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            ("f2f3", "moved"),
+            ("e7e4", "illegal"),
+            ("e7e5", "moved"),
+            ("g2g4", "moved"),
+            ("d8h4", "moved")
+        ]
+    );
+    let last = lines.last().unwrap();
+    assert_eq!(last["result"], "0-1", "{lines:?}");
+    // Nobody has a board: nobody is guided, no link is opened.
+    assert!(
+        lines
+            .iter()
+            .all(|v| v.get("private").is_none() && v.get("link").is_none()),
+        "{lines:?}"
     );
 }

@@ -246,7 +246,7 @@ pub fn parse_command(line: &str) -> Result<(TableNo, Input), String> {
             .map_err(|_| format!("unknown color '{}' (white, black)", excerpt(c)))?,
         None => return Err("missing \"color\": \"white\" or \"black\" (or \"arbiter\")".into()),
     };
-    const KEYS: &str = "table, color, promote, ask, resign, draw, arbiter";
+    const KEYS: &str = "table, color, try, promote, ask, resign, draw, arbiter";
     let mut wanted = obj
         .keys()
         .filter(|k| !matches!(k.as_str(), "table" | "color"));
@@ -284,6 +284,14 @@ pub fn parse_command(line: &str) -> Result<(TableNo, Input), String> {
                 }
             };
             Input::Ask { color, question }
+        }
+        "try" => {
+            let uci = value
+                .as_str()
+                .ok_or("\"try\" takes the move in UCI, e.g. \"g1f3\"")?;
+            let tried = kriegspiel_referee::Try::from_uci(uci)
+                .map_err(|e| format!("bad try '{}': {e}", excerpt(uci)))?;
+            Input::Play { color, tried }
         }
         "resign" | "draw" if value != &Value::Bool(true) => {
             return Err(format!("\"{key}\" takes true"));
@@ -513,6 +521,13 @@ mod tests {
             }
         );
         assert_eq!(
+            ok(r#"{"color":"white","try":"e7e8n"}"#).1,
+            Input::Play {
+                color: Color::White,
+                tried: kriegspiel_referee::Try::from_uci("e7e8n").unwrap()
+            }
+        );
+        assert_eq!(
             ok(r#"{"color":"white","draw":true}"#).1,
             Input::Draw {
                 color: Color::White
@@ -543,6 +558,8 @@ mod tests {
             r#"{"color":"white","resign":false}"#,
             r#"{"table":0,"color":"white","resign":true}"#,
             r#"{"arbiter":"dance"}"#,
+            r#"{"color":"white","try":"e2-e4"}"#,
+            r#"{"color":"white","try":5}"#,
             r#"{"arbiter":"pause","color":"white"}"#,
         ] {
             assert!(parse_command(bad).is_err(), "{bad}");

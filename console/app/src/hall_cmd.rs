@@ -123,6 +123,9 @@ pub fn read_round(path: &Path) -> Result<Vec<TableSpec>, String> {
             ports.push((port.clone(), format!("table '{}'", t.name)));
         }
         let mut setup = t.setup;
+        // A player without a board port plays by keys (or voice): the table keeps his board.
+        setup.white_without_board |= t.white.is_none();
+        setup.black_without_board |= t.black.is_none();
         if setup.event.is_none() {
             setup.event.clone_from(&round.event);
         }

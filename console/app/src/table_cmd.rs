@@ -24,12 +24,13 @@ pub struct Args {
     /// The rule set (as --rules).
     #[arg(value_name = "RULES")]
     rule_set: Option<String>,
-    /// White's board: serial port or pseudo-terminal path.
+    /// White's board: serial port or pseudo-terminal path. Without it White has no reed
+    /// board and tries by keys (`{"color":"white","try":"g1f3"}`) or voice.
     #[arg(long)]
-    white: PathBuf,
-    /// Black's board: serial port or pseudo-terminal path.
+    white: Option<PathBuf>,
+    /// Black's board (as --white).
     #[arg(long)]
-    black: PathBuf,
+    black: Option<PathBuf>,
     #[command(flatten)]
     game: GameArgs,
     /// The journal (SQLite) that keeps every event; default: journal.sqlite in the user's
@@ -61,11 +62,13 @@ pub struct Args {
 
 /// The table the command line describes, or the error to print.
 fn table_spec(args: &Args) -> Result<TableSpec, String> {
-    if args.white == args.black {
-        return Err(format!(
-            "--white and --black name the same port ({}): each player's board needs its own",
-            args.white.display()
-        ));
+    if let (Some(w), Some(b)) = (&args.white, &args.black) {
+        if w == b {
+            return Err(format!(
+                "--white and --black name the same port ({}): each player's board needs its own",
+                w.display()
+            ));
+        }
     }
     let mut game = args.game.clone();
     match (&args.rule_set, &game.rules) {
@@ -78,13 +81,16 @@ fn table_spec(args: &Args) -> Result<TableSpec, String> {
     let setup = game.apply(TableSetup {
         white_board_id: args.white_board_id,
         black_board_id: args.black_board_id,
+        white_without_board: args.white.is_none(),
+        black_without_board: args.black.is_none(),
         ..TableSetup::default()
     })?;
+    let board = |p: &Option<PathBuf>| p.clone().map_or(BoardSource::Absent, BoardSource::Serial);
     Ok(TableSpec {
         name: args.name.clone(),
         setup,
-        white: BoardSource::Serial(args.white.clone()),
-        black: BoardSource::Serial(args.black.clone()),
+        white: board(&args.white),
+        black: board(&args.black),
         scripted: Vec::new(),
         resume: !args.new_game,
     })

@@ -39,6 +39,12 @@ pub struct TableSetup {
     pub white_board_id: Option<u32>,
     #[serde(default)]
     pub black_board_id: Option<u32>,
+    /// Players without a reed board: the table keeps their board and they try by keys or
+    /// voice.
+    #[serde(default)]
+    pub white_without_board: bool,
+    #[serde(default)]
+    pub black_without_board: bool,
     /// The round or event the game belongs to (PGN `Event`).
     #[serde(default)]
     pub event: Option<String>,
@@ -78,6 +84,8 @@ impl Default for TableSetup {
             black_player: None,
             white_board_id: None,
             black_board_id: None,
+            white_without_board: false,
+            black_without_board: false,
             event: None,
         }
     }
@@ -144,6 +152,10 @@ impl TableSetup {
             guide_ms: self.guide_ms,
             time_control,
             board_ids: shakmaty_by_color(self.white_board_id, self.black_board_id),
+            without_board: kriegspiel_referee::shakmaty::ByColor {
+                white: self.white_without_board,
+                black: self.black_without_board,
+            },
         };
         config.validate().map_err(|e| {
             let name = match e {

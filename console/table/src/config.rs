@@ -68,6 +68,9 @@ pub struct TableConfig {
     pub time_control: TimeControl,
     /// The board id each player's board should report (none: learnt at its first connection).
     pub board_ids: ByColor<Option<u32>>,
+    /// Players without a reed board: the table keeps their board (it follows the official
+    /// position) and they try by keys or voice.
+    pub without_board: ByColor<bool>,
 }
 
 impl Default for TableConfig {
@@ -87,6 +90,7 @@ impl TableConfig {
             guide_ms: GUIDE_MS,
             time_control: TimeControl::None,
             board_ids: ByColor::default(),
+            without_board: ByColor::default(),
         }
     }
 

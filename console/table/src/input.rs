@@ -1,6 +1,6 @@
 //! What reaches the table: sensor events of both boards, time, and the players' channels.
 
-use kriegspiel_referee::Question;
+use kriegspiel_referee::{Question, Try};
 use shakmaty::{Bitboard, Color, Role, Square};
 
 use crate::game::ArbiterAction;
@@ -40,6 +40,12 @@ pub enum Input {
     Ask {
         color: Color,
         question: Question,
+    },
+    /// A try made without moving a man (keys or voice): judged at once, with the same
+    /// touch-move and referee rules as a try on the board.
+    Play {
+        color: Color,
+        tried: Try,
     },
     /// A player resigns (keypad / voice).
     Resign {

@@ -67,6 +67,8 @@ pub enum PrivateMessage {
     NotYourTurn,
     /// A question or a try after the end of the game.
     GameOver,
+    /// A try by keys or voice while the arbiter has paused the game.
+    GamePaused,
     /// The referee refused the request for another reason (kept for the arbiter).
     RefereeError(kriegspiel_referee::Error),
     /// His clock has passed this many seconds left.
@@ -89,6 +91,7 @@ impl PrivateMessage {
             PrivateMessage::BackInSync => "back-in-sync",
             PrivateMessage::NotYourTurn => "not-your-turn",
             PrivateMessage::GameOver => "game-over",
+            PrivateMessage::GamePaused => "game-paused",
             PrivateMessage::RefereeError(_) => "referee-error",
             PrivateMessage::LowTime(_) => "low-time",
             PrivateMessage::NothingToAccept => "nothing-to-accept",
@@ -111,6 +114,7 @@ impl PrivateMessage {
             PrivateMessage::BackInSync
             | PrivateMessage::NotYourTurn
             | PrivateMessage::GameOver
+            | PrivateMessage::GamePaused
             | PrivateMessage::NothingToAccept => Vec::new(),
             PrivateMessage::LowTime(s) => vec![s.to_string()],
             PrivateMessage::RefereeError(e) => vec![e.code().to_owned()],
@@ -186,6 +190,15 @@ impl PrivateMessage {
             (PrivateMessage::GameOver, Lang::En) => "The game is over.".to_owned(),
             (PrivateMessage::GameOver, Lang::Fr) => "La partie est terminée.".to_owned(),
             (PrivateMessage::GameOver, Lang::Ru) => "Партия окончена.".to_owned(),
+            (PrivateMessage::GamePaused, Lang::En) => {
+                "The game is paused: wait for the arbiter.".to_owned()
+            }
+            (PrivateMessage::GamePaused, Lang::Fr) => {
+                "La partie est interrompue : attendez l'arbitre.".to_owned()
+            }
+            (PrivateMessage::GamePaused, Lang::Ru) => {
+                "Партия остановлена: дождитесь арбитра.".to_owned()
+            }
             (PrivateMessage::RefereeError(e), Lang::En) => format!("The referee refused: {e}."),
             (PrivateMessage::RefereeError(e), Lang::Fr) => format!("L'arbitre refuse : {e}."),
             (PrivateMessage::RefereeError(e), Lang::Ru) => format!("Судья отказал: {e}."),
@@ -311,6 +324,7 @@ impl PrivateMessage {
                 | PrivateMessage::BackInSync
                 | PrivateMessage::NotYourTurn
                 | PrivateMessage::GameOver
+                | PrivateMessage::GamePaused
                 | PrivateMessage::LowTime(_)
                 | PrivateMessage::NothingToAccept,
                 _,
@@ -384,6 +398,7 @@ mod tests {
             PrivateMessage::RefereeError(kriegspiel_referee::Error::GameOver),
             PrivateMessage::LowTime(60),
             PrivateMessage::NothingToAccept,
+            PrivateMessage::GamePaused,
         ];
         for m in &messages {
             let [en, fr, ru] = [Lang::En, Lang::Fr, Lang::Ru].map(|l| m.text(l));

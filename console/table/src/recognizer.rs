@@ -346,6 +346,22 @@ impl Recognizer {
         }
     }
 
+    /// A refused try by keys or voice with the touched man: he is free again.
+    pub(crate) fn release_touch(&mut self) {
+        self.touched = None;
+    }
+
+    /// A board the table keeps itself: it shows the official position, always.
+    pub(crate) fn follow(&mut self, pos: &Chess) {
+        self.occupancy = self.official(pos);
+        self.connected = true;
+        self.refused = None;
+        self.blocked = Bitboard::EMPTY;
+        self.removal = None;
+        self.armed = true;
+        self.owes_back_in_sync = false;
+    }
+
     /// The official position changed under him (an arbiter's correction or take-back): he
     /// owes nothing, and his board must first match the new position.
     pub(crate) fn reset(&mut self, pos: &Chess, at: Millis) {

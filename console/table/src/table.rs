@@ -99,6 +99,10 @@ impl Table {
         self.now = at;
         match event.input {
             Input::Tick => {}
+            Input::Board { color, .. } if self.config.without_board[color] => {}
+            Input::Play { color, tried } => {
+                self.stirring(at, |t| t.play(color, tried, at, &mut out));
+            }
             Input::Board { color, input } => {
                 self.check_boards(color, input, &mut out);
                 let pos = self.referee.position().clone();
@@ -138,9 +142,11 @@ impl Table {
             }
             Input::Ask { color, question } => out.push(self.ask(color, question)),
         }
+        self.follow_boardless();
         self.back_in_sync(&mut out);
         // Timers due at this very instant (a guidance delay that ends now).
         self.run_timers(at, &mut out);
+        self.follow_boardless();
         self.remember_public(&out);
         out
     }
@@ -652,9 +658,14 @@ impl Table {
 
     /// A try stood still for the settle window: touch-move, then the referee.
     fn complete(&mut self, color: Color, standing: Standing, at: Millis, out: &mut Vec<Output>) {
+        self.stirring(at, |t| t.adjudicate(color, standing, at, out));
+    }
+
+    /// Runs a verdict; a board whose standing it changed without a switch starts its
+    /// guidance delay now.
+    fn stirring(&mut self, at: Millis, verdict: impl FnOnce(&mut Table)) {
         let before = Color::ALL.map(|c| self.status(c));
-        self.adjudicate(color, standing, at, out);
-        // A board whose standing changed without a switch starts its guidance delay now.
+        verdict(self);
         for (c, was) in Color::ALL.into_iter().zip(before) {
             if self.status(c) != was {
                 self.board_mut(c).stir(at);
@@ -662,73 +673,92 @@ impl Table {
         }
     }
 
-    fn adjudicate(&mut self, color: Color, standing: Standing, at: Millis, out: &mut Vec<Output>) {
-        let pos = self.referee.position().clone();
-        let touched = self.board(color).touched();
-        if let Some(touched) = touched {
-            let other_man = !made_with(&pos, color, standing.tried, touched);
-            if other_man && has_possible_try(&pos, color, touched) {
-                match self.config.touch_move {
-                    TouchMove::Strict => {
-                        self.board_mut(color).block(standing);
-                        out.push(Output::Private {
-                            color,
-                            message: PrivateMessage::MustMoveTouched(touched),
-                        });
-                        return;
-                    }
-                    TouchMove::Warn => out.push(Output::Arbiter {
-                        color,
-                        message: PrivateMessage::TouchMoveIgnored {
-                            touched,
-                            moved: standing.tried.from,
-                        },
-                    }),
-                    TouchMove::Off => {}
+    /// Touch-move before a try with `tried.from`: whether it may be judged. A breach is
+    /// reminded (strict: the try is not judged) or noted for the arbiter (warn).
+    fn touch_move_allows(&self, color: Color, tried: Try, out: &mut Vec<Output>) -> bool {
+        let pos = self.referee.position();
+        let Some(touched) = self.board(color).touched() else {
+            return true;
+        };
+        if made_with(pos, color, tried, touched) || !has_possible_try(pos, color, touched) {
+            return true;
+        }
+        match self.config.touch_move {
+            TouchMove::Strict => {
+                out.push(Output::Private {
+                    color,
+                    message: PrivateMessage::MustMoveTouched(touched),
+                });
+                false
+            }
+            TouchMove::Warn => {
+                out.push(Output::Arbiter {
+                    color,
+                    message: PrivateMessage::TouchMoveIgnored {
+                        touched,
+                        moved: tried.from,
+                    },
+                });
+                true
+            }
+            TouchMove::Off => true,
+        }
+    }
+
+    /// Asks the referee; a move that stands starts the opponent's turn (boards, clocks,
+    /// offers). Pushes the verdict and the clocks.
+    fn judge(
+        &mut self,
+        color: Color,
+        tried: Try,
+        at: Millis,
+        out: &mut Vec<Output>,
+    ) -> Result<Verdict, RefereeError> {
+        let clocks_before = self.clock.as_ref().map(|c| c.remaining_at(at));
+        let verdict = self.referee.try_move(tried)?;
+        out.push(Output::Verdict {
+            color,
+            tried,
+            verdict,
+        });
+        if let Verdict::Moved(report) = verdict {
+            self.moves.push((tried, clocks_before));
+            if self.draw_offer == Some(!color) {
+                self.draw_offer = None;
+            }
+            let ended = report.end.is_some();
+            if let Some(c) = &mut self.clock {
+                if ended {
+                    c.stop(at);
+                } else {
+                    c.moved(color, at);
                 }
             }
+            let promoted = report.played.is_some_and(|p| p.promotion.is_some());
+            self.board_mut(color).moved(promoted);
+            let pos = self.referee.position().clone();
+            self.board_mut(!color)
+                .opponent_moved(report.capture.map(|c| c.square), &pos);
+            self.push_clock(out);
         }
+        Ok(verdict)
+    }
+
+    /// A try that stood still on his board for the settle window.
+    fn adjudicate(&mut self, color: Color, standing: Standing, at: Millis, out: &mut Vec<Output>) {
+        if !self.touch_move_allows(color, standing.tried, out) {
+            self.board_mut(color).block(standing);
+            return;
+        }
+        let pos = self.referee.position().clone();
+        let touched = self.board(color).touched();
         let tried = with_promotion(&pos, color, standing.tried, self.board(color).promotion());
-        let clocks_before = self.clock.as_ref().map(|c| c.remaining_at(at));
-        match self.referee.try_move(tried) {
-            Ok(verdict) => {
-                let mut moved = false;
-                match verdict {
-                    Verdict::Moved(report) => {
-                        moved = true;
-                        self.moves.push((tried, clocks_before));
-                        if self.draw_offer == Some(!color) {
-                            self.draw_offer = None;
-                        }
-                        let ended = report.end.is_some();
-                        if let Some(c) = &mut self.clock {
-                            if ended {
-                                c.stop(at);
-                            } else {
-                                c.moved(color, at);
-                            }
-                        }
-                        let promoted = report.played.is_some_and(|p| p.promotion.is_some());
-                        self.board_mut(color).moved(promoted);
-                        let pos = self.referee.position().clone();
-                        self.board_mut(!color)
-                            .opponent_moved(report.capture.map(|c| c.square), &pos);
-                    }
-                    Verdict::Refused(_) => {
-                        let rook = castling_rook(&pos, color, standing.tried);
-                        let releases =
-                            touched.is_some_and(|t| made_with(&pos, color, standing.tried, t));
-                        self.board_mut(color).refused(standing, rook, releases);
-                    }
-                }
-                out.push(Output::Verdict {
-                    color,
-                    tried,
-                    verdict,
-                });
-                if moved {
-                    self.push_clock(out);
-                }
+        match self.judge(color, tried, at, out) {
+            Ok(Verdict::Moved(_)) => {}
+            Ok(Verdict::Refused(_)) => {
+                let rook = castling_rook(&pos, color, standing.tried);
+                let releases = touched.is_some_and(|t| made_with(&pos, color, standing.tried, t));
+                self.board_mut(color).refused(standing, rook, releases);
             }
             Err(e) => {
                 // Never for a try of the side to move in a running game; kept for the arbiter.
@@ -737,6 +767,56 @@ impl Table {
                     color,
                     message: refusal_message(e),
                 });
+            }
+        }
+    }
+
+    /// A try made without moving a man: by keys or by voice.
+    fn play(&mut self, color: Color, tried: Try, at: Millis, out: &mut Vec<Output>) {
+        let refusal = if self.is_over() {
+            Some(PrivateMessage::GameOver)
+        } else if self.paused {
+            Some(PrivateMessage::GamePaused)
+        } else if self.referee.turn() != color {
+            Some(PrivateMessage::NotYourTurn)
+        } else {
+            None
+        };
+        if let Some(message) = refusal {
+            out.push(Output::Private { color, message });
+            return;
+        }
+        if !self.touch_move_allows(color, tried, out) {
+            return;
+        }
+        let pos = self.referee.position().clone();
+        let tried = if tried.promotion.is_some() {
+            tried
+        } else {
+            with_promotion(&pos, color, tried, self.board(color).promotion())
+        };
+        let touched = self.board(color).touched();
+        match self.judge(color, tried, at, out) {
+            Ok(Verdict::Moved(_)) => {}
+            Ok(Verdict::Refused(_)) => {
+                if touched.is_some_and(|t| made_with(&pos, color, tried, t)) {
+                    self.board_mut(color).release_touch();
+                }
+            }
+            Err(e) => out.push(Output::Private {
+                color,
+                message: refusal_message(e),
+            }),
+        }
+    }
+
+    /// Boards the table keeps itself (a player without a reed board) follow the official
+    /// position.
+    fn follow_boardless(&mut self) {
+        let pos = self.referee.position().clone();
+        for c in Color::ALL {
+            if self.config.without_board[c] {
+                self.board_mut(c).follow(&pos);
             }
         }
     }

@@ -168,6 +168,12 @@ impl Trace {
                     config.touch_move = TouchMove::from_str(rest).map_err(|e| bad(e.to_string()))?
                 }
                 "lang" => config.lang = Lang::from_str(rest).map_err(|e| bad(e.to_string()))?,
+                "without-board" => {
+                    for word in rest.split_whitespace() {
+                        let c = parse_color(word).map_err(bad)?;
+                        config.without_board[c] = true;
+                    }
+                }
                 "clock" => {
                     config.time_control =
                         TimeControl::from_str(rest).map_err(|e| bad(e.to_string()))?
@@ -464,6 +470,12 @@ pub fn parse_event(line: &str) -> Result<Event, String> {
             none(&rest)?;
             Input::Resign { color }
         }
+        "play" => {
+            let uci = one(&rest)?;
+            let tried = kriegspiel_referee::Try::from_uci(&uci)
+                .map_err(|e| format!("'{}' is not a try: {e}", clean_reason(&uci)))?;
+            Input::Play { color, tried }
+        }
         "draw" => {
             none(&rest)?;
             Input::Draw { color }
@@ -496,7 +508,7 @@ pub fn parse_event(line: &str) -> Result<Event, String> {
         }
         other => {
             return Err(format!(
-                "unknown event '{other}' (lift, place, snapshot, connect, disconnect, promote, ask, resign, draw)"
+                "unknown event '{other}' (lift, place, snapshot, connect, disconnect, promote, ask, play, resign, draw)"
             ))
         }
     };
@@ -614,6 +626,9 @@ pub fn render_event(event: &Event) -> String {
         }
         Input::Resign { color } => {
             let _ = write!(s, " {color} resign");
+        }
+        Input::Play { color, tried } => {
+            let _ = write!(s, " {color} play {}", tried.to_uci());
         }
         Input::Draw { color } => {
             let _ = write!(s, " {color} draw");
