@@ -52,7 +52,8 @@ const RU_NAMES: [(&str, &str); 6] = [
 /// move such as `Nf3` or `e2e4`), or Latin letters for a Russian voice.
 pub fn misreading(lang: Lang, text: &str) -> Option<String> {
     for word in text.split(|c: char| !c.is_alphanumeric()) {
-        let b = word.as_bytes();
+        let lower = word.to_ascii_lowercase();
+        let b = lower.as_bytes();
         let looks_square = |i: usize| {
             b.get(i).is_some_and(|c| (b'a'..=b'h').contains(c))
                 && b.get(i + 1).is_some_and(|c| (b'1'..=b'8').contains(c))
