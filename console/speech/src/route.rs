@@ -108,3 +108,98 @@ pub fn hear(w: &Wording, lang: Lang, output: &Output, known: &Positions) -> Opti
 pub fn public_text(w: &Wording, lang: Lang, output: &Output) -> Option<String> {
     render::spoken(w, lang, output).map(|t| speakable(lang, &t))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use kriegspiel_referee::shakmaty::{Piece, Square};
+    use kriegspiel_referee::{Options, Refusal, RefusalKind, RuleSet, Try, Verdict};
+
+    fn start() -> Positions {
+        let mut p = Positions::default();
+        p.record_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        p
+    }
+
+    #[test]
+    fn private_words_name_the_man_and_go_to_their_player() {
+        let w = Wording::new(RuleSet::Cincinnati, Options::default(), Lang::En);
+        let known = start();
+        let said = |color, message| {
+            hear(&w, Lang::En, &Output::Private { color, message }, &known).unwrap()
+        };
+        let u = said(Color::White, PrivateMessage::ManMissing(Square::G1));
+        assert_eq!(u.hearer, Hearer::Player(Color::White));
+        assert_eq!(u.text, "Your knight on gee 1 is missing.");
+        let u = said(
+            Color::White,
+            PrivateMessage::SquareShouldBeEmpty(Square::E4),
+        );
+        assert_eq!(u.text, "Ee 4 should be empty.");
+        let u = said(Color::Black, PrivateMessage::MustMoveTouched(Square::A7));
+        assert_eq!(u.hearer, Hearer::Player(Color::Black));
+        assert_eq!(u.text, "You touched your pawn on eh 7: move it.");
+        // A white man is not Black's: no name.
+        let u = said(Color::Black, PrivateMessage::ManMissing(Square::G1));
+        assert_eq!(u.text, "A man is missing on gee 1.");
+        // A captured man is named from an earlier position.
+        let mut known = start();
+        let mut b = Board::empty();
+        b.set_piece_at(
+            Square::D1,
+            Piece {
+                color: Color::White,
+                role: kriegspiel_referee::shakmaty::Role::Queen,
+            },
+        );
+        known.record(b);
+        known.record(Board::empty());
+        let u = hear(
+            &w,
+            Lang::En,
+            &Output::Private {
+                color: Color::White,
+                message: PrivateMessage::RemoveCaptured(Square::D1),
+            },
+            &known,
+        )
+        .unwrap();
+        assert_eq!(
+            u.text,
+            "Your queen on dee 1 was captured: take it off your board."
+        );
+        let ru = Wording::new(RuleSet::Cincinnati, Options::default(), Lang::Ru);
+        let u = hear(
+            &ru,
+            Lang::Ru,
+            &Output::Private {
+                color: Color::White,
+                message: PrivateMessage::ManMissing(Square::G1),
+            },
+            &start(),
+        )
+        .unwrap();
+        assert_eq!(u.text, "На поле же 1 не хватает коня.");
+    }
+
+    #[test]
+    fn refusals_are_heard_as_the_rules_say() {
+        for (rules, hearer) in [
+            (RuleSet::Wild16, Hearer::Player(Color::Black)),
+            (RuleSet::Cincinnati, Hearer::Public),
+        ] {
+            let w = Wording::new(rules, Options::default(), Lang::En);
+            let o = Output::Verdict {
+                color: Color::Black,
+                tried: Try::new(Square::E7, Square::E4),
+                verdict: Verdict::Refused(Refusal {
+                    rules,
+                    kind: RefusalKind::Impossible,
+                    mover: Color::Black,
+                }),
+            };
+            assert_eq!(hear(&w, Lang::En, &o, &start()).unwrap().hearer, hearer);
+        }
+    }
+}

@@ -309,8 +309,9 @@ impl SpeechLog {
     }
 }
 
-/// Latencies from `say` to the first audio of an utterance that found its speaker idle.
-pub type Latencies = Arc<Mutex<Vec<Duration>>>;
+/// For each utterance that found its speaker idle: when `say` queued it, and when its first
+/// audio was handed to the device.
+pub type Latencies = Arc<Mutex<Vec<(Instant, Instant)>>>;
 
 /// Speaks through an external program on a background thread: espeak-ng (or spd-say) on
 /// the default output, espeak-ng piped into a device's player, or espeak-ng into WAV files.
@@ -566,7 +567,7 @@ impl Worker {
                 let body = header.split_off(44);
                 if idle {
                     if let Ok(mut l) = self.latencies.lock() {
-                        l.push(queued.elapsed());
+                        l.push((queued, Instant::now()));
                     }
                 }
                 first = false;
@@ -649,5 +650,95 @@ impl Drop for CommandSpeaker {
     fn drop(&mut self) {
         // Never wait here: an unfinished utterance must not hold the program.
         self.queue = None;
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recording_speaker_keeps_order() {
+        let mut s = RecordingSpeaker::new();
+        let seen = s.clone();
+        s.say("White has moved.");
+        s.say("No.");
+        assert_eq!(seen.spoken(), ["White has moved.", "No."]);
+    }
+
+    #[test]
+    fn voices_follow_the_language_and_the_settings() {
+        assert_eq!(
+            Engine::EspeakNg.args(Lang::Fr, "Non.", None),
+            ["-v", "fr", "--", "Non."]
+        );
+        assert_eq!(Engine::EspeakNg.args(Lang::En, "x", None)[1], "en-gb");
+        assert_eq!(Engine::EspeakNg.args(Lang::Ru, "x", None)[1], "ru");
+        assert_eq!(
+            Engine::EspeakNg.args(Lang::En, "x", Some(Path::new("/r/0001.wav"))),
+            ["-v", "en-gb", "-w", "/r/0001.wav", "--", "x"]
+        );
+        assert_eq!(
+            Engine::SpdSay.args(Lang::Ru, "x", None),
+            ["-w", "-l", "ru", "--", "x"]
+        );
+        let v = VoiceSettings {
+            voice: Some("en-us".into()),
+            rate: Some(200),
+            volume: Some(50),
+        };
+        assert_eq!(
+            Engine::EspeakNg.args_with(Lang::En, &v, "x", Some(Out::Stdout)),
+            ["-v", "en-us", "-s", "200", "-a", "50", "--stdout", "--", "x"]
+        );
+        assert_eq!(dispatcher_rate(175), 0);
+        assert_eq!(dispatcher_rate(80), -100);
+        assert_eq!(dispatcher_rate(450), 100);
+        assert_eq!(dispatcher_volume(100), 100);
+        assert_eq!(dispatcher_volume(0), -100);
+        assert_eq!(Sink::parse("pulse:headset"), Sink::Pulse("headset".into()));
+        assert_eq!(Sink::parse("alsa:white"), Sink::Alsa("white".into()));
+        assert_eq!(Sink::parse("plughw:1,0"), Sink::Alsa("plughw:1,0".into()));
+    }
+
+    #[test]
+    fn program_runs_in_background_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("said.txt");
+        let prog = dir.path().join("espeak-ng");
+        let mut f = std::fs::File::create(&prog).unwrap();
+        // Slow on purpose: `say` must return at once anyway.
+        writeln!(
+            f,
+            "#!/bin/sh\nsleep 0.2\necho \"$*\" >> '{}'",
+            log.display()
+        )
+        .unwrap();
+        drop(f);
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(
+            find_program("espeak-ng", dir.path().as_os_str()),
+            Some(prog.clone())
+        );
+        let mut s = CommandSpeaker::with_program(Engine::EspeakNg, prog, Lang::En);
+        let t = Instant::now();
+        s.say("White has moved.");
+        s.say("Nonsense.");
+        assert!(t.elapsed() < Duration::from_millis(150));
+        s.finish(Duration::from_secs(10));
+        let said = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            said,
+            "-v en-gb -- White has moved.\n-v en-gb -- Nonsense.\n"
+        );
+    }
+
+    #[test]
+    fn missing_program_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(find_program("espeak-ng", dir.path().as_os_str()), None);
+        assert!(SpeechError::NoProgram.to_string().contains("espeak-ng"));
     }
 }
