@@ -34,7 +34,8 @@ pub struct Args {
     rule_set: Option<String>,
     #[command(flatten)]
     game: GameArgs,
-    /// Simulated time: the same game with no real waits (speech only with --speech-wav).
+    /// Simulated time: the same game with no real waits (speech only with --speech-wav or
+    /// audio devices).
     #[arg(long)]
     fast: bool,
     /// The journal; default: journal.sqlite in the user's data folder.
