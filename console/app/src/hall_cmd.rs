@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use kriegspiel_hall::{BoardSource, TableSetup, TableSpec, TimeMode};
+use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
 use serde::Deserialize;
 
 use crate::frontend::open_journal;
@@ -23,6 +23,9 @@ pub struct Args {
     /// The journal; default: journal.sqlite in the user's data folder.
     #[arg(long, value_name = "FILE")]
     journal: Option<PathBuf>,
+    /// The players' terminals' socket (`kriegspiel player`); default: beside the journal.
+    #[arg(long, value_name = "PATH")]
+    player_socket: Option<PathBuf>,
 }
 
 /// A round file.
@@ -158,7 +161,7 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    play(journal, specs, None, TimeMode::Real, PROGRAM)
+    play(journal, specs, None, args.player_socket, PROGRAM)
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@ mod export_cmd;
 mod frontend;
 mod hall_cmd;
 mod monitor;
+mod player_cmd;
+mod players;
 mod referee_cmd;
 mod speech;
 mod table_cmd;
@@ -33,6 +35,8 @@ enum Command {
     Hall(hall_cmd::Args),
     /// A journal's games as PGN, or the full event log as JSON lines.
     Export(export_cmd::Args),
+    /// One player's terminal on a running console: hear and type, in plain lines.
+    Player(player_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +48,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo_cmd::run(args),
         Command::Hall(args) => hall_cmd::run(args),
         Command::Export(args) => export_cmd::run(args),
+        Command::Player(args) => player_cmd::run(args),
     }
 }
 

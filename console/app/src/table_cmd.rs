@@ -15,6 +15,7 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::frontend::{
     open_journal, print_line, spawn_keypad, spawn_speaker, GameArgs, Lines, SpeechArgs,
 };
+use crate::players::{default_socket, Players};
 use crate::speech::{AudioOptions, Speakers};
 
 const PROGRAM: &str = "kriegspiel table";
@@ -49,6 +50,9 @@ pub struct Args {
     /// The board id Black's board must report.
     #[arg(long)]
     black_board_id: Option<u32>,
+    /// The players' terminals' socket (`kriegspiel player`); default: beside the journal.
+    #[arg(long, value_name = "PATH")]
+    player_socket: Option<PathBuf>,
     /// Do not speak the public announcements.
     #[arg(long)]
     no_speech: bool,
@@ -137,7 +141,13 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    play(journal, vec![spec], speaker, TimeMode::Real, PROGRAM)
+    play(
+        journal,
+        vec![spec],
+        speaker,
+        args.player_socket.clone(),
+        PROGRAM,
+    )
 }
 
 /// Runs a hall until every table's game is over, printing JSON lines (tagged with the
@@ -146,9 +156,11 @@ pub fn play(
     journal: Journal,
     specs: Vec<TableSpec>,
     speaker: Option<Speakers>,
-    mode: TimeMode,
+    players_socket: Option<PathBuf>,
     program: &'static str,
 ) -> ExitCode {
+    let mode = TimeMode::Real;
+    let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
     let tables = specs.len();
     let hall = match kriegspiel_hall::start(journal, specs, mode) {
         Ok(h) => h,
@@ -162,6 +174,19 @@ pub fn play(
     let (relay, relayed) = tokio::sync::broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE);
     let voice = speaker.map(|s| spawn_speaker(relayed, 1, s, Duration::from_secs(10)));
     spawn_keypad(hall.handle.clone(), program, tables);
+    let players = match Players::open(&socket, hall.handle.clone()) {
+        Ok(p) => {
+            eprintln!(
+                "{program}: players' terminals: kriegspiel player --socket {} --table N --color C",
+                socket.display()
+            );
+            Some(p)
+        }
+        Err(e) => {
+            eprintln!("{program}: warning: {e}; no players' terminals");
+            None
+        }
+    };
     let mut lines = Lines::new(tables > 1);
     let mut events = hall.events;
     let mut open = tables;
@@ -209,6 +234,9 @@ pub fn play(
             eprintln!("{program}: {error}");
             open -= 1;
             code = ExitCode::FAILURE;
+        }
+        if let Some(p) = &players {
+            p.observe(&e);
         }
         if let Some(v) = lines.line(&e) {
             if !print_line(&v) {

@@ -20,7 +20,7 @@ pub use config::{TableConfig, TouchMove, GUIDE_MS, GUIDE_RANGE, SETTLE_MS, SETTL
 pub use error::Error;
 pub use game::{ArbiterAction, ArbiterNote, PublicMessage, TableEnd, Termination};
 pub use input::{BoardInput, Event, Input};
-pub use output::{Output, PrivateMessage};
+pub use output::{role_name, Output, PrivateMessage};
 pub use table::Table;
 
 /// Re-exported so users name the same types the table uses.

@@ -352,7 +352,8 @@ fn ru_forms(role: Role) -> (&'static str, &'static str) {
     }
 }
 
-fn role_name(role: Role, lang: Lang) -> &'static str {
+/// The name of a kind of man in the table's language (lower case).
+pub fn role_name(role: Role, lang: Lang) -> &'static str {
     match (role, lang) {
         (Role::Queen, Lang::En) => "queen",
         (Role::Rook, Lang::En) => "rook",

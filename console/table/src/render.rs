@@ -78,6 +78,33 @@ pub fn json(w: &Wording, lang: Lang, o: &Output) -> Value {
     }
 }
 
+/// Who may hear an output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Hearer {
+    /// Both players (the room).
+    Both,
+    /// One player alone.
+    Player(Color),
+}
+
+/// Who may hear `o`: public announcements both players, wild16 refusals the mover alone,
+/// private messages their player alone; `None` for what is the arbiter's only (notes,
+/// touch-move breaches) or no words at all (clocks).
+pub fn hearer(o: &Output) -> Option<Hearer> {
+    let of = |a: Announcement| match a.audience() {
+        Audience::Both => Hearer::Both,
+        Audience::Mover(c) | Audience::Private(c) => Hearer::Player(c),
+    };
+    match o {
+        Output::Started { report } => Some(of(Announcement::Report(*report))),
+        Output::Verdict { verdict, .. } => Some(of(Announcement::from(*verdict))),
+        Output::Reply { reply, .. } => Some(of(Announcement::Reply(*reply))),
+        Output::Public { .. } => Some(Hearer::Both),
+        Output::Private { color, .. } => Some(Hearer::Player(*color)),
+        Output::Arbiter { .. } | Output::Note { .. } | Output::Clock { .. } => None,
+    }
+}
+
 /// What the public speaker says for this output; `None` for anything not for both ears.
 pub fn spoken(w: &Wording, lang: Lang, o: &Output) -> Option<String> {
     let public = |a: Announcement| match a.audience() {
