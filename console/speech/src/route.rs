@@ -2,7 +2,7 @@
 
 use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::{Board, Color, Role, Square};
-use kriegspiel_referee::{Announcement, Audience, Lang, Wording};
+use kriegspiel_referee::{Announcement, Lang, Wording};
 use kriegspiel_table::{render, Output, PrivateMessage};
 
 use crate::words::speakable;
@@ -76,18 +76,17 @@ impl Positions {
 /// refusals to the mover alone, private messages to their player alone; nothing for the
 /// arbiter's notes, clocks and touch-move breaches (the text channels carry those).
 pub fn hear(w: &Wording, lang: Lang, output: &Output, known: &Positions) -> Option<Utterance> {
-    let announced = |a: Announcement| {
-        let hearer = match a.audience() {
-            Audience::Both => Hearer::Public,
-            Audience::Mover(c) | Audience::Private(c) => Hearer::Player(c),
-        };
-        (hearer, w.speech(&a))
+    // Who hears it: the table's own decision (render::hearer), shared with the players'
+    // terminals.
+    let hearer = match render::hearer(output)? {
+        render::Hearer::Both => Hearer::Public,
+        render::Hearer::Player(c) => Hearer::Player(c),
     };
-    let (hearer, text) = match output {
-        Output::Started { report } => announced(Announcement::Report(*report)),
-        Output::Verdict { verdict, .. } => announced(Announcement::from(*verdict)),
-        Output::Reply { reply, .. } => announced(Announcement::Reply(*reply)),
-        Output::Public { message } => (Hearer::Public, message.text(lang)),
+    let text = match output {
+        Output::Started { report } => w.speech(&Announcement::Report(*report)),
+        Output::Verdict { verdict, .. } => w.speech(&Announcement::from(*verdict)),
+        Output::Reply { reply, .. } => w.speech(&Announcement::Reply(*reply)),
+        Output::Public { message } => message.text(lang),
         Output::Private { color, message } => {
             let man = match message {
                 PrivateMessage::MustMoveTouched(sq) | PrivateMessage::ManMissing(sq) => {
@@ -96,7 +95,7 @@ pub fn hear(w: &Wording, lang: Lang, output: &Output, known: &Positions) -> Opti
                 PrivateMessage::RemoveCaptured(sq) => known.man_last_seen(*sq, *color),
                 _ => None,
             };
-            (Hearer::Player(*color), message.speech(lang, man))
+            message.speech(lang, man)
         }
         Output::Arbiter { .. } | Output::Note { .. } | Output::Clock { .. } => return None,
     };
