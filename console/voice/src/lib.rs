@@ -1,0 +1,18 @@
+//! Spoken tries and commands, in English, offline: PocketSphinx (Debian's 0.8+5prealpha
+//! library through a small binding in [`ffi`]) with a grammar rebuilt every turn from the
+//! tries possible on the player's own board, a phone-loop likelihood ratio that rejects
+//! speech that is neither a try nor a command, and [`VoiceChannel`], the pure state machine
+//! that turns what was heard into hall inputs (a try only after "confirm").
+//! See docs/VOICE.md.
+
+mod ffi;
+pub mod grammar;
+pub mod words;
+
+pub use ffi::FfiError;
+pub use grammar::{Command, Heard, TurnGrammar};
+pub use words::FileNames;
+pub mod recognizer;
+pub mod wav;
+
+pub use recognizer::{Model, Recognition, Recognizer, VoiceError};
