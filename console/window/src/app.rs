@@ -1,0 +1,1151 @@
+//! The window's state and drawing: the hall overview, one table, the arbiter's dialogs.
+//! It reads the [`Store`] (fed by a background thread) and sends [`HallCommand`]s; it never
+//! touches a table.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use egui::{Color32, Key, RichText, Ui};
+use kriegspiel_hall::{
+    BoardSource, HallCommand, HallEvent, HallHandle, Journal, TableNo, TableSetup, TableSpec,
+};
+use kriegspiel_referee::shakmaty::{Color, Piece, Role, Square};
+use kriegspiel_referee::{GameResult, RuleSet};
+use kriegspiel_table::trace::parse_action;
+use kriegspiel_table::{clock::hms, ArbiterAction, Input};
+use tokio::sync::broadcast::{self, error::RecvError};
+
+use crate::board::{self, color_name, Marks};
+use crate::setup::SetupView;
+use crate::store::{AlertKind, Heard, Store, TableState};
+
+/// How the window was opened.
+#[derive(Debug, Clone)]
+pub struct WindowOptions {
+    /// The hall's journal (PGN export reads it).
+    pub journal: PathBuf,
+    /// A board out of sync this long is an alert.
+    pub sync_alert_after: Duration,
+    /// Simulated boards for new games play the rule set's demo game at this pace (none:
+    /// the new-game dialog offers serial ports only).
+    pub demo_timing: Option<kriegspiel_games::Timing>,
+    /// Where exported PGN files go by default.
+    pub export_dir: PathBuf,
+}
+
+impl WindowOptions {
+    pub fn new(journal: PathBuf) -> WindowOptions {
+        WindowOptions {
+            journal,
+            sync_alert_after: Duration::from_secs(10),
+            demo_timing: None,
+            export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        }
+    }
+}
+
+/// The store shared with the thread that reads hall events.
+pub type SharedStore = Arc<Mutex<Store>>;
+
+/// Locks the store; a reader thread that panicked leaves the data readable.
+pub fn lock(store: &SharedStore) -> MutexGuard<'_, Store> {
+    store
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Reads hall events into the store on its own thread, calling `wake` after each batch
+/// (the window passes `ctx.request_repaint`). Ends when the hall stops.
+pub fn spawn_reader(
+    mut events: broadcast::Receiver<HallEvent>,
+    store: SharedStore,
+    wake: impl Fn() + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("window-events".to_owned())
+        .spawn(move || loop {
+            let first = events.blocking_recv();
+            let now = Instant::now();
+            {
+                let mut s = lock(&store);
+                match first {
+                    Ok(e) => s.apply(&e, now),
+                    Err(RecvError::Lagged(n)) => s.lost(n),
+                    Err(RecvError::Closed) => {
+                        s.notices.push("The hall has stopped.".to_owned());
+                        drop(s);
+                        wake();
+                        return;
+                    }
+                }
+                // Whatever else is already queued, under the same lock: one repaint.
+                loop {
+                    match events.try_recv() {
+                        Ok(e) => s.apply(&e, now),
+                        Err(broadcast::error::TryRecvError::Lagged(n)) => s.lost(n),
+                        Err(_) => break,
+                    }
+                }
+            }
+            wake();
+        })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Screen {
+    Overview,
+    Table(TableNo),
+}
+
+/// An action waiting for the arbiter's confirmation.
+#[derive(Debug, Clone)]
+struct Confirm {
+    table: TableNo,
+    action: ArbiterAction,
+    question: String,
+}
+
+/// What a click on the official board does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tool {
+    Put(Piece),
+    Remove,
+}
+
+/// The new-game dialog's fields.
+#[derive(Debug, Clone)]
+struct NewGame {
+    name: String,
+    white_player: String,
+    black_player: String,
+    rules: RuleSet,
+    options: String,
+    lang: String,
+    time_control: String,
+    settle_ms: u32,
+    simulated: bool,
+    white_port: String,
+    black_port: String,
+    error: Option<String>,
+}
+
+impl NewGame {
+    fn new(n: usize, simulated: bool) -> NewGame {
+        NewGame {
+            name: format!("table-{n}"),
+            white_player: String::new(),
+            black_player: String::new(),
+            rules: RuleSet::Cincinnati,
+            options: String::new(),
+            lang: "en".to_owned(),
+            time_control: "none".to_owned(),
+            settle_ms: kriegspiel_table::SETTLE_MS,
+            simulated,
+            white_port: String::new(),
+            black_port: String::new(),
+            error: None,
+        }
+    }
+}
+
+/// The arbiter's window.
+#[derive(Debug)]
+pub struct ArbiterApp {
+    store: SharedStore,
+    handle: HallHandle,
+    options: WindowOptions,
+    screen: Screen,
+    confirm: Option<Confirm>,
+    tool: Tool,
+    correction: String,
+    adjudicate: Option<(GameResult, String)>,
+    void_reason: Option<String>,
+    export_path: String,
+    new_game: Option<NewGame>,
+    setup: Option<SetupView>,
+    /// A table to open once the store is unlocked.
+    to_open: Option<TableSpec>,
+    /// The last thing the window did or could not do, in words.
+    status: String,
+    /// The store generation last drawn.
+    seen: u64,
+    styled: bool,
+}
+
+/// A piece's words and glyph, e.g. "white queen ♕".
+fn piece_words(p: Piece) -> String {
+    format!(
+        "{} {} {}",
+        color_name(p.color).to_lowercase(),
+        board::role_name(p.role),
+        board::glyph(p)
+    )
+}
+
+fn result_words(r: Option<GameResult>) -> &'static str {
+    match r {
+        Some(GameResult::WhiteWins) => "1-0",
+        Some(GameResult::BlackWins) => "0-1",
+        Some(GameResult::Draw) => "½-½",
+        None => "void",
+    }
+}
+
+fn action_words(a: &ArbiterAction) -> String {
+    match a {
+        ArbiterAction::Pause => "pause the game".to_owned(),
+        ArbiterAction::Resume => "resume the game".to_owned(),
+        ArbiterAction::Put { square, piece } => {
+            format!("put a {} on {square}", piece_words(*piece))
+        }
+        ArbiterAction::Remove { square } => format!("empty {square}"),
+        ArbiterAction::SetPosition { fen } => format!("set the position to {fen}"),
+        ArbiterAction::TakeBack => "take back the last move".to_owned(),
+        ArbiterAction::Adjudicate { result, reason } => {
+            format!("adjudicate {} ({reason})", result_words(Some(*result)))
+        }
+        ArbiterAction::Void { reason } => format!("void the game ({reason})"),
+        ArbiterAction::Repeat => "repeat the last announcement".to_owned(),
+    }
+}
+
+/// Text in the large, high-contrast style.
+fn big(text: impl Into<String>) -> RichText {
+    RichText::new(text).size(26.0).strong()
+}
+
+const ALERT: Color32 = Color32::from_rgb(255, 110, 90);
+const GOOD: Color32 = Color32::from_rgb(120, 230, 120);
+
+impl ArbiterApp {
+    pub fn new(handle: HallHandle, store: SharedStore, options: WindowOptions) -> ArbiterApp {
+        let export_path = options.export_dir.join("game.pgn").display().to_string();
+        ArbiterApp {
+            store,
+            handle,
+            options,
+            screen: Screen::Overview,
+            confirm: None,
+            tool: Tool::Remove,
+            correction: String::new(),
+            adjudicate: None,
+            void_reason: None,
+            export_path,
+            new_game: None,
+            setup: None,
+            to_open: None,
+            status: String::new(),
+            seen: 0,
+            styled: false,
+        }
+    }
+
+    /// The last status line (what was sent, exported or refused).
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    /// Large type and high contrast, and the font with chess glyphs.
+    pub fn style(ctx: &egui::Context) {
+        crate::fonts::install(ctx);
+        ctx.set_visuals(egui::Visuals::dark());
+        ctx.all_styles_mut(|s| {
+            use egui::{FontFamily, FontId, TextStyle};
+            s.text_styles = [
+                (
+                    TextStyle::Heading,
+                    FontId::new(30.0, FontFamily::Proportional),
+                ),
+                (TextStyle::Body, FontId::new(21.0, FontFamily::Proportional)),
+                (
+                    TextStyle::Button,
+                    FontId::new(21.0, FontFamily::Proportional),
+                ),
+                (
+                    TextStyle::Small,
+                    FontId::new(17.0, FontFamily::Proportional),
+                ),
+                (
+                    TextStyle::Monospace,
+                    FontId::new(19.0, FontFamily::Monospace),
+                ),
+            ]
+            .into();
+            s.spacing.button_padding = egui::vec2(10.0, 6.0);
+            s.spacing.item_spacing = egui::vec2(10.0, 8.0);
+            s.visuals.override_text_color = Some(Color32::from_gray(245));
+            s.visuals.panel_fill = Color32::from_gray(12);
+            s.visuals.window_fill = Color32::from_gray(20);
+            s.visuals.selection.stroke = egui::Stroke::new(2.0, Color32::WHITE);
+            s.visuals.widgets.hovered.bg_stroke = egui::Stroke::new(2.0, Color32::WHITE);
+        });
+    }
+
+    fn send(&mut self, table: TableNo, action: ArbiterAction) {
+        let words = action_words(&action);
+        self.status = match self.handle.input(table, Input::Arbiter(action)) {
+            Ok(()) => format!("Table {table}: asked to {words}."),
+            Err(e) => format!("Table {table}: cannot {words}: {e}."),
+        };
+    }
+
+    /// Asks for confirmation before an action that changes the game.
+    fn ask(&mut self, table: TableNo, action: ArbiterAction) {
+        let question = format!("Table {table}: {}?", action_words(&action));
+        self.confirm = Some(Confirm {
+            table,
+            action,
+            question,
+        });
+    }
+
+    /// The whole window, inside `ui` (the eframe app and the tests call this).
+    pub fn show(&mut self, ui: &mut Ui) {
+        if !self.styled {
+            Self::style(ui.ctx());
+            self.styled = true;
+        }
+        let now = Instant::now();
+        let store = self.store.clone();
+        let s = lock(&store);
+        self.seen = s.generation;
+        if let Screen::Table(no) = self.screen {
+            if !s.tables.contains_key(&no) {
+                self.screen = Screen::Overview;
+            }
+        }
+        self.keys(ui, &s);
+        egui::Panel::top("bar").show(ui, |ui| self.top_bar(ui, &s));
+        egui::Panel::bottom("status").show(ui, |ui| {
+            let text = if self.status.is_empty() {
+                "Keys: 1–9 open a table, Esc back to the overview, Tab moves between controls."
+                    .to_owned()
+            } else {
+                self.status.clone()
+            };
+            ui.label(RichText::new(text).size(19.0));
+        });
+        match self.screen {
+            Screen::Overview => {
+                egui::CentralPanel::default().show(ui, |ui| self.overview(ui, &s, now));
+            }
+            Screen::Table(no) => {
+                if let Some(t) = s.tables.get(&no) {
+                    egui::Panel::right("side")
+                        .default_size(470.0)
+                        .resizable(true)
+                        .show(ui, |ui| self.side(ui, t, now));
+                    egui::CentralPanel::default().show(ui, |ui| self.table(ui, t, now));
+                }
+            }
+        }
+        let ctx = ui.ctx().clone();
+        self.dialogs(&ctx, &s);
+        // Running clocks are redrawn once a second; nothing else repaints without an event.
+        let ticking = s.tables.values().any(|t| {
+            t.clocks_at(now)
+                .is_some_and(|(_, running)| running.is_some())
+                && !t.paused()
+                && !t.is_over()
+        }) || s
+            .tables
+            .values()
+            .any(|t| t.out_of_sync_since.iter().any(Option::is_some));
+        if ticking {
+            ctx.request_repaint_after(Duration::from_secs(1));
+        }
+        drop(s);
+        if let Some(spec) = self.to_open.take() {
+            self.open(spec);
+        }
+    }
+
+    fn keys(&mut self, ui: &Ui, s: &Store) {
+        let typing =
+            ui.ctx().memory(|m| m.focused().is_some()) && ui.ctx().egui_wants_keyboard_input();
+        let modal = self.confirm.is_some()
+            || self.new_game.is_some()
+            || self.adjudicate.is_some()
+            || self.void_reason.is_some()
+            || self.setup.is_some();
+        if typing || modal {
+            if ui.input(|i| i.key_pressed(Key::Escape)) {
+                self.close_dialogs();
+            }
+            return;
+        }
+        let digits = [
+            Key::Num1,
+            Key::Num2,
+            Key::Num3,
+            Key::Num4,
+            Key::Num5,
+            Key::Num6,
+            Key::Num7,
+            Key::Num8,
+            Key::Num9,
+        ];
+        for (i, k) in digits.iter().enumerate() {
+            if ui.input(|inp| inp.key_pressed(*k)) {
+                let no = s.tables.keys().nth(i).copied();
+                if let Some(no) = no {
+                    self.screen = Screen::Table(no);
+                }
+            }
+        }
+        if ui.input(|i| i.key_pressed(Key::Escape)) {
+            self.screen = Screen::Overview;
+        }
+    }
+
+    fn close_dialogs(&mut self) {
+        self.confirm = None;
+        self.new_game = None;
+        self.adjudicate = None;
+        self.void_reason = None;
+        self.setup = None;
+    }
+
+    fn top_bar(&mut self, ui: &mut Ui, s: &Store) {
+        ui.horizontal_wrapped(|ui| {
+            ui.heading("Kriegspiel arbiter");
+            if ui
+                .selectable_label(self.screen == Screen::Overview, "Overview")
+                .clicked()
+            {
+                self.screen = Screen::Overview;
+            }
+            for (no, t) in &s.tables {
+                let alerts = !t
+                    .alerts(Instant::now(), self.options.sync_alert_after)
+                    .is_empty();
+                let mut text = RichText::new(format!("Table {no}"));
+                if alerts {
+                    text = text.color(ALERT);
+                }
+                if ui
+                    .selectable_label(self.screen == Screen::Table(*no), text)
+                    .on_hover_text(&t.name)
+                    .clicked()
+                {
+                    self.screen = Screen::Table(*no);
+                }
+            }
+            if ui.button("New game…").clicked() {
+                self.new_game = Some(NewGame::new(
+                    s.tables.len() + 1,
+                    self.options.demo_timing.is_some(),
+                ));
+            }
+            if ui.button("Russian set-up…").clicked() {
+                self.setup = Some(SetupView::new(
+                    s.tables.len() + 1,
+                    self.options.demo_timing.is_some(),
+                ));
+            }
+        });
+        for n in s.notices.iter().rev().take(2) {
+            ui.label(RichText::new(n).color(ALERT));
+        }
+    }
+
+    fn overview(&mut self, ui: &mut Ui, s: &Store, now: Instant) {
+        if s.tables.is_empty() {
+            ui.label(big("Waiting for the hall's tables…"));
+            return;
+        }
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                for t in s.tables.values() {
+                    self.card(ui, t, now);
+                }
+            });
+        });
+    }
+
+    fn card(&mut self, ui: &mut Ui, t: &TableState, now: Instant) {
+        let alerts = t.alerts(now, self.options.sync_alert_after);
+        let stroke = if alerts.is_empty() {
+            egui::Stroke::new(1.5, Color32::from_gray(140))
+        } else {
+            egui::Stroke::new(3.0, ALERT)
+        };
+        egui::Frame::group(ui.style())
+            .stroke(stroke)
+            .inner_margin(12.0)
+            .show(ui, |ui| {
+                ui.set_width(440.0);
+                ui.vertical(|ui| {
+                    let open = ui.button(big(format!("Table {}: {}", t.no, t.name)));
+                    if open.clicked() {
+                        self.screen = Screen::Table(t.no);
+                    }
+                    let (w, b) = t.players();
+                    ui.label(format!("{w} – {b}"));
+                    ui.label(format!("Rules: {}", t.rules()));
+                    ui.label(self.state_words(t, now));
+                    ui.label(
+                        RichText::new(format!("Last: {}", t.last_public.as_deref().unwrap_or("—")))
+                            .italics(),
+                    );
+                    ui.horizontal(|ui| {
+                        for c in Color::ALL {
+                            let l = &t.links[c as usize];
+                            let (text, color) = match l.connected {
+                                Some(true) => ("link up", GOOD),
+                                Some(false) => ("link DOWN", ALERT),
+                                None => ("no link", Color32::from_gray(180)),
+                            };
+                            ui.label(
+                                RichText::new(format!("{}: {text}", color_name(c))).color(color),
+                            );
+                        }
+                    });
+                    for a in &alerts {
+                        ui.label(RichText::new(format!("⚠ {}", a.text)).color(ALERT).strong());
+                    }
+                });
+            });
+    }
+
+    /// Clocks, turn and state in one line.
+    fn state_words(&self, t: &TableState, now: Instant) -> String {
+        let mut parts = Vec::new();
+        if let Some(r) = t.result {
+            parts.push(format!("Game over: {}", result_words(r)));
+        } else if let Some(v) = &t.view {
+            parts.push(format!("{} to move", color_name(v.to_move)));
+            if v.paused {
+                parts.push("PAUSED".to_owned());
+            }
+        }
+        if let Some((rem, _)) = t.clocks_at(now) {
+            parts.push(format!(
+                "White {} · Black {}",
+                hms(rem.white),
+                hms(rem.black)
+            ));
+        }
+        parts.join(" · ")
+    }
+
+    fn table(&mut self, ui: &mut Ui, t: &TableState, now: Instant) {
+        let no = t.no;
+        ui.horizontal_wrapped(|ui| {
+            ui.heading(format!("Table {no}: {}", t.name));
+            let (w, b) = t.players();
+            ui.label(big(format!("{w} – {b} · {}", t.rules())));
+        });
+        ui.label(big(self.state_words(t, now)));
+        if let Some(r) = &t.refused {
+            ui.label(RichText::new(format!("Refused: {r}")).color(ALERT).strong());
+        }
+        self.actions(ui, t);
+        let official = t.view.as_ref().and_then(|v| board::board_of(&v.fen));
+        let avail = ui.available_size();
+        let size = (avail.y - 260.0).min(avail.x * 0.62).clamp(240.0, 720.0);
+        ui.horizontal_top(|ui| {
+            let marks = Marks {
+                touched: None,
+                ..Marks::default()
+            };
+            let fen = t.view.as_ref().map_or("", |v| v.fen.as_str());
+            let (_, clicked) = board::draw(
+                ui,
+                size,
+                official.as_ref(),
+                &marks,
+                false,
+                &format!("Official position of table {no}: {fen}"),
+                !t.is_over(),
+            );
+            if let Some(sq) = clicked {
+                self.square_clicked(no, sq, official.as_ref());
+            }
+            ui.vertical(|ui| {
+                let small = (size / 2.0 - 30.0).max(160.0);
+                for c in Color::ALL {
+                    let i = c as usize;
+                    let (sensed, in_sync) = t
+                        .view
+                        .as_ref()
+                        .map_or((Default::default(), true), |v| v.boards[i]);
+                    let wrong = official
+                        .as_ref()
+                        .map(|o| board::disagreement(o, sensed, c))
+                        .unwrap_or_default();
+                    let marks = Marks {
+                        wrong,
+                        touched: t.view.as_ref().and_then(|v| v.touched[i]),
+                        sensed,
+                    };
+                    let state = if in_sync {
+                        "in sync".to_owned()
+                    } else {
+                        format!("{} squares differ", wrong.count())
+                    };
+                    ui.label(
+                        RichText::new(format!("{}'s board: {state}", color_name(c)))
+                            .color(if in_sync { GOOD } else { ALERT }),
+                    );
+                    board::draw(
+                        ui,
+                        small,
+                        None,
+                        &marks,
+                        false,
+                        &format!("{}'s board as sensed: {state}", color_name(c)),
+                        false,
+                    );
+                }
+            });
+        });
+        ui.separator();
+        ui.label(big("Announcements"));
+        egui::ScrollArea::vertical()
+            .id_salt("log")
+            .stick_to_bottom(true)
+            .show(ui, |ui| {
+                for row in &t.log {
+                    let color = match row.heard {
+                        Heard::Both => Color32::from_gray(245),
+                        Heard::Only(Color::White) => Color32::from_rgb(255, 235, 150),
+                        Heard::Only(Color::Black) => Color32::from_rgb(160, 210, 255),
+                        Heard::Arbiter => Color32::from_rgb(255, 170, 120),
+                    };
+                    ui.label(
+                        RichText::new(format!(
+                            "{}  [{}]  {}",
+                            hms(row.at),
+                            row.heard.label(),
+                            row.text
+                        ))
+                        .color(color),
+                    );
+                }
+            });
+    }
+
+    fn square_clicked(
+        &mut self,
+        no: TableNo,
+        sq: Square,
+        official: Option<&kriegspiel_referee::shakmaty::Board>,
+    ) {
+        let action = match self.tool {
+            Tool::Put(piece) => ArbiterAction::Put { square: sq, piece },
+            Tool::Remove => {
+                if official.and_then(|b| b.piece_at(sq)).is_none() {
+                    self.status = format!("{sq} is already empty: nothing to remove.");
+                    return;
+                }
+                ArbiterAction::Remove { square: sq }
+            }
+        };
+        self.ask(no, action);
+    }
+
+    fn actions(&mut self, ui: &mut Ui, t: &TableState) {
+        let no = t.no;
+        let over = t.is_over();
+        ui.horizontal_wrapped(|ui| {
+            if t.paused() {
+                if ui.add_enabled(!over, egui::Button::new("Resume")).clicked() {
+                    self.send(no, ArbiterAction::Resume);
+                }
+            } else if ui.add_enabled(!over, egui::Button::new("Pause")).clicked() {
+                self.send(no, ArbiterAction::Pause);
+            }
+            if ui
+                .add_enabled(!over, egui::Button::new("Take back"))
+                .clicked()
+            {
+                self.ask(no, ArbiterAction::TakeBack);
+            }
+            if ui
+                .add_enabled(!over, egui::Button::new("Adjudicate…"))
+                .clicked()
+            {
+                self.adjudicate = Some((GameResult::Draw, String::new()));
+            }
+            if ui.add_enabled(!over, egui::Button::new("Void…")).clicked() {
+                self.void_reason = Some(String::new());
+            }
+            if ui
+                .add_enabled(!over, egui::Button::new("Repeat announcement"))
+                .clicked()
+            {
+                self.send(no, ArbiterAction::Repeat);
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Click a square to:");
+            egui::ComboBox::from_label("Correction tool")
+                .selected_text(match self.tool {
+                    Tool::Remove => "remove a man".to_owned(),
+                    Tool::Put(p) => format!("put a {}", piece_words(p)),
+                })
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.tool, Tool::Remove, "remove a man");
+                    for color in Color::ALL {
+                        for role in Role::ALL {
+                            let p = Piece { color, role };
+                            ui.selectable_value(
+                                &mut self.tool,
+                                Tool::Put(p),
+                                format!("put a {}", piece_words(p)),
+                            );
+                        }
+                    }
+                });
+        });
+        ui.horizontal_wrapped(|ui| {
+            let l = ui.label("Correction (FEN, put e4 Q, remove e4):");
+            let edit = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.correction)
+                        .desired_width(420.0)
+                        .hint_text("FEN or put/remove"),
+                )
+                .labelled_by(l.id);
+            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+            if ui
+                .add_enabled(!over, egui::Button::new("Apply correction"))
+                .clicked()
+                || (enter && !over)
+            {
+                self.correction_typed(no);
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            let l = ui.label("PGN file:");
+            ui.add(egui::TextEdit::singleline(&mut self.export_path).desired_width(420.0))
+                .labelled_by(l.id);
+            if ui.button("Export PGN").clicked() {
+                self.status = match export(&self.options.journal, t, &self.export_path) {
+                    Ok(msg) => msg,
+                    Err(e) => format!("Export failed: {e}"),
+                };
+            }
+        });
+    }
+
+    fn correction_typed(&mut self, no: TableNo) {
+        let text = self.correction.trim().to_owned();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let parsed = match words.first() {
+            Some(&"put") | Some(&"remove") | Some(&"fen") => parse_action(&words),
+            Some(_) => parse_action(&[&["fen"], words.as_slice()].concat()),
+            None => Err("type a FEN, 'put e4 Q' or 'remove e4'".to_owned()),
+        };
+        match parsed {
+            Ok(
+                a @ (ArbiterAction::Put { .. }
+                | ArbiterAction::Remove { .. }
+                | ArbiterAction::SetPosition { .. }),
+            ) => self.ask(no, a),
+            Ok(other) => self.status = format!("Not a correction: {}", other.id()),
+            Err(e) => self.status = format!("Correction not understood: {e}"),
+        }
+    }
+
+    fn side(&mut self, ui: &mut Ui, t: &TableState, now: Instant) {
+        egui::ScrollArea::vertical().id_salt("side").show(ui, |ui| {
+            ui.label(big("Clocks"));
+            match t.clocks_at(now) {
+                Some((rem, running)) => {
+                    for c in Color::ALL {
+                        let mark = if running == Some(c) { " ◀" } else { "" };
+                        ui.label(
+                            RichText::new(format!("{} {}{mark}", color_name(c), hms(*rem.get(c))))
+                                .size(34.0)
+                                .monospace(),
+                        );
+                    }
+                }
+                None => {
+                    ui.label("No clocks (untimed game).");
+                }
+            }
+            ui.separator();
+            ui.label(big(format!("Tries (move {})", t.moves / 2 + 1)));
+            if t.tries.is_empty() {
+                ui.label("No try yet.");
+            }
+            for r in &t.tries {
+                let color = if r.stood {
+                    GOOD
+                } else {
+                    Color32::from_gray(235)
+                };
+                ui.label(
+                    RichText::new(format!(
+                        "{} {} {}: {}",
+                        hms(r.at),
+                        color_name(r.color),
+                        r.uci,
+                        r.text
+                    ))
+                    .color(color),
+                );
+            }
+            ui.separator();
+            ui.label(big("Alerts"));
+            let alerts = t.alerts(now, self.options.sync_alert_after);
+            if alerts.is_empty() {
+                ui.label("None.");
+            }
+            for a in alerts {
+                let strong = matches!(a.kind, AlertKind::FlagFallen | AlertKind::Failed);
+                let mut text = RichText::new(format!("⚠ {}", a.text)).color(ALERT);
+                if strong {
+                    text = text.strong();
+                }
+                ui.label(text);
+            }
+            ui.separator();
+            ui.label(big("Links"));
+            for c in Color::ALL {
+                let l = &t.links[c as usize];
+                let state = match l.connected {
+                    Some(true) => "up",
+                    Some(false) => "DOWN",
+                    None => "not heard",
+                };
+                let h = &l.health;
+                let errors = h.crc_errors + h.cobs_errors + h.decode_errors;
+                let heard = l.heard_at.map_or("never".to_owned(), |at| {
+                    format!("{} s ago", now.saturating_duration_since(at).as_secs())
+                });
+                ui.label(
+                    RichText::new(format!(
+                        "{} board{}: {state}",
+                        color_name(c),
+                        l.board_id.map(|i| format!(" {i}")).unwrap_or_default()
+                    ))
+                    .color(if l.connected == Some(true) {
+                        GOOD
+                    } else {
+                        ALERT
+                    }),
+                );
+                ui.label(format!(
+                    "frames {} · errors {errors} · resyncs {} · gaps {} · last heard {heard}",
+                    h.frames, h.resyncs, h.gaps
+                ));
+                ui.label(RichText::new(format!("last: {}", l.last_event)).size(17.0));
+            }
+        });
+    }
+
+    fn dialogs(&mut self, ctx: &egui::Context, s: &Store) {
+        if let Some(c) = self.confirm.clone() {
+            let r = egui::Modal::new(egui::Id::unique("confirm")).show(ctx, |ui| {
+                ui.label(big(&c.question));
+                let mut done = None;
+                ui.horizontal(|ui| {
+                    let yes = ui.button(big("Confirm"));
+                    if !yes.has_focus() && !ui.ctx().memory(|m| m.focused().is_some()) {
+                        yes.request_focus();
+                    }
+                    if yes.clicked() {
+                        done = Some(true);
+                    }
+                    if ui.button(big("Cancel")).clicked() {
+                        done = Some(false);
+                    }
+                });
+                done
+            });
+            match r.inner {
+                Some(true) => {
+                    self.confirm = None;
+                    self.send(c.table, c.action);
+                }
+                Some(false) => {
+                    self.confirm = None;
+                    self.status = "Cancelled.".to_owned();
+                }
+                None if r.should_close() => self.confirm = None,
+                None => {}
+            }
+            return;
+        }
+        let table = match self.screen {
+            Screen::Table(no) => Some(no),
+            Screen::Overview => None,
+        };
+        if let (Some((result, reason)), Some(no)) = (self.adjudicate.as_mut(), table) {
+            let mut go = None;
+            egui::Modal::new(egui::Id::unique("adjudicate")).show(ctx, |ui| {
+                ui.label(big(format!("Adjudicate table {no}")));
+                ui.horizontal(|ui| {
+                    ui.radio_value(result, GameResult::WhiteWins, "1-0 White wins");
+                    ui.radio_value(result, GameResult::BlackWins, "0-1 Black wins");
+                    ui.radio_value(result, GameResult::Draw, "½-½ Draw");
+                });
+                let l = ui.label("Reason:");
+                ui.text_edit_singleline(reason).labelled_by(l.id);
+                ui.horizontal(|ui| {
+                    if ui.button("Adjudicate").clicked() {
+                        go = Some(true);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        go = Some(false);
+                    }
+                });
+            });
+            match go {
+                Some(true) => {
+                    let action = ArbiterAction::Adjudicate {
+                        result: *result,
+                        reason: if reason.trim().is_empty() {
+                            "arbiter's decision".to_owned()
+                        } else {
+                            reason.trim().to_owned()
+                        },
+                    };
+                    self.adjudicate = None;
+                    self.ask(no, action);
+                }
+                Some(false) => self.adjudicate = None,
+                None => {}
+            }
+            return;
+        }
+        if let (Some(reason), Some(no)) = (self.void_reason.as_mut(), table) {
+            let mut go = None;
+            egui::Modal::new(egui::Id::unique("void")).show(ctx, |ui| {
+                ui.label(big(format!("Void the game at table {no}")));
+                let l = ui.label("Reason:");
+                ui.text_edit_singleline(reason).labelled_by(l.id);
+                ui.horizontal(|ui| {
+                    if ui.button("Void the game").clicked() {
+                        go = Some(true);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        go = Some(false);
+                    }
+                });
+            });
+            match go {
+                Some(true) => {
+                    let action = ArbiterAction::Void {
+                        reason: if reason.trim().is_empty() {
+                            "arbiter's decision".to_owned()
+                        } else {
+                            reason.trim().to_owned()
+                        },
+                    };
+                    self.void_reason = None;
+                    self.ask(no, action);
+                }
+                Some(false) => self.void_reason = None,
+                None => {}
+            }
+            return;
+        }
+        if self.new_game.is_some() {
+            self.new_game_dialog(ctx);
+            return;
+        }
+        if let Some(setup) = self.setup.as_mut() {
+            let sensed = setup
+                .source_table
+                .and_then(|no| s.tables.get(&no))
+                .and_then(|t| t.view.as_ref())
+                .map(|v| [v.boards[0].0, v.boards[1].0]);
+            let tables: Vec<(TableNo, String)> =
+                s.tables.values().map(|t| (t.no, t.name.clone())).collect();
+            match setup.show(ctx, sensed, &tables) {
+                crate::setup::Outcome::Open(spec) => {
+                    self.setup = None;
+                    self.to_open = Some(*spec);
+                }
+                crate::setup::Outcome::Cancel => self.setup = None,
+                crate::setup::Outcome::Stay => {}
+            }
+        }
+    }
+
+    fn new_game_dialog(&mut self, ctx: &egui::Context) {
+        let demo = self.options.demo_timing.is_some();
+        let Some(g) = self.new_game.as_mut() else {
+            return;
+        };
+        let mut go = None;
+        egui::Modal::new(egui::Id::unique("new-game")).show(ctx, |ui| {
+            ui.label(big("New game"));
+            egui::Grid::new("new-game-grid")
+                .num_columns(2)
+                .spacing([12.0, 8.0])
+                .show(ui, |ui| {
+                    let field = |ui: &mut Ui, label: &str, value: &mut String| {
+                        let l = ui.label(label);
+                        ui.text_edit_singleline(value).labelled_by(l.id);
+                        ui.end_row();
+                    };
+                    field(ui, "Table name", &mut g.name);
+                    field(ui, "White player", &mut g.white_player);
+                    field(ui, "Black player", &mut g.black_player);
+                    ui.label("Rule set");
+                    egui::ComboBox::from_id_salt("rules")
+                        .selected_text(g.rules.id())
+                        .show_ui(ui, |ui| {
+                            for r in RuleSet::ALL {
+                                ui.selectable_value(&mut g.rules, r, r.id());
+                            }
+                        })
+                        .response
+                        .widget_info(|| {
+                            egui::WidgetInfo::labeled(egui::Role::ComboBox, true, "Rule set")
+                        });
+                    ui.end_row();
+                    field(ui, "Options (key=value, …)", &mut g.options);
+                    ui.label("Language");
+                    ui.horizontal(|ui| {
+                        for l in ["en", "fr", "ru"] {
+                            ui.radio_value(&mut g.lang, l.to_owned(), l);
+                        }
+                    });
+                    ui.end_row();
+                    field(ui, "Time control (25+10 or none)", &mut g.time_control);
+                    let l = ui.label("Settle time (ms)");
+                    ui.add(egui::DragValue::new(&mut g.settle_ms).range(100..=1500))
+                        .labelled_by(l.id);
+                    ui.end_row();
+                    ui.label("Boards");
+                    ui.horizontal(|ui| {
+                        ui.add_enabled_ui(demo, |ui| {
+                            ui.radio_value(&mut g.simulated, true, "simulated (demo game)");
+                        });
+                        ui.radio_value(&mut g.simulated, false, "serial ports");
+                    });
+                    ui.end_row();
+                    if !g.simulated {
+                        field(ui, "White's port (empty: none)", &mut g.white_port);
+                        field(ui, "Black's port (empty: none)", &mut g.black_port);
+                    }
+                });
+            if let Some(e) = &g.error {
+                ui.label(RichText::new(e).color(ALERT));
+            }
+            ui.horizontal(|ui| {
+                if ui.button(big("Open the table")).clicked() {
+                    go = Some(true);
+                }
+                if ui.button(big("Cancel")).clicked() {
+                    go = Some(false);
+                }
+            });
+        });
+        match go {
+            Some(true) => match self.new_game_spec() {
+                Ok(spec) => {
+                    self.new_game = None;
+                    self.to_open = Some(spec);
+                }
+                Err(e) => {
+                    if let Some(g) = self.new_game.as_mut() {
+                        g.error = Some(e);
+                    }
+                }
+            },
+            Some(false) => self.new_game = None,
+            None => {}
+        }
+    }
+
+    fn new_game_spec(&self) -> Result<TableSpec, String> {
+        let Some(g) = &self.new_game else {
+            return Err("no new game".to_owned());
+        };
+        let name = g.name.trim().to_owned();
+        if name.is_empty() {
+            return Err("Table name: a table needs a name".to_owned());
+        }
+        let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+        let mut spec = match (g.simulated, self.options.demo_timing) {
+            (true, Some(timing)) => {
+                let built = kriegspiel_games::builtin(g.rules.id(), timing)
+                    .map_err(|e| format!("No demo game for {}: {e}", g.rules.id()))?;
+                built.table_spec(&name, &timing)
+            }
+            _ => TableSpec {
+                name: name.clone(),
+                setup: TableSetup {
+                    rules: g.rules.id().to_owned(),
+                    ..TableSetup::default()
+                },
+                white: text(&g.white_port).map_or(BoardSource::Absent, |p| {
+                    BoardSource::Serial(PathBuf::from(p))
+                }),
+                black: text(&g.black_port).map_or(BoardSource::Absent, |p| {
+                    BoardSource::Serial(PathBuf::from(p))
+                }),
+                scripted: Vec::new(),
+                resume: false,
+            },
+        };
+        spec.resume = false;
+        let setup = &mut spec.setup;
+        setup.white_player = text(&g.white_player);
+        setup.black_player = text(&g.black_player);
+        setup.lang.clone_from(&g.lang);
+        setup.time_control = text(&g.time_control).unwrap_or_else(|| "none".to_owned());
+        setup.settle_ms = g.settle_ms;
+        if !g.simulated {
+            for pair in g.options.split([',', ' ']).filter(|p| !p.is_empty()) {
+                let (k, v) = pair
+                    .split_once('=')
+                    .ok_or_else(|| format!("Options: '{pair}' is not key=value"))?;
+                setup.options.insert(k.to_owned(), v.to_owned());
+            }
+        }
+        setup.config().map_err(|e| e.to_string())?;
+        Ok(spec)
+    }
+
+    /// Asks the hall to open a table; its `Opened` (or `OpenFailed`) event follows.
+    fn open(&mut self, spec: TableSpec) {
+        lock(&self.store).expect(&spec.name, spec.setup.clone());
+        let name = spec.name.clone();
+        self.status = match self.handle.send(HallCommand::Open(Box::new(spec))) {
+            Ok(()) => format!("Opening table '{name}'…"),
+            Err(e) => format!("Cannot open table '{name}': {e}"),
+        };
+    }
+}
+
+/// Writes the PGN of the table's game, read from the journal (read-only), to `path`.
+pub fn export(journal: &std::path::Path, t: &TableState, path: &str) -> Result<String, String> {
+    let path = path.trim();
+    if path.is_empty() {
+        return Err("give a file name".to_owned());
+    }
+    let j = Journal::open_read_only(journal).map_err(|e| e.to_string())?;
+    let games = j.games().map_err(|e| e.to_string())?;
+    let record = games
+        .iter()
+        .find(|g| g.id == t.game)
+        .ok_or_else(|| format!("game {} is not in {}", t.game, journal.display()))?;
+    let read = j.events(record.id);
+    let text = kriegspiel_hall::pgn::pgn(record, &read.events, read.damage.as_ref())
+        .map_err(|e| e.to_string())?;
+    std::fs::write(path, text.as_bytes()).map_err(|e| format!("cannot write {path}: {e}"))?;
+    let damage = read
+        .damage
+        .map(|d| format!(" (journal damaged: {d}; the events before it)"))
+        .unwrap_or_default();
+    Ok(format!(
+        "Table {}: PGN of game {} written to {path}{damage}.",
+        t.no, t.game
+    ))
+}
+
+impl eframe::App for ArbiterApp {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+}

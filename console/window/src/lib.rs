@@ -1,0 +1,90 @@
+//! The arbiter's window: the hall's tables in egui/eframe. The window only reads hall
+//! events (a background thread puts them in a [`Store`] and wakes the window) and sends
+//! [`kriegspiel_hall::HallCommand`]s: every arbiter action enters the game as an input
+//! through the hall, like a board's lift or a keypad's question. It never touches a table.
+//!
+//! [`run`] opens the native window; tests drive [`ArbiterApp::show`] through
+//! `egui_kittest` and its AccessKit tree.
+
+pub mod app;
+pub mod board;
+pub mod fonts;
+pub mod setup;
+pub mod store;
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+pub use app::{export, spawn_reader, ArbiterApp, SharedStore, WindowOptions};
+use kriegspiel_hall::{HallCommand, RunningHall, TableSpec};
+pub use store::{Alert, AlertKind, Heard, Store, TableState};
+
+/// Why the window could not run.
+#[derive(Debug)]
+pub enum WindowError {
+    /// The native window could not be opened (no display, no OpenGL).
+    Open(String),
+    Thread(std::io::Error),
+}
+
+impl fmt::Display for WindowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WindowError::Open(e) => write!(f, "cannot open the window: {e}"),
+            WindowError::Thread(e) => write!(f, "cannot start the window's event reader: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for WindowError {}
+
+/// A store that already knows the set-ups of the hall's first tables.
+pub fn store_for(specs: &[TableSpec]) -> SharedStore {
+    let mut store = Store::new();
+    for s in specs {
+        store.expect(&s.name, s.setup.clone());
+    }
+    Arc::new(Mutex::new(store))
+}
+
+/// Opens the window on a running hall (its first subscription saw every event) and
+/// returns when the arbiter closes it; the hall is then shut down and joined.
+pub fn run(
+    hall: RunningHall,
+    specs: &[TableSpec],
+    options: WindowOptions,
+) -> Result<(), WindowError> {
+    let RunningHall {
+        handle,
+        events,
+        thread,
+    } = hall;
+    let store = store_for(specs);
+    let native = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Kriegspiel arbiter")
+            .with_inner_size([1600.0, 1000.0])
+            .with_min_inner_size([900.0, 600.0]),
+        ..Default::default()
+    };
+    let app_handle = handle.clone();
+    let mut reader_error = None;
+    let result = eframe::run_native(
+        "Kriegspiel arbiter",
+        native,
+        Box::new(|cc| {
+            ArbiterApp::style(&cc.egui_ctx);
+            let ctx = cc.egui_ctx.clone();
+            if let Err(e) = spawn_reader(events, store.clone(), move || ctx.request_repaint()) {
+                reader_error = Some(e);
+            }
+            Ok(Box::new(ArbiterApp::new(app_handle, store, options)))
+        }),
+    );
+    let _ = handle.send(HallCommand::Shutdown);
+    let _ = thread.join();
+    if let Some(e) = reader_error {
+        return Err(WindowError::Thread(e));
+    }
+    result.map_err(|e| WindowError::Open(e.to_string()))
+}

@@ -1,0 +1,536 @@
+//! What the window knows about the hall: every table's last view, its tries, its
+//! announcement log, its links and its alerts, built only from [`HallEvent`]s. The store
+//! never touches a table; time is passed in, so tests drive it event by event.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use kriegspiel_boardlink::{Health, LinkEvent};
+use kriegspiel_hall::{GameId, HallEvent, TableNo, TableSetup, TableView};
+use kriegspiel_referee::shakmaty::{ByColor, Color};
+use kriegspiel_referee::{Announcement, Audience, GameResult, Lang, Verdict, Wording};
+use kriegspiel_table::{render, ArbiterNote, Millis, Output, PublicMessage, Termination};
+
+/// Log rows kept per table (the journal has them all).
+pub const LOG_ROWS: usize = 400;
+
+/// Who heard a line of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heard {
+    /// Said aloud to both players.
+    Both,
+    /// One player only.
+    Only(Color),
+    /// The arbiter only (notes, touch-move breaches in warn mode, link events).
+    Arbiter,
+}
+
+impl Heard {
+    pub fn label(self) -> &'static str {
+        match self {
+            Heard::Both => "both",
+            Heard::Only(Color::White) => "White only",
+            Heard::Only(Color::Black) => "Black only",
+            Heard::Arbiter => "arbiter",
+        }
+    }
+}
+
+/// One line of a table's announcement log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRow {
+    pub at: Millis,
+    pub heard: Heard,
+    pub text: String,
+}
+
+/// One try of the current move, with the referee's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TryRow {
+    pub color: Color,
+    pub uci: String,
+    /// The answer's words.
+    pub text: String,
+    /// The try stood (it was a legal move).
+    pub stood: bool,
+    pub at: Millis,
+}
+
+/// A board link as the arbiter sees it.
+#[derive(Debug, Clone, Default)]
+pub struct LinkState {
+    /// `None` until the link said anything.
+    pub connected: Option<bool>,
+    pub board_id: Option<u32>,
+    pub health: Health,
+    /// The last link event, in words.
+    pub last_event: String,
+    /// When the window last heard from this link.
+    pub heard_at: Option<Instant>,
+    /// A problem the link reported (open failure, protocol mismatch, fault), until it connects.
+    pub problem: Option<String>,
+}
+
+/// Something that needs the arbiter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alert {
+    pub kind: AlertKind,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlertKind {
+    OutOfSync,
+    LinkDown,
+    FlagFallen,
+    DrawOffer,
+    Refused,
+    Failed,
+}
+
+/// One table, as far as its events told.
+#[derive(Debug, Clone)]
+pub struct TableState {
+    pub no: TableNo,
+    pub name: String,
+    pub game: GameId,
+    pub lang: Lang,
+    pub wording: Wording,
+    /// The set-up the window opened it with (none for a table opened by someone else).
+    pub setup: Option<TableSetup>,
+    pub resumed_events: usize,
+    pub view: Option<TableView>,
+    /// When the last view arrived (live clocks count from it).
+    pub view_seen: Option<Instant>,
+    /// The tries of the move being played (after a move stood: that move's tries until the
+    /// next try).
+    pub tries: Vec<TryRow>,
+    /// Moves that stood, for the try list's heading.
+    pub moves: u32,
+    pub log: VecDeque<LogRow>,
+    pub last_public: Option<String>,
+    pub links: [LinkState; 2],
+    /// Since when each board has been out of sync with the official position.
+    pub out_of_sync_since: [Option<Instant>; 2],
+    pub flag_fallen: Option<Color>,
+    pub draw_offer: Option<Color>,
+    /// The last refused arbiter action, with the hall's reason.
+    pub refused: Option<String>,
+    pub result: Option<Option<GameResult>>,
+    pub failed: Option<String>,
+}
+
+impl TableState {
+    fn new(no: TableNo, name: String, game: GameId, lang: Lang, wording: Wording) -> TableState {
+        TableState {
+            no,
+            name,
+            game,
+            lang,
+            wording,
+            setup: None,
+            resumed_events: 0,
+            view: None,
+            view_seen: None,
+            tries: Vec::new(),
+            moves: 0,
+            log: VecDeque::new(),
+            last_public: None,
+            links: Default::default(),
+            out_of_sync_since: [None; 2],
+            flag_fallen: None,
+            draw_offer: None,
+            refused: None,
+            result: None,
+            failed: None,
+        }
+    }
+
+    fn log(&mut self, at: Millis, heard: Heard, text: String) {
+        if text.trim().is_empty() {
+            return;
+        }
+        if self.log.len() == LOG_ROWS {
+            self.log.pop_front();
+        }
+        self.log.push_back(LogRow { at, heard, text });
+    }
+
+    /// The players' names, as set up ("White" / "Black" when none was given).
+    pub fn players(&self) -> (String, String) {
+        let s = self.setup.as_ref();
+        (
+            s.and_then(|s| s.white_player.clone())
+                .unwrap_or_else(|| "White".to_owned()),
+            s.and_then(|s| s.black_player.clone())
+                .unwrap_or_else(|| "Black".to_owned()),
+        )
+    }
+
+    /// The rule set's id, when the window knows the set-up.
+    pub fn rules(&self) -> &str {
+        self.setup.as_ref().map_or("?", |s| s.rules.as_str())
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.result.is_some() || self.view.as_ref().is_some_and(|v| v.result.is_some())
+    }
+
+    pub fn paused(&self) -> bool {
+        self.view.as_ref().is_some_and(|v| v.paused)
+    }
+
+    /// Both clocks now: the running one counted down since the view arrived.
+    pub fn clocks_at(&self, now: Instant) -> Option<(ByColor<Millis>, Option<Color>)> {
+        let view = self.view.as_ref()?;
+        let (mut remaining, running) = view.clocks?;
+        if let (Some(c), Some(seen)) = (running, self.view_seen) {
+            if !view.paused && view.result.is_none() {
+                let gone = u64::try_from(now.saturating_duration_since(seen).as_millis())
+                    .unwrap_or(u64::MAX);
+                let r = remaining.get_mut(c);
+                *r = r.saturating_sub(gone);
+            }
+        }
+        Some((remaining, running))
+    }
+
+    /// What needs the arbiter now: boards out of sync longer than `sync_after`, links down,
+    /// a fallen flag, an open draw offer, a refused action, a stopped table.
+    pub fn alerts(&self, now: Instant, sync_after: Duration) -> Vec<Alert> {
+        let mut out = Vec::new();
+        let (white, black) = self.players();
+        let who = |c: Color| match c {
+            Color::White => format!("White ({white})"),
+            Color::Black => format!("Black ({black})"),
+        };
+        if let Some(e) = &self.failed {
+            out.push(Alert {
+                kind: AlertKind::Failed,
+                text: format!("Table stopped: {e}"),
+            });
+        }
+        for c in Color::ALL {
+            let i = c as usize;
+            let link = &self.links[i];
+            if link.connected == Some(false) || link.problem.is_some() {
+                let why = link
+                    .problem
+                    .clone()
+                    .unwrap_or_else(|| link.last_event.clone());
+                out.push(Alert {
+                    kind: AlertKind::LinkDown,
+                    text: format!("{}'s board link is down: {why}", who(c)),
+                });
+            }
+            if let Some(since) = self.out_of_sync_since[i] {
+                let d = now.saturating_duration_since(since);
+                if d >= sync_after && !self.is_over() {
+                    out.push(Alert {
+                        kind: AlertKind::OutOfSync,
+                        text: format!("{}'s board out of sync for {} s", who(c), d.as_secs()),
+                    });
+                }
+            }
+        }
+        if let Some(c) = self.flag_fallen {
+            out.push(Alert {
+                kind: AlertKind::FlagFallen,
+                text: format!("{}'s flag has fallen", who(c)),
+            });
+        }
+        if let Some(c) = self.draw_offer.filter(|_| !self.is_over()) {
+            out.push(Alert {
+                kind: AlertKind::DrawOffer,
+                text: format!("{} offers a draw", who(c)),
+            });
+        }
+        if let Some(r) = &self.refused {
+            out.push(Alert {
+                kind: AlertKind::Refused,
+                text: r.clone(),
+            });
+        }
+        out
+    }
+}
+
+/// Everything the window shows, fed by hall events.
+#[derive(Debug, Default)]
+pub struct Store {
+    pub tables: BTreeMap<TableNo, TableState>,
+    /// Set-ups the window knows by table name (the round's, and those it opened).
+    setups: HashMap<String, TableSetup>,
+    /// Hall-wide notices: tables that could not be opened, events lost.
+    pub notices: Vec<String>,
+    /// Events the window missed because it fell behind.
+    pub lost_events: u64,
+    /// Bumped by every event: the window repaints when it changes.
+    pub generation: u64,
+}
+
+impl Store {
+    pub fn new() -> Store {
+        Store::default()
+    }
+
+    /// Remembers a table's set-up by name, for the `Opened` event that will follow.
+    pub fn expect(&mut self, name: &str, setup: TableSetup) {
+        if let Some(t) = self.tables.values_mut().find(|t| t.name == name) {
+            t.setup = Some(setup.clone());
+        }
+        self.setups.insert(name.to_owned(), setup);
+    }
+
+    pub fn lost(&mut self, n: u64) {
+        self.lost_events += n;
+        self.generation += 1;
+        self.notices.push(format!(
+            "The window fell behind and missed {n} events (the journal has them)."
+        ));
+    }
+
+    /// Takes one hall event in.
+    pub fn apply(&mut self, event: &HallEvent, now: Instant) {
+        self.generation += 1;
+        match event {
+            HallEvent::Opened {
+                table,
+                name,
+                game,
+                resumed_events,
+                wording,
+                lang,
+            } => {
+                let mut t = TableState::new(*table, name.clone(), *game, *lang, *wording);
+                t.setup = self.setups.get(name).cloned();
+                t.resumed_events = *resumed_events;
+                if *resumed_events > 0 {
+                    t.log(
+                        0,
+                        Heard::Arbiter,
+                        format!("Resumed from the journal after {resumed_events} events."),
+                    );
+                }
+                self.tables.insert(*table, t);
+            }
+            HallEvent::OpenFailed { name, error } => {
+                self.notices
+                    .push(format!("Table '{name}' could not be opened: {error}"));
+            }
+            HallEvent::Output { table, at, output } => {
+                if let Some(t) = self.tables.get_mut(table) {
+                    output_in(t, *at, output);
+                }
+            }
+            HallEvent::Link {
+                table,
+                color,
+                event,
+                health,
+            } => {
+                if let Some(t) = self.tables.get_mut(table) {
+                    link_in(t, *color, event, health, now);
+                }
+            }
+            HallEvent::View(view) => {
+                if let Some(t) = self.tables.get_mut(&view.table) {
+                    for c in Color::ALL {
+                        let i = c as usize;
+                        let in_sync = view.boards[i].1;
+                        if in_sync {
+                            t.out_of_sync_since[i] = None;
+                        } else if t.out_of_sync_since[i].is_none() {
+                            t.out_of_sync_since[i] = Some(now);
+                        }
+                    }
+                    if view.result.is_some() {
+                        t.result = view.result;
+                    }
+                    t.view = Some((**view).clone());
+                    t.view_seen = Some(now);
+                }
+            }
+            HallEvent::Ended { table, result, .. } => {
+                if let Some(t) = self.tables.get_mut(table) {
+                    t.result = Some(*result);
+                    t.draw_offer = None;
+                }
+            }
+            HallEvent::Failed { table, error } => {
+                if let Some(t) = self.tables.get_mut(table) {
+                    t.failed = Some(error.clone());
+                }
+            }
+        }
+    }
+}
+
+/// The words the table's one rendering gives an output.
+fn words(t: &TableState, o: &Output) -> String {
+    render::json(&t.wording, t.lang, o)["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn heard(a: Audience) -> Heard {
+    match a {
+        Audience::Both => Heard::Both,
+        Audience::Mover(c) | Audience::Private(c) => Heard::Only(c),
+    }
+}
+
+fn output_in(t: &mut TableState, at: Millis, o: &Output) {
+    let text = words(t, o);
+    match o {
+        Output::Started { report } => {
+            let h = heard(Announcement::Report(*report).audience());
+            if h == Heard::Both && !text.is_empty() {
+                t.last_public = Some(text.clone());
+            }
+            t.log(at, h, text);
+        }
+        Output::Verdict {
+            color,
+            tried,
+            verdict,
+        } => {
+            let stood = matches!(verdict, Verdict::Moved(_));
+            // The first try after a move stood opens the next move's list.
+            if t.tries.last().is_some_and(|r| r.stood) {
+                t.tries.clear();
+            }
+            t.tries.push(TryRow {
+                color: *color,
+                uci: tried.to_uci(),
+                text: text.clone(),
+                stood,
+                at,
+            });
+            if stood {
+                t.moves += 1;
+                t.draw_offer = None;
+                t.refused = None;
+            }
+            let h = heard(Announcement::from(*verdict).audience());
+            if h == Heard::Both && !text.is_empty() {
+                t.last_public = Some(text.clone());
+            }
+            let who = match color {
+                Color::White => "White",
+                Color::Black => "Black",
+            };
+            t.log(at, h, format!("{who} tries {}: {text}", tried.to_uci()));
+        }
+        Output::Reply { reply, .. } => {
+            let h = heard(Announcement::Reply(*reply).audience());
+            if h == Heard::Both && !text.is_empty() {
+                t.last_public = Some(text.clone());
+            }
+            t.log(at, h, text);
+        }
+        Output::Private { color, .. } => t.log(at, Heard::Only(*color), text),
+        Output::Arbiter { .. } => t.log(at, Heard::Arbiter, text),
+        Output::Public { message } => {
+            match message {
+                PublicMessage::DrawOffered(c) => t.draw_offer = Some(*c),
+                PublicMessage::GameEnded(end) => {
+                    t.result = Some(end.result);
+                    t.draw_offer = None;
+                    if let Termination::TimeForfeit(c) = end.termination {
+                        t.flag_fallen = Some(c);
+                    }
+                }
+                PublicMessage::Paused
+                | PublicMessage::Resumed
+                | PublicMessage::PositionCorrected
+                | PublicMessage::MoveTakenBack => t.refused = None,
+                PublicMessage::BoardsSwapped | PublicMessage::SameBoardId(_) => {}
+            }
+            if matches!(message, PublicMessage::MoveTakenBack) {
+                t.tries.clear();
+                t.moves = t.moves.saturating_sub(1);
+            }
+            t.last_public = Some(text.clone());
+            t.log(at, Heard::Both, text);
+        }
+        Output::Note { note } => {
+            if let ArbiterNote::Refused { .. } = note {
+                t.refused = Some(text.clone());
+            }
+            t.log(at, Heard::Arbiter, text);
+        }
+        Output::Clock { .. } => {}
+    }
+}
+
+/// A link event in words.
+pub fn link_words(event: &LinkEvent) -> String {
+    match event {
+        LinkEvent::Connected {
+            board_id, firmware, ..
+        } => format!(
+            "connected (board {board_id}, firmware {}.{}.{})",
+            firmware[0], firmware[1], firmware[2]
+        ),
+        LinkEvent::Lift { square, .. } => format!("lift {}", square_name(*square)),
+        LinkEvent::Place { square, .. } => format!("place {}", square_name(*square)),
+        LinkEvent::Snapshot { .. } => "snapshot".to_owned(),
+        LinkEvent::Resync { reason, .. } => format!("resync ({reason:?})"),
+        LinkEvent::Disconnected { reason } => format!("disconnected ({reason:?})"),
+        LinkEvent::OpenFailed { error } => format!("cannot open the port: {error}"),
+        LinkEvent::VersionMismatch { local, remote } => {
+            format!("protocol {remote} on the board, {local} here")
+        }
+        LinkEvent::Fault { code, .. } => format!("board fault {code:?}"),
+    }
+}
+
+fn square_name(i: u8) -> String {
+    if i < 64 {
+        kriegspiel_referee::shakmaty::Square::new(u32::from(i)).to_string()
+    } else {
+        format!("#{i}")
+    }
+}
+
+fn link_in(t: &mut TableState, c: Color, event: &LinkEvent, health: &Health, now: Instant) {
+    let l = &mut t.links[c as usize];
+    l.health = *health;
+    l.heard_at = Some(now);
+    l.last_event = link_words(event);
+    match event {
+        LinkEvent::Connected { board_id, .. } => {
+            l.connected = Some(true);
+            l.board_id = Some(*board_id);
+            l.problem = None;
+        }
+        LinkEvent::Disconnected { .. } => l.connected = Some(false),
+        LinkEvent::OpenFailed { .. } | LinkEvent::VersionMismatch { .. } => {
+            l.connected = Some(false);
+            l.problem = Some(l.last_event.clone());
+        }
+        LinkEvent::Lift { .. }
+        | LinkEvent::Place { .. }
+        | LinkEvent::Snapshot { .. }
+        | LinkEvent::Resync { .. }
+        | LinkEvent::Fault { .. } => {
+            if l.connected.is_none() {
+                l.connected = Some(true);
+            }
+        }
+    }
+    if matches!(event, LinkEvent::Disconnected { .. }) {
+        let text = format!(
+            "{} board: {}",
+            match c {
+                Color::White => "White's",
+                Color::Black => "Black's",
+            },
+            l.last_event
+        );
+        let at = t.view.as_ref().map_or(0, |v| v.at);
+        t.log(at, Heard::Arbiter, text);
+    }
+}
