@@ -1,5 +1,6 @@
 //! `kriegspiel`: the referee console binary. Each subcommand lives in its own module.
 
+mod console_cmd;
 mod demo_cmd;
 mod export_cmd;
 mod frontend;
@@ -17,8 +18,9 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(name = "kriegspiel", version, about = "Kriegspiel referee console")]
 struct Cli {
+    /// Without a subcommand: the arbiter's window on the demo (as `kriegspiel console`).
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -35,19 +37,29 @@ enum Command {
     Hall(hall_cmd::Args),
     /// A journal's games as PGN, or the full event log as JSON lines.
     Export(export_cmd::Args),
+    /// The arbiter's window on a hall: a round file, one table's boards, or the demo.
+    Console(console_cmd::Args),
     /// One player's terminal on a running console: hear and type, in plain lines.
     Player(player_cmd::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let command = match cli.command {
+        Some(c) => c,
+        None => match Cli::parse_from(["kriegspiel", "console"]).command {
+            Some(c) => c,
+            None => return ExitCode::FAILURE,
+        },
+    };
+    match command {
         Command::Referee(args) => referee_cmd::run(args),
         Command::BoardMonitor(args) => monitor::run(args),
         Command::Table(args) => table_cmd::run(args),
         Command::Demo(args) => demo_cmd::run(args),
         Command::Hall(args) => hall_cmd::run(args),
         Command::Export(args) => export_cmd::run(args),
+        Command::Console(args) => console_cmd::run(args),
         Command::Player(args) => player_cmd::run(args),
     }
 }

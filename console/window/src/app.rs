@@ -32,6 +32,8 @@ pub struct WindowOptions {
     pub demo_timing: Option<kriegspiel_games::Timing>,
     /// Where exported PGN files go by default.
     pub export_dir: PathBuf,
+    /// The table shown first (none: the overview).
+    pub start_table: Option<TableNo>,
 }
 
 impl WindowOptions {
@@ -41,6 +43,7 @@ impl WindowOptions {
             sync_alert_after: Duration::from_secs(10),
             demo_timing: None,
             export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            start_table: None,
         }
     }
 }
@@ -221,11 +224,12 @@ const GOOD: Color32 = Color32::from_rgb(120, 230, 120);
 impl ArbiterApp {
     pub fn new(handle: HallHandle, store: SharedStore, options: WindowOptions) -> ArbiterApp {
         let export_path = options.export_dir.join("game.pgn").display().to_string();
+        let screen = options.start_table.map_or(Screen::Overview, Screen::Table);
         ArbiterApp {
             store,
             handle,
             options,
-            screen: Screen::Overview,
+            screen,
             confirm: None,
             tool: Tool::Remove,
             correction: String::new(),
@@ -311,7 +315,8 @@ impl ArbiterApp {
         let s = lock(&store);
         self.seen = s.generation;
         if let Screen::Table(no) = self.screen {
-            if !s.tables.contains_key(&no) {
+            // A table asked for at the start may not have opened yet.
+            if !s.tables.contains_key(&no) && !s.tables.is_empty() {
                 self.screen = Screen::Overview;
             }
         }
@@ -491,7 +496,7 @@ impl ArbiterApp {
                     );
                     ui.horizontal(|ui| {
                         for c in Color::ALL {
-                            let l = &t.links[c as usize];
+                            let l = &t.links[board::idx(c)];
                             let (text, color) = match l.connected {
                                 Some(true) => ("link up", GOOD),
                                 Some(false) => ("link DOWN", ALERT),
@@ -566,7 +571,7 @@ impl ArbiterApp {
             ui.vertical(|ui| {
                 let small = (size / 2.0 - 30.0).max(160.0);
                 for c in Color::ALL {
-                    let i = c as usize;
+                    let i = board::idx(c);
                     let (sensed, in_sync) = t
                         .view
                         .as_ref()
@@ -807,7 +812,7 @@ impl ArbiterApp {
             ui.separator();
             ui.label(big("Links"));
             for c in Color::ALL {
-                let l = &t.links[c as usize];
+                let l = &t.links[board::idx(c)];
                 let state = match l.connected {
                     Some(true) => "up",
                     Some(false) => "DOWN",

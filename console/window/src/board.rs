@@ -53,6 +53,15 @@ pub fn role_name(role: Role) -> &'static str {
     }
 }
 
+/// A colour's index in the hall's per-colour arrays (`TableView::boards`, `touched`):
+/// White 0, Black 1, the order of `Color::ALL` (shakmaty's own `as usize` is the reverse).
+pub const fn idx(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
 pub fn color_name(c: Color) -> &'static str {
     match c {
         Color::White => "White",
@@ -231,6 +240,13 @@ mod tests {
             square_rect(board, Square::A1, false).min,
             Pos2::new(10.0, 90.0)
         );
+    }
+
+    #[test]
+    fn colour_indices_follow_the_hall_s_arrays() {
+        for (i, c) in Color::ALL.into_iter().enumerate() {
+            assert_eq!(idx(c), i);
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! `egui_kittest` and its AccessKit tree.
 
 pub mod app;
+pub mod bench;
 pub mod board;
 pub mod fonts;
 pub mod setup;
@@ -78,7 +79,11 @@ pub fn run(
             if let Err(e) = spawn_reader(events, store.clone(), move || ctx.request_repaint()) {
                 reader_error = Some(e);
             }
-            Ok(Box::new(ArbiterApp::new(app_handle, store, options)))
+            let app = ArbiterApp::new(app_handle, store, options);
+            Ok(match bench::Bench::from_env() {
+                Some(b) => Box::new(bench::Measured::new(app, b)) as Box<dyn eframe::App>,
+                None => Box::new(app),
+            })
         }),
     );
     let _ = handle.send(HallCommand::Shutdown);

@@ -104,7 +104,7 @@ pub fn side_errors(c: Color, side: &Side, sensed: Option<Bitboard>) -> Vec<Strin
 pub fn combined(sides: &[Side; 2]) -> Board {
     let mut b = Board::empty();
     for c in Color::ALL {
-        for (sq, role) in &sides[c as usize].men {
+        for (sq, role) in &sides[board::idx(c)].men {
             b.set_piece_at(
                 *sq,
                 Piece {
@@ -149,7 +149,7 @@ impl SetupView {
         let fen: Fen = fen.trim().parse().map_err(|e| format!("FEN: {e}"))?;
         let board = fen.into_setup().board;
         for c in Color::ALL {
-            self.sides[c as usize].men = (board.by_color(c))
+            self.sides[board::idx(c)].men = (board.by_color(c))
                 .into_iter()
                 .filter_map(|sq| board.role_at(sq).map(|r| (sq, r)))
                 .collect();
@@ -158,7 +158,7 @@ impl SetupView {
     }
 
     fn click(&mut self, c: Color, sq: Square) {
-        let men = &mut self.sides[c as usize].men;
+        let men = &mut self.sides[board::idx(c)].men;
         if !own_area(c).contains(sq) {
             self.message = Some(format!(
                 "{sq} is outside {}'s first three ranks",
@@ -223,7 +223,7 @@ impl SetupView {
             let mut ready = true;
             ui.horizontal_top(|ui| {
                 for c in Color::ALL {
-                    let i = c as usize;
+                    let i = board::idx(c);
                     let sensed_c = sensed.map(|s| s[i]);
                     ui.vertical(|ui| {
                         ui.set_width(360.0);
@@ -356,7 +356,7 @@ mod tests {
     fn side_from(fen: &str, c: Color) -> Side {
         let mut v = SetupView::new(1, false);
         v.load_fen(fen).unwrap();
-        v.sides[c as usize].clone()
+        v.sides[board::idx(c)].clone()
     }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";

@@ -211,7 +211,7 @@ impl TableState {
             });
         }
         for c in Color::ALL {
-            let i = c as usize;
+            let i = crate::board::idx(c);
             let link = &self.links[i];
             if link.connected == Some(false) || link.problem.is_some() {
                 let why = link
@@ -336,7 +336,7 @@ impl Store {
             HallEvent::View(view) => {
                 if let Some(t) = self.tables.get_mut(&view.table) {
                     for c in Color::ALL {
-                        let i = c as usize;
+                        let i = crate::board::idx(c);
                         let in_sync = view.boards[i].1;
                         if in_sync {
                             t.out_of_sync_since[i] = None;
@@ -496,7 +496,7 @@ fn square_name(i: u8) -> String {
 }
 
 fn link_in(t: &mut TableState, c: Color, event: &LinkEvent, health: &Health, now: Instant) {
-    let l = &mut t.links[c as usize];
+    let l = &mut t.links[crate::board::idx(c)];
     l.health = *health;
     l.heard_at = Some(now);
     l.last_event = link_words(event);

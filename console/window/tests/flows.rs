@@ -166,6 +166,9 @@ fn a_try_from_a_simulated_board_shows_in_the_try_list() {
     assert!(has_label(&h, "White's board as sensed"));
     assert!(has_label(&h, "Black's board as sensed"));
     wait(&mut h, "link counters", |h| has_label(h, "frames "));
+    wait(&mut h, "both boards in sync", |h| {
+        has_label(h, "White's board: in sync") && has_label(h, "Black's board: in sync")
+    });
 }
 
 #[test]

@@ -1,0 +1,191 @@
+//! `kriegspiel console` (and `kriegspiel` alone): the arbiter's window on a hall. The hall
+//! is a round file (`--config`, as `kriegspiel hall`), one table on two serial boards (the
+//! options of `kriegspiel table`), or the demo game(s) on simulated boards (`--demo`, also
+//! the default when nothing else is given).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use kriegspiel_hall::{BoardSource, Journal, TableSetup, TableSpec, TimeMode};
+use kriegspiel_window::WindowOptions;
+
+use crate::demo_cmd::HUMAN_PACE;
+use crate::frontend::{journal_path, GameArgs};
+use crate::hall_cmd::read_round;
+
+const PROGRAM: &str = "kriegspiel console";
+
+/// The most demo tables one window opens.
+const MAX_DEMO_TABLES: usize = 64;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Rule sets of the demo tables (with --demo; default cincinnati).
+    #[arg(value_name = "RULES")]
+    rule_sets: Vec<String>,
+    /// The demo game(s) on simulated boards (the default when no round and no ports are given).
+    #[arg(long, conflicts_with_all = ["config", "white", "black"])]
+    demo: bool,
+    /// With --demo: this many tables (the rule sets given repeat in turn).
+    #[arg(long, value_name = "N", requires = "demo")]
+    tables: Option<usize>,
+    /// A round: the TOML file of `kriegspiel hall --config`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["white", "black"])]
+    config: Option<PathBuf>,
+    /// One table: White's board (serial port or pseudo-terminal path).
+    #[arg(long, requires = "black")]
+    white: Option<PathBuf>,
+    /// One table: Black's board.
+    #[arg(long, requires = "white")]
+    black: Option<PathBuf>,
+    #[command(flatten)]
+    game: GameArgs,
+    /// One table: its name in the journal.
+    #[arg(long, default_value = "table")]
+    name: String,
+    /// One table: the board id White's board must report.
+    #[arg(long)]
+    white_board_id: Option<u32>,
+    /// One table: the board id Black's board must report.
+    #[arg(long)]
+    black_board_id: Option<u32>,
+    /// Start new games even if the journal holds unfinished ones of the same tables.
+    #[arg(long)]
+    new_game: bool,
+    /// The journal; default: journal.sqlite in the user's data folder.
+    #[arg(long, value_name = "FILE")]
+    journal: Option<PathBuf>,
+    /// Show this table (1, 2, …) first instead of the overview.
+    #[arg(long, value_name = "N")]
+    open: Option<usize>,
+    /// A board out of sync this many seconds is an alert.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    sync_alert: u64,
+}
+
+/// The hall's tables the command line describes, and whether they are demo tables.
+fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
+    let game = args.game.clone();
+    if let Some(path) = &args.config {
+        let mut specs = read_round(path)?;
+        for s in &mut specs {
+            s.resume = !args.new_game;
+        }
+        return Ok((specs, false));
+    }
+    if let (Some(white), Some(black)) = (&args.white, &args.black) {
+        if white == black {
+            return Err(format!(
+                "--white and --black name the same port ({}): each player's board needs its own",
+                white.display()
+            ));
+        }
+        let mut game = game;
+        if let Some(r) = args.rule_sets.first() {
+            game.rules = Some(r.clone());
+        }
+        let setup = game.apply(TableSetup {
+            white_board_id: args.white_board_id,
+            black_board_id: args.black_board_id,
+            ..TableSetup::default()
+        })?;
+        return Ok((
+            vec![TableSpec {
+                name: args.name.clone(),
+                setup,
+                white: BoardSource::Serial(white.clone()),
+                black: BoardSource::Serial(black.clone()),
+                scripted: Vec::new(),
+                resume: !args.new_game,
+            }],
+            false,
+        ));
+    }
+    // The demo.
+    if game.fen.is_some() || !game.options.is_empty() {
+        return Err(
+            "the demo plays its own scripted games: --fen and --option do not apply".into(),
+        );
+    }
+    let mut rules = args.rule_sets.clone();
+    if let Some(r) = &game.rules {
+        rules.push(r.clone());
+    }
+    if rules.is_empty() {
+        rules.push("cincinnati".to_owned());
+    }
+    let n = args.tables.unwrap_or(rules.len());
+    if n == 0 || n > MAX_DEMO_TABLES {
+        return Err(format!("--tables: 1 to {MAX_DEMO_TABLES}"));
+    }
+    let timing = kriegspiel_games::Timing {
+        settle_ms: game.settle_ms.map_or(HUMAN_PACE.settle_ms, u64::from),
+        ..HUMAN_PACE
+    };
+    let mut specs = Vec::with_capacity(n);
+    for i in 0..n {
+        let r = &rules[i % rules.len()];
+        let rule_set: kriegspiel_referee::RuleSet = r.parse().map_err(|e| format!("{e}"))?;
+        let built = kriegspiel_games::builtin(rule_set.id(), timing).map_err(|e| e.to_string())?;
+        let name = if n == rules.len() {
+            format!("demo-{}", rule_set.id())
+        } else {
+            format!("demo-{}-{}", rule_set.id(), i + 1)
+        };
+        let mut spec = built.table_spec(&name, &timing);
+        let only_rules = GameArgs {
+            rules: None,
+            ..game.clone()
+        };
+        spec.setup = only_rules.apply(spec.setup)?;
+        spec.resume = !args.new_game;
+        specs.push(spec);
+    }
+    Ok((specs, true))
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let (specs, demo) = match specs(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let path = match journal_path(args.journal.clone()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!("{PROGRAM}: journal {}", path.display());
+    let journal = match Journal::open(&path) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let hall = match kriegspiel_hall::start(journal, specs.clone(), TimeMode::Real) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut options = WindowOptions::new(path);
+    options.sync_alert_after = Duration::from_secs(args.sync_alert);
+    options.start_table = args.open;
+    if demo {
+        options.demo_timing = Some(HUMAN_PACE);
+    }
+    match kriegspiel_window::run(hall, &specs, options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! The real window under a virtual display: `kriegspiel console --demo` on its own Xvfb,
+//! a screenshot of the overview and of a table view while the demo game is in progress,
+//! each checked not to be blank. Xvfb and ImageMagick come from tests/system-packages.sh;
+//! a missing tool is a failure, not a skip.
+//!
+//! The README's pictures are these screenshots:
+//! `KRIEGSPIEL_UPDATE_DOCS=1 cargo test -p kriegspiel --test window_screenshot`
+//! writes docs/window-overview.png and docs/window-table.png.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn tool(name: &str) -> Command {
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+        .unwrap_or(false);
+    assert!(
+        found,
+        "{name} is missing: run `source tests/system-packages.sh && ensure_packages`"
+    );
+    Command::new(name)
+}
+
+/// Starts Xvfb on the first free display from :91.
+fn xvfb() -> (Killed, String) {
+    for n in 91..140 {
+        if Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        {
+            continue;
+        }
+        let child = tool("Xvfb")
+            .args([
+                &format!(":{n}"),
+                "-screen",
+                "0",
+                "1600x1000x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut x = Killed(child);
+        let socket = format!("/tmp/.X11-unix/X{n}");
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if Path::new(&socket).exists() {
+                return (x, format!(":{n}"));
+            }
+            if let Ok(Some(_)) = x.0.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        drop(x);
+    }
+    panic!("no free X display for Xvfb");
+}
+
+/// Runs the window with `args`, waits `wait`, and takes a screenshot of the whole screen.
+fn shot(display: &str, args: &[&str], wait: Duration, out: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("journal.sqlite");
+    let child = Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
+        .arg("console")
+        .args(args)
+        .args(["--journal", journal.to_str().unwrap()])
+        .env("DISPLAY", display)
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut app = Killed(child);
+    std::thread::sleep(wait);
+    if let Ok(Some(status)) = app.0.try_wait() {
+        let mut err = String::new();
+        if let Some(mut e) = app.0.stderr.take() {
+            use std::io::Read;
+            let _ = e.read_to_string(&mut err);
+        }
+        panic!("the window ended early ({status}): {err}");
+    }
+    let status = tool("import")
+        .args(["-display", display, "-window", "root"])
+        .arg(out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "import failed");
+    drop(app);
+}
+
+/// Unique colours in the image (a blank screen has one).
+fn colours(png: &Path) -> u64 {
+    let out = tool("identify")
+        .args(["-format", "%k"])
+        .arg(png)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+#[test]
+fn the_real_window_shows_a_demo_game_under_xvfb() {
+    let (_x, display) = xvfb();
+    let dir = tempfile::tempdir().unwrap();
+    let overview = dir.path().join("overview.png");
+    let table = dir.path().join("table.png");
+    shot(
+        &display,
+        &["--demo", "cincinnati", "wild16", "rand", "russian"],
+        Duration::from_secs(9),
+        &overview,
+    );
+    shot(
+        &display,
+        &["--demo", "--open", "1"],
+        Duration::from_secs(14),
+        &table,
+    );
+    for p in [&overview, &table] {
+        let n = colours(p);
+        assert!(
+            n > 50,
+            "{}: {n} colours: the screen looks blank",
+            p.display()
+        );
+    }
+    if std::env::var_os("KRIEGSPIEL_UPDATE_DOCS").is_some() {
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+        std::fs::copy(&overview, docs.join("window-overview.png")).unwrap();
+        std::fs::copy(&table, docs.join("window-table.png")).unwrap();
+    }
+}
