@@ -2,9 +2,10 @@
 # Runs the referee console, from a fresh Debian machine with the Rust toolchain:
 #   bash console/run.sh [RULES] [options...]        (bash console/run.sh --help)
 # With two boards plugged in (their serial ports in KRIEGSPIEL_WHITE and KRIEGSPIEL_BLACK) it
-# referees the game on them (`kriegspiel table`); otherwise it plays the rule set's demo game
-# on two simulated boards (`kriegspiel demo`). Either way it prints and speaks every
-# announcement and journals every event.
+# referees the game on them (`kriegspiel table`); otherwise, with a display, it opens the
+# arbiter's window on the demo game (`kriegspiel console --demo`), and without one it plays
+# the rule set's demo game on two simulated boards as text (`kriegspiel demo`). Either way it
+# journals every event.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,8 +14,9 @@ usage() {
 Usage: bash console/run.sh [RULES] [OPTIONS...]
 
 With KRIEGSPIEL_WHITE and KRIEGSPIEL_BLACK set to the boards' serial ports, referees the game
-on them (kriegspiel table); otherwise plays a demo game on two simulated boards (kriegspiel
-demo). Options may come in any order.
+on them (kriegspiel table); otherwise, when a display is present (DISPLAY or WAYLAND_DISPLAY),
+opens the arbiter's window on the demo game (kriegspiel console --demo), and without one plays
+a demo game on two simulated boards as text (kriegspiel demo). Options may come in any order.
 
 RULES        cincinnati (default), wild16, traditional, rand, berkeley, berkeley-any, russian
 --lang L     en, fr, ru                    --touch-move strict|warn|off
@@ -24,6 +26,8 @@ RULES        cincinnati (default), wild16, traditional, rand, berkeley, berkeley
 --new-game   start afresh even if the journal holds this table's unfinished game
 demo only:   --fast (simulated time, no waits), --json (JSON lines instead of text)
 table only:  --option KEY=VALUE, --fen FEN, --white-board-id N, --black-board-id N
+window only: --tables N (demo tables), --open N (show table N first), --sync-alert SECONDS;
+             --fast, --json and the speech options ask for the text demo instead
 
 Every option of the programs: target/release/kriegspiel demo --help, ... table --help.
 USAGE
@@ -44,6 +48,16 @@ export PATH="$PWD/target/release:$PATH"
 if [ -n "${KRIEGSPIEL_WHITE:-}" ] && [ -n "${KRIEGSPIEL_BLACK:-}" ]; then
     echo "Boards: White on $KRIEGSPIEL_WHITE, Black on $KRIEGSPIEL_BLACK."
     exec kriegspiel table --white "$KRIEGSPIEL_WHITE" --black "$KRIEGSPIEL_BLACK" "$@"
+fi
+text_only=""
+for arg in "$@"; do
+    case "$arg" in
+        --fast|--json|--no-speech|--speech-wav|--speech-wav=*) text_only=1 ;;
+    esac
+done
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -z "$text_only" ]; then
+    echo "No boards given (KRIEGSPIEL_WHITE / KRIEGSPIEL_BLACK): the arbiter's window on a demo game."
+    exec kriegspiel console --demo "$@"
 fi
 echo "No boards given (KRIEGSPIEL_WHITE / KRIEGSPIEL_BLACK): a demo game on simulated boards."
 exec kriegspiel demo "$@"

@@ -9,6 +9,12 @@ set -euo pipefail
 KRIEGSPIEL_PACKAGES=(socat espeak-ng sox pkg-config libclang-dev libspeechd-dev speech-dispatcher
     speech-dispatcher-espeak-ng alsa-utils)
 
+# window: the arbiter's window (eframe on OpenGL) runs on X11 with Mesa's GL and the X
+# libraries winit loads at run time; its tests start their own Xvfb and take screenshots with
+# ImageMagick (import, identify).
+KRIEGSPIEL_PACKAGES+=(xvfb imagemagick libgl1 libegl1 libgl1-mesa-dri libxkbcommon-x11-0
+    libxcursor1 libxrandr2 libxi6)
+
 ensure_packages() {
     local missing=()
     for p in "${KRIEGSPIEL_PACKAGES[@]}"; do
