@@ -5,6 +5,7 @@ mod demo_cmd;
 mod export_cmd;
 mod frontend;
 mod hall_cmd;
+mod hear_cmd;
 mod monitor;
 mod player_cmd;
 mod players;
@@ -37,6 +38,8 @@ enum Command {
     Hall(hall_cmd::Args),
     /// A journal's games as PGN, or the full event log as JSON lines.
     Export(export_cmd::Args),
+    /// What the voice channel hears in WAV files: one JSON line each (a try, a command, or rejected).
+    Hear(hear_cmd::Args),
     /// The arbiter's window on a hall: a round file, one table's boards, or the demo.
     Console(console_cmd::Args),
     /// One player's terminal on a running console: hear and type, in plain lines.
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo_cmd::run(args),
         Command::Hall(args) => hall_cmd::run(args),
         Command::Export(args) => export_cmd::run(args),
+        Command::Hear(args) => hear_cmd::run(args),
         Command::Console(args) => console_cmd::run(args),
         Command::Player(args) => player_cmd::run(args),
     }

@@ -57,6 +57,7 @@ extern "C" {
         out_lback: *mut i32,
     ) -> i32;
     fn ps_seg_free(seg: *mut PsSeg);
+    fn ps_seg_frames(seg: *mut PsSeg, out_sf: *mut c_int, out_ef: *mut c_int);
 }
 
 #[link(name = "sphinxbase")]
@@ -92,6 +93,16 @@ fn cstring(what: &str, s: &str) -> Result<CString, FfiError> {
 pub struct Segment {
     pub word: String,
     pub acoustic: i32,
+    /// First and last frame (inclusive).
+    pub start: i32,
+    pub end: i32,
+}
+
+impl Segment {
+    /// Silence, noise and sentence markers (`<sil>`, `<s>`, `[NOISE]`, `++...++`, `(NULL)`).
+    pub fn is_filler(&self) -> bool {
+        self.word.is_empty() || self.word.starts_with(['<', '[', '+', '('])
+    }
 }
 
 /// What one search made of one utterance.
@@ -207,9 +218,11 @@ impl Decoder {
             let mut seg = unsafe { ps_seg_iter(ps) };
             while !seg.is_null() {
                 let (mut ascr, mut lscr, mut lback) = (0, 0, 0);
+                let (mut start, mut end): (c_int, c_int) = (0, 0);
                 // SAFETY: seg is a live iterator; the word string belongs to the decoder.
                 let word = unsafe {
                     ps_seg_prob(seg, &mut ascr, &mut lscr, &mut lback);
+                    ps_seg_frames(seg, &mut start, &mut end);
                     let w = ps_seg_word(seg);
                     if w.is_null() {
                         String::new()
@@ -217,7 +230,7 @@ impl Decoder {
                         CStr::from_ptr(w).to_string_lossy().into_owned()
                     }
                 };
-                segments.push(Segment { word, acoustic: ascr });
+                segments.push(Segment { word, acoustic: ascr, start, end });
                 if segments.len() > 10_000 {
                     // SAFETY: seg is live and not used again.
                     unsafe { ps_seg_free(seg) };

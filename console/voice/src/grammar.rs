@@ -250,6 +250,26 @@ fn square_words(sq: Square) -> String {
     format!("{} {}", file_rule(sq.file()), rank_word(sq.rank()))
 }
 
+/// The wide grammar: every form with any square, and every command, whatever the position.
+pub fn wide_jsgf() -> String {
+    let mut g = String::from("#JSGF V1.0;\ngrammar wide;\n");
+    for f in File::ALL {
+        let [a, b, c] = file_words(f);
+        g.push_str(&format!("{} = ( {a} | {b} | {c} );\n", file_rule(f)));
+    }
+    let files: Vec<String> = File::ALL.iter().map(|f| file_rule(*f)).collect();
+    let ranks: Vec<&str> = Rank::ALL.iter().map(|r| rank_word(*r)).collect();
+    g.push_str(&format!("<square> = ( {} ) ( {} );\n", files.join(" | "), ranks.join(" | ")));
+    let men: Vec<&str> = Role::ALL.iter().map(|r| role_word(*r)).collect();
+    g.push_str(&format!("<man> = ( {} );\n", men.join(" | ")));
+    let commands: Vec<String> = Command::ALL.iter().map(|c| format!("( {} )", c.words())).collect();
+    g.push_str(&format!(
+        "public <utterance> = {} | ( [ <man> ] <square> to <square> [ queen | rook | bishop | knight ] ) | ( <man> takes <square> ) | ( castle ( kingside | queenside ) );\n",
+        commands.join(" | ")
+    ));
+    g
+}
+
 fn build_jsgf(color: Color, tries: &[(Role, Try)]) -> String {
     let mut g = String::from("#JSGF V1.0;\ngrammar kriegspiel;\n");
     for f in File::ALL {

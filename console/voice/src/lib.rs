@@ -16,3 +16,8 @@ pub mod recognizer;
 pub mod wav;
 
 pub use recognizer::{Model, Recognition, Recognizer, VoiceError};
+pub mod channel;
+pub mod mic;
+
+pub use channel::{Outcome, Pending, VoiceChannel};
+pub use mic::{Microphone, Recording};

@@ -61,7 +61,7 @@ impl From<FfiError> for VoiceError {
 /// The default acceptance threshold on [`Recognition::ratio`]: the grammar's path score must
 /// beat the phone loop's by at least this much, in hundredths of PocketSphinx's (scaled)
 /// score units per 10 ms frame. Tuned on synthetic speech (docs/VOICE.md).
-pub const DEFAULT_THRESHOLD: i32 = 600;
+pub const DEFAULT_THRESHOLD: i32 = 300;
 
 /// One utterance's result with the scores behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +73,11 @@ pub struct Recognition {
     /// grammar-like; `i32::MIN` when the grammar found nothing.
     pub ratio: i32,
     pub frames: i32,
-    /// Decoding time (both searches).
+    /// What the wide grammar (any square to any square, any command) heard, when it ran.
+    pub wide_words: String,
+    /// How much better the wide grammar scored, when it heard something else.
+    pub wide_margin: Option<i32>,
+    /// Decoding time (all searches).
     pub took: Duration,
 }
 
@@ -83,6 +87,7 @@ pub struct Recognizer {
     decoder: Decoder,
     grammar: Option<TurnGrammar>,
     threshold: i32,
+    wide_margin: i32,
     // Kept until the decoder is dropped (PocketSphinx reads it at start only, but keep it
     // around for error messages naming it).
     _dict: tempfile::NamedTempFile,
@@ -90,6 +95,11 @@ pub struct Recognizer {
 
 const GRAMMAR: &str = "grammar";
 const PHONES: &str = "phones";
+const WIDE: &str = "wide";
+
+/// The default margin (same units as the ratio) by which the wide grammar must beat the
+/// turn's grammar, with a different meaning, for the utterance to be rejected.
+pub const DEFAULT_WIDE_MARGIN: i32 = 250;
 
 impl Recognizer {
     pub fn new(model: &Model) -> Result<Recognizer, VoiceError> {
@@ -116,7 +126,14 @@ impl Recognizer {
             ("-allphone_ci", "yes"),
         ])?;
         decoder.set_allphone_file(PHONES, &phone_lm)?;
-        Ok(Recognizer { decoder, grammar: None, threshold: DEFAULT_THRESHOLD, _dict: dict })
+        decoder.set_jsgf(WIDE, &crate::grammar::wide_jsgf())?;
+        Ok(Recognizer {
+            decoder,
+            grammar: None,
+            threshold: DEFAULT_THRESHOLD,
+            wide_margin: DEFAULT_WIDE_MARGIN,
+            _dict: dict,
+        })
     }
 
     /// Rebuilds the grammar for `color`'s turn from his men in `pos`.
@@ -135,6 +152,10 @@ impl Recognizer {
         self.threshold = threshold;
     }
 
+    pub fn set_wide_margin(&mut self, margin: i32) {
+        self.wide_margin = margin;
+    }
+
     pub fn threshold(&self) -> i32 {
         self.threshold
     }
@@ -148,15 +169,39 @@ impl Recognizer {
         let said: Hypothesis = self.decoder.decode(GRAMMAR, samples)?;
         let mut heard = grammar.interpret(&said.text);
         let mut ratio = i32::MIN;
+        let mut wide_words = String::new();
+        let mut wide_margin = None;
         if heard != Heard::Rejected {
+            // Speech frames only: silence scores alike in both searches and would dilute the
+            // ratio of short words ("any", "rook").
+            let speech: i32 = said
+                .segments
+                .iter()
+                .filter(|s| !s.is_filler())
+                .map(|s| (s.end - s.start + 1).max(0))
+                .sum();
+            let speech = i64::from(speech.max(1));
             let phones = self.decoder.decode(PHONES, samples)?;
-            let frames = said.frames.max(1);
-            let diff = (i64::from(said.score) - i64::from(phones.score)) * 100 / i64::from(frames);
+            let diff = (i64::from(said.score) - i64::from(phones.score)) * 100 / speech;
             ratio = i32::try_from(diff).unwrap_or(i32::MIN);
             if ratio < self.threshold {
                 heard = Heard::Rejected;
+            } else {
+                // A try said to a square no man of his can reach sounds like a possible try
+                // but one word: the wide grammar (every square to every square, every
+                // command) hears what was said; when it hears something else and scores
+                // clearly better, the turn grammar forced the words.
+                let wide = self.decoder.decode(WIDE, samples)?;
+                if grammar.interpret(&wide.text) != heard {
+                    let margin = (i64::from(wide.score) - i64::from(said.score)) * 100 / speech;
+                    wide_margin = i32::try_from(margin).ok();
+                    if margin > i64::from(self.wide_margin) {
+                        heard = Heard::Rejected;
+                    }
+                }
+                wide_words = wide.text;
             }
         }
-        Ok(Recognition { heard, words: said.text, ratio, frames: said.frames, took: start.elapsed() })
+        Ok(Recognition { heard, words: said.text, wide_words, wide_margin, ratio, frames: said.frames, took: start.elapsed() })
     }
 }

@@ -1,0 +1,98 @@
+//! `kriegspiel hear --fen FEN [--color C] WAV...`: what the voice channel hears in recorded
+//! utterances. One JSON line per file on stdout: `{"file":..,"try":"g1f3"}`,
+//! `{"file":..,"command":"any"}`, `{"file":..,"rejected":true}`, or `{"file":..,"error":..}`
+//! for a file that could not be read (the exit status is then 1). The grammar is the one a
+//! player of that colour gets in that position: the tries possible on his own board, and the
+//! commands. A WAV that is not 16 kHz mono 16-bit is converted with sox, or refused with the
+//! reason.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use kriegspiel_referee::shakmaty::fen::Fen;
+use kriegspiel_referee::shakmaty::{CastlingMode, Chess, Color, Position};
+use kriegspiel_voice::{wav, Heard, Model, Recognizer};
+use serde_json::json;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The position (his men are what counts; the opponent's are ignored).
+    #[arg(long, default_value = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")]
+    fen: String,
+    /// The speaker's colour, white or black (default: the side to move).
+    #[arg(long)]
+    color: Option<String>,
+    /// Also print the words heard and the scores behind the decision.
+    #[arg(long)]
+    verbose: bool,
+    /// 16 kHz mono 16-bit WAV files, one utterance each.
+    #[arg(required = true)]
+    wav: Vec<PathBuf>,
+}
+
+fn position(fen: &str) -> Result<Chess, String> {
+    let parsed: Fen = fen.trim().parse().map_err(|e| format!("bad --fen '{fen}': {e}"))?;
+    parsed
+        .into_position(CastlingMode::Standard)
+        .map_err(|e| format!("bad --fen '{fen}': {e}"))
+}
+
+fn color(arg: Option<&str>, pos: &Chess) -> Result<Color, String> {
+    match arg {
+        None => Ok(pos.turn()),
+        Some("white" | "w") => Ok(Color::White),
+        Some("black" | "b") => Ok(Color::Black),
+        Some(other) => Err(format!("bad --color '{other}': white or black")),
+    }
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let setup = position(&args.fen).and_then(|pos| Ok((color(args.color.as_deref(), &pos)?, pos)));
+    let (color, pos) = match setup {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("kriegspiel hear: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut recognizer = match Recognizer::new(&Model::default()).and_then(|mut r| r.set_turn(&pos, color).map(|()| r)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("kriegspiel hear: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut status = ExitCode::SUCCESS;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for file in &args.wav {
+        let name = file.display().to_string();
+        let line = match wav::read_wav(file).map_err(|e| e.to_string()).and_then(|s| recognizer.hear(&s).map_err(|e| e.to_string())) {
+            Ok(rec) => {
+                let mut line = match rec.heard {
+                    Heard::Try(t) => json!({"file": name, "try": t.to_uci()}),
+                    Heard::Command(c) => json!({"file": name, "command": c.id()}),
+                    Heard::Rejected => json!({"file": name, "rejected": true}),
+                };
+                if args.verbose {
+                    line["words"] = json!(rec.words);
+                    line["wide_words"] = json!(rec.wide_words);
+                    line["ratio"] = json!(rec.ratio);
+                    line["wide_margin"] = json!(rec.wide_margin);
+                    line["ms"] = json!(rec.took.as_millis() as u64);
+                }
+                line
+            }
+            Err(e) => {
+                eprintln!("kriegspiel hear: {name}: {e}");
+                status = ExitCode::FAILURE;
+                json!({"file": name, "error": e})
+            }
+        };
+        if writeln!(out, "{line}").is_err() {
+            return ExitCode::FAILURE;
+        }
+    }
+    status
+}
