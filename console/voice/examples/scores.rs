@@ -10,6 +10,9 @@ fn main() {
     for f in std::env::args().skip(1) {
         let s = wav::read_wav(std::path::Path::new(&f)).unwrap();
         let rec = r.hear(&s).unwrap();
-        println!("{f}: {:?} '{}' ratio {} frames {} {:?}", rec.heard, rec.words, rec.ratio, rec.frames, rec.took);
+        println!(
+            "{f}: {:?} '{}' ratio {} frames {} {:?}",
+            rec.heard, rec.words, rec.ratio, rec.frames, rec.took
+        );
     }
 }

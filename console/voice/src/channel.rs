@@ -52,7 +52,11 @@ pub struct VoiceChannel {
 
 impl VoiceChannel {
     pub fn new(color: Color) -> VoiceChannel {
-        VoiceChannel { color, pending: None, muted_until: 0 }
+        VoiceChannel {
+            color,
+            pending: None,
+            muted_until: 0,
+        }
     }
 
     pub fn color(&self) -> Color {
@@ -149,15 +153,30 @@ mod tests {
         let g = g();
         let mut ch = VoiceChannel::new(Color::White);
         let nf3 = Try::new(Square::G1, Square::F3);
-        assert_eq!(ch.heard(0, &g, Heard::Try(nf3)), Outcome::Echo("knight g1 to f3?".into()));
+        assert_eq!(
+            ch.heard(0, &g, Heard::Try(nf3)),
+            Outcome::Echo("knight g1 to f3?".into())
+        );
         assert_eq!(
             ch.heard(10, &g, Heard::Command(Command::Confirm)),
-            Outcome::Submit(Input::Play { color: Color::White, tried: nf3 })
+            Outcome::Submit(Input::Play {
+                color: Color::White,
+                tried: nf3
+            })
         );
-        assert_eq!(ch.heard(20, &g, Heard::Command(Command::Confirm)), Outcome::NothingPending);
+        assert_eq!(
+            ch.heard(20, &g, Heard::Command(Command::Confirm)),
+            Outcome::NothingPending
+        );
         ch.heard(30, &g, Heard::Try(nf3));
-        assert_eq!(ch.heard(40, &g, Heard::Command(Command::Cancel)), Outcome::Cancelled);
-        assert_eq!(ch.heard(50, &g, Heard::Command(Command::Confirm)), Outcome::NothingPending);
+        assert_eq!(
+            ch.heard(40, &g, Heard::Command(Command::Cancel)),
+            Outcome::Cancelled
+        );
+        assert_eq!(
+            ch.heard(50, &g, Heard::Command(Command::Confirm)),
+            Outcome::NothingPending
+        );
     }
 
     #[test]
@@ -166,9 +185,18 @@ mod tests {
         let mut ch = VoiceChannel::new(Color::White);
         ch.heard(0, &g, Heard::Try(Try::new(Square::E2, Square::E4)));
         ch.muted(1000);
-        assert_eq!(ch.heard(500, &g, Heard::Command(Command::Confirm)), Outcome::Ignored);
-        assert_eq!(ch.heard(999, &g, Heard::Command(Command::Any)), Outcome::Ignored);
-        assert!(matches!(ch.heard(1000, &g, Heard::Command(Command::Confirm)), Outcome::Submit(_)));
+        assert_eq!(
+            ch.heard(500, &g, Heard::Command(Command::Confirm)),
+            Outcome::Ignored
+        );
+        assert_eq!(
+            ch.heard(999, &g, Heard::Command(Command::Any)),
+            Outcome::Ignored
+        );
+        assert!(matches!(
+            ch.heard(1000, &g, Heard::Command(Command::Confirm)),
+            Outcome::Submit(_)
+        ));
     }
 
     #[test]
@@ -177,15 +205,42 @@ mod tests {
         let w = Color::White;
         let mut ch = VoiceChannel::new(w);
         let mut say = |c| ch.heard(0, &g, Heard::Command(c));
-        assert_eq!(say(Command::Any), Outcome::Submit(Input::Ask { color: w, question: Question::Any }));
-        assert_eq!(say(Command::Rebuffs), Outcome::Submit(Input::Ask { color: w, question: Question::Rebuffs }));
-        assert_eq!(say(Command::Promote(Role::Knight)), Outcome::Submit(Input::Promote { color: w, role: Role::Knight }));
+        assert_eq!(
+            say(Command::Any),
+            Outcome::Submit(Input::Ask {
+                color: w,
+                question: Question::Any
+            })
+        );
+        assert_eq!(
+            say(Command::Rebuffs),
+            Outcome::Submit(Input::Ask {
+                color: w,
+                question: Question::Rebuffs
+            })
+        );
+        assert_eq!(
+            say(Command::Promote(Role::Knight)),
+            Outcome::Submit(Input::Promote {
+                color: w,
+                role: Role::Knight
+            })
+        );
         assert_eq!(say(Command::Repeat), Outcome::Repeat);
         assert_eq!(say(Command::MyMen), Outcome::MyMen);
         assert_eq!(say(Command::Resign), Outcome::Echo("resign?".into()));
-        assert_eq!(say(Command::Confirm), Outcome::Submit(Input::Resign { color: w }));
-        assert_eq!(say(Command::OfferDraw), Outcome::Echo("offer a draw?".into()));
-        assert_eq!(say(Command::Confirm), Outcome::Submit(Input::Draw { color: w }));
+        assert_eq!(
+            say(Command::Confirm),
+            Outcome::Submit(Input::Resign { color: w })
+        );
+        assert_eq!(
+            say(Command::OfferDraw),
+            Outcome::Echo("offer a draw?".into())
+        );
+        assert_eq!(
+            say(Command::Confirm),
+            Outcome::Submit(Input::Draw { color: w })
+        );
         assert_eq!(ch.heard(0, &g, Heard::Rejected), Outcome::NotUnderstood);
     }
 
@@ -197,7 +252,9 @@ mod tests {
         let tries: Vec<Try> = g.tries().collect();
         let mut seed: u64 = 5;
         let mut next = |n: usize| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((seed >> 33) as usize) % n
         };
         for _ in 0..200 {
@@ -215,14 +272,23 @@ mod tests {
                 let out = ch.heard(step * 10, &g, heard);
                 match (&out, heard) {
                     (Outcome::Ignored, _) => {}
-                    (Outcome::Submit(Input::Play { tried, .. }), Heard::Command(Command::Confirm)) => {
+                    (
+                        Outcome::Submit(Input::Play { tried, .. }),
+                        Heard::Command(Command::Confirm),
+                    ) => {
                         assert_eq!(Some(*tried), last_echoed.take());
                     }
                     (Outcome::Submit(Input::Play { .. }), _) => panic!("a try without confirm"),
                     (Outcome::Echo(_), Heard::Try(t)) => last_echoed = Some(t),
-                    (_, Heard::Command(Command::Cancel | Command::Confirm | Command::Resign | Command::OfferDraw)) => {
-                        last_echoed = None
-                    }
+                    (
+                        _,
+                        Heard::Command(
+                            Command::Cancel
+                            | Command::Confirm
+                            | Command::Resign
+                            | Command::OfferDraw,
+                        ),
+                    ) => last_echoed = None,
                     _ => {}
                 }
             }

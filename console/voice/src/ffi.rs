@@ -141,7 +141,8 @@ impl Decoder {
         // SAFETY: argv holds `argc` pointers to NUL-terminated strings that outlive the call
         // (`owned`); cmd_ln_parse_r copies what it keeps and does not write through argv.
         // ps_args() returns a static table.
-        let config = unsafe { cmd_ln_parse_r(std::ptr::null_mut(), ps_args(), argc, argv.as_mut_ptr(), 1) };
+        let config =
+            unsafe { cmd_ln_parse_r(std::ptr::null_mut(), ps_args(), argc, argv.as_mut_ptr(), 1) };
         if config.is_null() {
             return Err(FfiError("PocketSphinx refused the decoder options".into()));
         }
@@ -150,9 +151,9 @@ impl Decoder {
         let ps = unsafe { ps_init(config) };
         // SAFETY: config is valid and we own one reference to it.
         unsafe { cmd_ln_free_r(config) };
-        NonNull::new(ps)
-            .map(|ps| Decoder { ps })
-            .ok_or_else(|| FfiError("PocketSphinx could not load the acoustic model or dictionary".into()))
+        NonNull::new(ps).map(|ps| Decoder { ps }).ok_or_else(|| {
+            FfiError("PocketSphinx could not load the acoustic model or dictionary".into())
+        })
     }
 
     /// Adds (or replaces) a JSGF grammar search called `name`.
@@ -175,7 +176,9 @@ impl Decoder {
         // SAFETY: live decoder, NUL-terminated strings outliving the call.
         let rc = unsafe { ps_set_allphone_file(self.ps.as_ptr(), n.as_ptr(), p.as_ptr()) };
         if rc < 0 {
-            return Err(FfiError(format!("PocketSphinx could not load the phone model {path}")));
+            return Err(FfiError(format!(
+                "PocketSphinx could not load the phone model {path}"
+            )));
         }
         Ok(())
     }
@@ -207,7 +210,9 @@ impl Decoder {
             String::new()
         } else {
             // SAFETY: non-null, NUL-terminated, owned by the decoder until its next call.
-            unsafe { CStr::from_ptr(hyp) }.to_string_lossy().into_owned()
+            unsafe { CStr::from_ptr(hyp) }
+                .to_string_lossy()
+                .into_owned()
         };
         // SAFETY: live decoder.
         let frames = unsafe { ps_get_n_frames(ps) };
@@ -230,7 +235,12 @@ impl Decoder {
                         CStr::from_ptr(w).to_string_lossy().into_owned()
                     }
                 };
-                segments.push(Segment { word, acoustic: ascr, start, end });
+                segments.push(Segment {
+                    word,
+                    acoustic: ascr,
+                    start,
+                    end,
+                });
                 if segments.len() > 10_000 {
                     // SAFETY: seg is live and not used again.
                     unsafe { ps_seg_free(seg) };
@@ -240,7 +250,12 @@ impl Decoder {
                 seg = unsafe { ps_seg_next(seg) };
             }
         }
-        Ok(Hypothesis { text, score, frames, segments })
+        Ok(Hypothesis {
+            text,
+            score,
+            frames,
+            segments,
+        })
     }
 }
 

@@ -128,7 +128,9 @@ impl TurnGrammar {
         let board = pos.board();
         let mut tries = Vec::new();
         for from in board.by_color(color) {
-            let Some(role) = board.role_at(from) else { continue };
+            let Some(role) = board.role_at(from) else {
+                continue;
+            };
             for to in own_board_targets(pos, color, from) {
                 tries.push((role, Try::new(from, to)));
             }
@@ -148,7 +150,10 @@ impl TurnGrammar {
 
     /// The man on a try's from-square.
     pub fn man(&self, t: Try) -> Option<Role> {
-        self.tries.iter().find(|(_, x)| x.from == t.from && x.to == t.to).map(|(r, _)| *r)
+        self.tries
+            .iter()
+            .find(|(_, x)| x.from == t.from && x.to == t.to)
+            .map(|(r, _)| *r)
     }
 
     /// The JSGF text handed to the decoder.
@@ -159,10 +164,9 @@ impl TurnGrammar {
     /// The try a "<man> takes <square>" short form names: only when it is the only try of
     /// such a man to that square (pawns: diagonal steps only).
     pub fn takes(&self, role: Role, to: Square) -> Option<Try> {
-        let mut found = self
-            .tries
-            .iter()
-            .filter(|(r, t)| *r == role && t.to == to && (role != Role::Pawn || t.from.file() != t.to.file()));
+        let mut found = self.tries.iter().filter(|(r, t)| {
+            *r == role && t.to == to && (role != Role::Pawn || t.from.file() != t.to.file())
+        });
         let first = found.next()?;
         found.next().is_none().then_some(first.1)
     }
@@ -182,7 +186,8 @@ impl TurnGrammar {
         if let Some(c) = Command::ALL.into_iter().find(|c| c.words() == text) {
             return Heard::Command(c);
         }
-        self.interpret_try(&words).map_or(Heard::Rejected, Heard::Try)
+        self.interpret_try(&words)
+            .map_or(Heard::Rejected, Heard::Try)
     }
 
     fn interpret_try(&self, words: &[&str]) -> Option<Try> {
@@ -200,14 +205,19 @@ impl TurnGrammar {
                     Some((w, head)) if rest.len() == 6 => (Some(role_of(w)?), head),
                     _ => (None, rest),
                 };
-                let [f1, r1, "to", f2, r2] = rest else { return None };
+                let [f1, r1, "to", f2, r2] = rest else {
+                    return None;
+                };
                 let mut t = Try::new(square(f1, r1)?, square(f2, r2)?);
                 let role = self.man(t)?;
                 if man.is_some_and(|m| m != role) {
                     return None;
                 }
                 if let Some(p) = promotion {
-                    if role != Role::Pawn || t.to.rank() != last_rank(self.color) || !PROMOTIONS.contains(&p) {
+                    if role != Role::Pawn
+                        || t.to.rank() != last_rank(self.color)
+                        || !PROMOTIONS.contains(&p)
+                    {
                         return None;
                     }
                     t.promotion = Some(p);
@@ -259,10 +269,17 @@ pub fn wide_jsgf() -> String {
     }
     let files: Vec<String> = File::ALL.iter().map(|f| file_rule(*f)).collect();
     let ranks: Vec<&str> = Rank::ALL.iter().map(|r| rank_word(*r)).collect();
-    g.push_str(&format!("<square> = ( {} ) ( {} );\n", files.join(" | "), ranks.join(" | ")));
+    g.push_str(&format!(
+        "<square> = ( {} ) ( {} );\n",
+        files.join(" | "),
+        ranks.join(" | ")
+    ));
     let men: Vec<&str> = Role::ALL.iter().map(|r| role_word(*r)).collect();
     g.push_str(&format!("<man> = ( {} );\n", men.join(" | ")));
-    let commands: Vec<String> = Command::ALL.iter().map(|c| format!("( {} )", c.words())).collect();
+    let commands: Vec<String> = Command::ALL
+        .iter()
+        .map(|c| format!("( {} )", c.words()))
+        .collect();
     g.push_str(&format!(
         "public <utterance> = {} | ( [ <man> ] <square> to <square> [ queen | rook | bishop | knight ] ) | ( <man> takes <square> ) | ( castle ( kingside | queenside ) );\n",
         commands.join(" | ")
@@ -276,11 +293,16 @@ fn build_jsgf(color: Color, tries: &[(Role, Try)]) -> String {
         let [a, b, c] = file_words(f);
         g.push_str(&format!("{} = ( {a} | {b} | {c} );\n", file_rule(f)));
     }
-    let mut alternatives: Vec<String> = Command::ALL.iter().map(|c| c.words().to_string()).collect();
+    let mut alternatives: Vec<String> =
+        Command::ALL.iter().map(|c| c.words().to_string()).collect();
     // Long forms, grouped by from-square.
     let mut by_from: BTreeMap<Square, (Role, Vec<Square>)> = BTreeMap::new();
     for (role, t) in tries {
-        by_from.entry(t.from).or_insert((*role, Vec::new())).1.push(t.to);
+        by_from
+            .entry(t.from)
+            .or_insert((*role, Vec::new()))
+            .1
+            .push(t.to);
     }
     for (from, (role, tos)) in &by_from {
         let targets: Vec<String> = tos
@@ -301,10 +323,17 @@ fn build_jsgf(color: Color, tries: &[(Role, Try)]) -> String {
         ));
     }
     // Short forms.
-    let grammar = TurnGrammar { color, tries: tries.to_vec(), jsgf: String::new() };
+    let grammar = TurnGrammar {
+        color,
+        tries: tries.to_vec(),
+        jsgf: String::new(),
+    };
     for kingside in [true, false] {
         if grammar.castle(kingside).is_some() {
-            alternatives.push(format!("castle {}", if kingside { "kingside" } else { "queenside" }));
+            alternatives.push(format!(
+                "castle {}",
+                if kingside { "kingside" } else { "queenside" }
+            ));
         }
     }
     let mut short: BTreeMap<Role, Vec<Square>> = BTreeMap::new();
@@ -315,10 +344,20 @@ fn build_jsgf(color: Color, tries: &[(Role, Try)]) -> String {
     }
     for (role, tos) in short {
         let squares: Vec<String> = tos.iter().map(|s| square_words(*s)).collect();
-        alternatives.push(format!("{} takes ( {} )", role_word(role), squares.join(" | ")));
+        alternatives.push(format!(
+            "{} takes ( {} )",
+            role_word(role),
+            squares.join(" | ")
+        ));
     }
     g.push_str("public <utterance> = ");
-    g.push_str(&alternatives.iter().map(|a| format!("( {a} )")).collect::<Vec<_>>().join("\n  | "));
+    g.push_str(
+        &alternatives
+            .iter()
+            .map(|a| format!("( {a} )"))
+            .collect::<Vec<_>>()
+            .join("\n  | "),
+    );
     g.push_str(";\n");
     g
 }
@@ -331,7 +370,10 @@ mod tests {
     use shakmaty::CastlingMode;
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
     }
 
     fn uci(h: Heard) -> String {
@@ -349,7 +391,10 @@ mod tests {
         assert_eq!(uci(g.interpret("knight golf one to foxtrot three")), "g1f3");
         assert_eq!(uci(g.interpret("g one to f three")), "g1f3");
         assert_eq!(uci(g.interpret("eva two to eva four")), "e2e4");
-        assert_eq!(uci(g.interpret("bishop golf one to foxtrot three")), "rejected");
+        assert_eq!(
+            uci(g.interpret("bishop golf one to foxtrot three")),
+            "rejected"
+        );
         assert_eq!(uci(g.interpret("echo two to echo five")), "rejected");
         assert_eq!(uci(g.interpret("knight takes foxtrot three")), "g1f3");
         assert_eq!(uci(g.interpret("my men")), "my-men");
@@ -365,7 +410,10 @@ mod tests {
         let g = TurnGrammar::new(&p, Color::White);
         assert_eq!(uci(g.interpret("castle kingside")), "e1g1");
         assert_eq!(uci(g.interpret("castle queenside")), "e1c1");
-        assert_eq!(uci(g.interpret("bravo seven to bravo eight knight")), "b7b8n");
+        assert_eq!(
+            uci(g.interpret("bravo seven to bravo eight knight")),
+            "b7b8n"
+        );
         assert_eq!(uci(g.interpret("bravo seven to bravo eight")), "b7b8");
         // Both knights reach d2: "knight takes delta two" names no single try.
         let k = TurnGrammar::new(&pos("4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1"), Color::White);

@@ -48,24 +48,49 @@ pub struct Recording {
 
 impl Microphone {
     pub fn new(device: &str) -> Microphone {
-        Microphone { device: device.to_owned() }
+        Microphone {
+            device: device.to_owned(),
+        }
     }
 
     /// Starts arecord (the key went down).
     pub fn start(&self) -> Result<Recording, MicError> {
         let mut child = Command::new("arecord")
-            .args(["-q", "-D", &self.device, "-f", "S16_LE", "-r", "16000", "-c", "1", "-t", "raw"])
+            .args([
+                "-q",
+                "-D",
+                &self.device,
+                "-f",
+                "S16_LE",
+                "-r",
+                "16000",
+                "-c",
+                "1",
+                "-t",
+                "raw",
+            ])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| MicError(format!("cannot run arecord on {} (install alsa-utils): {e}", self.device)))?;
-        let mut stdout = child.stdout.take().ok_or_else(|| MicError("arecord has no output".into()))?;
+            .map_err(|e| {
+                MicError(format!(
+                    "cannot run arecord on {} (install alsa-utils): {e}",
+                    self.device
+                ))
+            })?;
+        let mut stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| MicError("arecord has no output".into()))?;
         let reader = std::thread::spawn(move || {
             let mut bytes = Vec::new();
             stdout.read_to_end(&mut bytes).map(|_| bytes)
         });
-        Ok(Recording { child, reader: Some(reader) })
+        Ok(Recording {
+            child,
+            reader: Some(reader),
+        })
     }
 }
 
@@ -80,7 +105,10 @@ impl Recording {
             Some(Ok(Err(e))) => return Err(MicError(format!("reading arecord: {e}"))),
             _ => return Err(MicError("the capture thread failed".into())),
         };
-        Ok(bytes.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect())
+        Ok(bytes
+            .chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect())
     }
 }
 

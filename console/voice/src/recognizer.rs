@@ -27,7 +27,10 @@ pub struct Model {
 impl Default for Model {
     fn default() -> Model {
         let base = Path::new("/usr/share/pocketsphinx/model/en-us");
-        Model { acoustic: base.join("en-us"), phone_lm: base.join("en-us-phone.lm.bin") }
+        Model {
+            acoustic: base.join("en-us"),
+            phone_lm: base.join("en-us-phone.lm.bin"),
+        }
     }
 }
 
@@ -103,7 +106,10 @@ pub const DEFAULT_WIDE_MARGIN: i32 = 250;
 
 impl Recognizer {
     pub fn new(model: &Model) -> Result<Recognizer, VoiceError> {
-        for (what, path) in [("acoustic model", model.acoustic.join("mdef")), ("phone model", model.phone_lm.clone())] {
+        for (what, path) in [
+            ("acoustic model", model.acoustic.join("mdef")),
+            ("phone model", model.phone_lm.clone()),
+        ] {
             if !path.exists() {
                 return Err(VoiceError::Model(format!(
                     "the en-us {what} is missing ({}): install the Debian package pocketsphinx-en-us",
@@ -111,10 +117,19 @@ impl Recognizer {
                 )));
             }
         }
-        let mut dict = tempfile::Builder::new().prefix("kriegspiel-voice-").suffix(".dict").tempfile().map_err(VoiceError::Io)?;
-        dict.write_all(dictionary().as_bytes()).map_err(VoiceError::Io)?;
+        let mut dict = tempfile::Builder::new()
+            .prefix("kriegspiel-voice-")
+            .suffix(".dict")
+            .tempfile()
+            .map_err(VoiceError::Io)?;
+        dict.write_all(dictionary().as_bytes())
+            .map_err(VoiceError::Io)?;
         dict.flush().map_err(VoiceError::Io)?;
-        let path_str = |p: &Path| p.to_str().map(str::to_owned).ok_or_else(|| VoiceError::Model(format!("{} is not UTF-8", p.display())));
+        let path_str = |p: &Path| {
+            p.to_str()
+                .map(str::to_owned)
+                .ok_or_else(|| VoiceError::Model(format!("{} is not UTF-8", p.display())))
+        };
         let hmm = path_str(&model.acoustic)?;
         let dict_path = path_str(dict.path())?;
         let phone_lm = path_str(&model.phone_lm)?;
@@ -164,7 +179,9 @@ impl Recognizer {
     pub fn hear(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
         let start = Instant::now();
         let Some(grammar) = &self.grammar else {
-            return Err(VoiceError::Decoder(FfiError("no turn set: call set_turn first".into())));
+            return Err(VoiceError::Decoder(FfiError(
+                "no turn set: call set_turn first".into(),
+            )));
         };
         let said: Hypothesis = self.decoder.decode(GRAMMAR, samples)?;
         let mut heard = grammar.interpret(&said.text);
@@ -202,6 +219,14 @@ impl Recognizer {
                 wide_words = wide.text;
             }
         }
-        Ok(Recognition { heard, words: said.text, wide_words, wide_margin, ratio, frames: said.frames, took: start.elapsed() })
+        Ok(Recognition {
+            heard,
+            words: said.text,
+            wide_words,
+            wide_margin,
+            ratio,
+            frames: said.frames,
+            took: start.elapsed(),
+        })
     }
 }

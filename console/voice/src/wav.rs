@@ -35,8 +35,16 @@ impl WavFormat {
 
 impl fmt::Display for WavFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = if self.format_tag == 1 { "PCM" } else { "non-PCM" };
-        write!(f, "{} Hz, {} channel(s), {}-bit {kind}", self.rate, self.channels, self.bits)
+        let kind = if self.format_tag == 1 {
+            "PCM"
+        } else {
+            "non-PCM"
+        };
+        write!(
+            f,
+            "{} Hz, {} channel(s), {}-bit {kind}",
+            self.rate, self.channels, self.bits
+        )
     }
 }
 
@@ -45,7 +53,12 @@ fn u16_at(b: &[u8], i: usize) -> Option<u16> {
 }
 
 fn u32_at(b: &[u8], i: usize) -> Option<u32> {
-    Some(u32::from_le_bytes([*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?]))
+    Some(u32::from_le_bytes([
+        *b.get(i)?,
+        *b.get(i + 1)?,
+        *b.get(i + 2)?,
+        *b.get(i + 3)?,
+    ]))
 }
 
 /// Parses a RIFF WAV: its format and its data bytes.
@@ -61,16 +74,24 @@ pub fn parse_wav(bytes: &[u8]) -> Result<(WavFormat, &[u8]), WavError> {
         let body = i + 8;
         if id == b"fmt " {
             let fmt = WavFormat {
-                format_tag: u16_at(bytes, body).ok_or_else(|| WavError("truncated fmt chunk".into()))?,
-                channels: u16_at(bytes, body + 2).ok_or_else(|| WavError("truncated fmt chunk".into()))?,
-                rate: u32_at(bytes, body + 4).ok_or_else(|| WavError("truncated fmt chunk".into()))?,
-                bits: u16_at(bytes, body + 14).ok_or_else(|| WavError("truncated fmt chunk".into()))?,
+                format_tag: u16_at(bytes, body)
+                    .ok_or_else(|| WavError("truncated fmt chunk".into()))?,
+                channels: u16_at(bytes, body + 2)
+                    .ok_or_else(|| WavError("truncated fmt chunk".into()))?,
+                rate: u32_at(bytes, body + 4)
+                    .ok_or_else(|| WavError("truncated fmt chunk".into()))?,
+                bits: u16_at(bytes, body + 14)
+                    .ok_or_else(|| WavError("truncated fmt chunk".into()))?,
             };
             format = Some(fmt);
         } else if id == b"data" {
             let fmt = format.ok_or_else(|| WavError("data before the fmt chunk".into()))?;
             // sox writes 0xFFFFFFFF (unknown length) when it writes to a pipe.
-            let end = if len == u32::MAX as usize { bytes.len() } else { (body + len).min(bytes.len()) };
+            let end = if len == u32::MAX as usize {
+                bytes.len()
+            } else {
+                (body + len).min(bytes.len())
+            };
             return Ok((fmt, &bytes[body..end]));
         }
         i = body + len + (len & 1);
@@ -84,7 +105,10 @@ pub fn samples_of(bytes: &[u8]) -> Result<Vec<i16>, WavError> {
     if !fmt.is_decodable() {
         return Err(WavError(format!("{fmt}, not 16000 Hz mono 16-bit PCM")));
     }
-    Ok(data.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect())
+    Ok(data
+        .chunks_exact(2)
+        .map(|c| i16::from_le_bytes([c[0], c[1]]))
+        .collect())
 }
 
 /// Reads a WAV file as 16 kHz mono samples, converting other formats with sox.
@@ -95,14 +119,34 @@ pub fn read_wav(path: &Path) -> Result<Vec<i16>, WavError> {
         Err(direct) => {
             let out = Command::new("sox")
                 .arg(path)
-                .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", "-t", "wav", "-"])
+                .args([
+                    "-r",
+                    "16000",
+                    "-c",
+                    "1",
+                    "-b",
+                    "16",
+                    "-e",
+                    "signed-integer",
+                    "-t",
+                    "wav",
+                    "-",
+                ])
                 .output()
-                .map_err(|e| WavError(format!("{direct}, and sox could not be run to convert it: {e}")))?;
+                .map_err(|e| {
+                    WavError(format!(
+                        "{direct}, and sox could not be run to convert it: {e}"
+                    ))
+                })?;
             if !out.status.success() {
                 let why = String::from_utf8_lossy(&out.stderr);
-                return Err(WavError(format!("{direct}, and sox could not convert it: {}", why.trim())));
+                return Err(WavError(format!(
+                    "{direct}, and sox could not convert it: {}",
+                    why.trim()
+                )));
             }
-            samples_of(&out.stdout).map_err(|e| WavError(format!("{direct}; sox's conversion: {e}")))
+            samples_of(&out.stdout)
+                .map_err(|e| WavError(format!("{direct}; sox's conversion: {e}")))
         }
     }
 }

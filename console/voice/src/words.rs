@@ -38,9 +38,15 @@ impl FileNames {
 }
 
 const LETTERS: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
-const NATO: [&str; 8] = ["alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"];
-const ANNA: [&str; 8] = ["anna", "bella", "cesar", "david", "eva", "felix", "gustav", "hector"];
-const RANKS: [&str; 8] = ["one", "two", "three", "four", "five", "six", "seven", "eight"];
+const NATO: [&str; 8] = [
+    "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+];
+const ANNA: [&str; 8] = [
+    "anna", "bella", "cesar", "david", "eva", "felix", "gustav", "hector",
+];
+const RANKS: [&str; 8] = [
+    "one", "two", "three", "four", "five", "six", "seven", "eight",
+];
 
 /// Every word naming `file`.
 pub fn file_words(file: File) -> [&'static str; 3] {
@@ -63,7 +69,10 @@ pub fn rank_word(rank: Rank) -> &'static str {
 }
 
 pub fn rank_of(word: &str) -> Option<Rank> {
-    RANKS.iter().position(|w| *w == word).map(|i| Rank::new(i as u32))
+    RANKS
+        .iter()
+        .position(|w| *w == word)
+        .map(|i| Rank::new(i as u32))
 }
 
 pub fn role_word(role: Role) -> &'static str {

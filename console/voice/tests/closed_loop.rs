@@ -27,18 +27,45 @@ const VOICES: [&str; 7] = [
 const ESPEAK: [&str; 2] = ["espeak:en-us", "espeak:en"];
 
 const POSITIONS: [(&str, Color); 12] = [
-    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", Color::White),
-    ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", Color::Black),
-    ("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", Color::White),
-    ("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 5 4", Color::Black),
-    ("r3k2r/pP3ppp/8/8/8/8/P4PPP/R3K2R w KQkq - 0 1", Color::White),
+    (
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        Color::White,
+    ),
+    (
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        Color::Black,
+    ),
+    (
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        Color::White,
+    ),
+    (
+        "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 5 4",
+        Color::Black,
+    ),
+    (
+        "r3k2r/pP3ppp/8/8/8/8/P4PPP/R3K2R w KQkq - 0 1",
+        Color::White,
+    ),
     ("8/8/4k3/8/2N5/8/3K4/8 w - - 0 1", Color::White),
     ("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", Color::White),
-    ("r2q1rk1/ppp2ppp/2np1n2/2b1p1B1/2B1P1b1/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1", Color::White),
-    ("r2q1rk1/ppp2ppp/2np1n2/2b1p1B1/2B1P1b1/2NP1N2/PPP2PPP/R2Q1RK1 b - - 0 1", Color::Black),
+    (
+        "r2q1rk1/ppp2ppp/2np1n2/2b1p1B1/2B1P1b1/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 1",
+        Color::White,
+    ),
+    (
+        "r2q1rk1/ppp2ppp/2np1n2/2b1p1B1/2B1P1b1/2NP1N2/PPP2PPP/R2Q1RK1 b - - 0 1",
+        Color::Black,
+    ),
     ("4k3/1P6/8/8/8/8/6p1/4K3 b - - 0 1", Color::Black),
-    ("2kr3r/ppp2ppp/2n5/3q4/3P4/2P2N2/P4PPP/R2QR1K1 w - - 0 1", Color::White),
-    ("r3k2r/ppp2ppp/2n5/3q4/3P4/2P2N2/P4PPP/R2QR1K1 b kq - 0 1", Color::Black),
+    (
+        "2kr3r/ppp2ppp/2n5/3q4/3P4/2P2N2/P4PPP/R2QR1K1 w - - 0 1",
+        Color::White,
+    ),
+    (
+        "r3k2r/ppp2ppp/2n5/3q4/3P4/2P2N2/P4PPP/R2QR1K1 b kq - 0 1",
+        Color::Black,
+    ),
 ];
 
 const CHATTER: [&str; 22] = [
@@ -66,13 +93,38 @@ const CHATTER: [&str; 22] = [
     "please be quiet",
 ];
 const NUMBERS: [&str; 10] = [
-    "seventeen", "forty two", "one hundred", "three thousand", "twenty five", "ninety nine",
-    "sixty", "eleven", "thirteen", "fifty",
+    "seventeen",
+    "forty two",
+    "one hundred",
+    "three thousand",
+    "twenty five",
+    "ninety nine",
+    "sixty",
+    "eleven",
+    "thirteen",
+    "fifty",
 ];
 const WORDS: [&str; 20] = [
-    "banana", "elephant", "computer", "table", "yellow", "mountain", "telephone", "chicken",
-    "guitar", "umbrella", "hospital", "window", "pencil", "orange", "tomorrow", "happy",
-    "bicycle", "garden", "doctor", "music",
+    "banana",
+    "elephant",
+    "computer",
+    "table",
+    "yellow",
+    "mountain",
+    "telephone",
+    "chicken",
+    "guitar",
+    "umbrella",
+    "hospital",
+    "window",
+    "pencil",
+    "orange",
+    "tomorrow",
+    "happy",
+    "bicycle",
+    "garden",
+    "doctor",
+    "music",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,13 +148,21 @@ struct Utterance {
 struct Rng(u64);
 impl Rng {
     fn next(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 33) as usize) % n
     }
 }
 
 fn chess(i: usize) -> Chess {
-    POSITIONS[i].0.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+    POSITIONS[i]
+        .0
+        .parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap()
 }
 
 fn grammar(i: usize) -> TurnGrammar {
@@ -120,16 +180,31 @@ fn id(h: Heard) -> String {
 /// A try in one of the spoken forms; the short forms when the grammar has them.
 fn say_try(g: &TurnGrammar, t: Try, names: FileNames, rng: &mut Rng) -> String {
     let man = g.man(t).unwrap();
-    let square = |s: Square| format!("{} {}", names.word(s.file()), ["one", "two", "three", "four", "five", "six", "seven", "eight"][usize::from(s.rank())]);
+    let square = |s: Square| {
+        format!(
+            "{} {}",
+            names.word(s.file()),
+            ["one", "two", "three", "four", "five", "six", "seven", "eight"][usize::from(s.rank())]
+        )
+    };
     match rng.next(6) {
         0 if g.castle(true) == Some(t) => "castle kingside".into(),
         0 if g.castle(false) == Some(t) => "castle queenside".into(),
-        1 if g.takes(man, t.to) == Some(t) => format!("{} takes {}", kriegspiel_voice::words::role_word(man), square(t.to)),
+        1 if g.takes(man, t.to) == Some(t) => format!(
+            "{} takes {}",
+            kriegspiel_voice::words::role_word(man),
+            square(t.to)
+        ),
         n => g.say(t, names, n % 2 == 0),
     }
 }
 
-fn utterances(tries_phonetic: usize, tries_letters: usize, voices: &[&'static str], seed: u64) -> Vec<Utterance> {
+fn utterances(
+    tries_phonetic: usize,
+    tries_letters: usize,
+    voices: &[&'static str],
+    seed: u64,
+) -> Vec<Utterance> {
     let mut rng = Rng(seed);
     let mut out = Vec::new();
     for k in 0..tries_phonetic + tries_letters {
@@ -141,12 +216,23 @@ fn utterances(tries_phonetic: usize, tries_letters: usize, voices: &[&'static st
             Some(c) if rng.next(5) == 0 => c,
             _ => tries[rng.next(tries.len())],
         };
-        let last = if POSITIONS[position].1 == Color::White { shakmaty::Rank::Eighth } else { shakmaty::Rank::First };
+        let last = if POSITIONS[position].1 == Color::White {
+            shakmaty::Rank::Eighth
+        } else {
+            shakmaty::Rank::First
+        };
         if g.man(t) == Some(Role::Pawn) && t.to.rank() == last && rng.next(2) == 0 {
             t.promotion = Some([Role::Queen, Role::Rook, Role::Bishop, Role::Knight][rng.next(4)]);
         }
         let (group, names) = if k < tries_phonetic {
-            (Group::Phonetic, if rng.next(2) == 0 { FileNames::Nato } else { FileNames::Anna })
+            (
+                Group::Phonetic,
+                if rng.next(2) == 0 {
+                    FileNames::Nato
+                } else {
+                    FileNames::Anna
+                },
+            )
         } else {
             (Group::Letters, FileNames::Letters)
         };
@@ -179,7 +265,12 @@ fn commands(voices: &[&'static str]) -> Vec<Utterance> {
 
 fn not_tries(voices: &[&'static str], wrong_squares: usize) -> Vec<Utterance> {
     let mut rng = Rng(77);
-    let mut texts: Vec<String> = CHATTER.iter().chain(NUMBERS.iter()).chain(WORDS.iter()).map(|s| s.to_string()).collect();
+    let mut texts: Vec<String> = CHATTER
+        .iter()
+        .chain(NUMBERS.iter())
+        .chain(WORDS.iter())
+        .map(|s| s.to_string())
+        .collect();
     while texts.len() < CHATTER.len() + NUMBERS.len() + WORDS.len() + wrong_squares {
         let position = rng.next(POSITIONS.len());
         let g = grammar(position);
@@ -188,8 +279,16 @@ fn not_tries(voices: &[&'static str], wrong_squares: usize) -> Vec<Utterance> {
         if from == to || g.tries().any(|t| t.from == from && t.to == to) {
             continue;
         }
-        let names = if rng.next(2) == 0 { FileNames::Nato } else { FileNames::Anna };
-        texts.push(format!("{}#{}", position, g.say(Try::new(from, to), names, false)));
+        let names = if rng.next(2) == 0 {
+            FileNames::Nato
+        } else {
+            FileNames::Anna
+        };
+        texts.push(format!(
+            "{}#{}",
+            position,
+            g.say(Try::new(from, to), names, false)
+        ));
     }
     texts
         .into_iter()
@@ -199,21 +298,41 @@ fn not_tries(voices: &[&'static str], wrong_squares: usize) -> Vec<Utterance> {
                 Some((p, t)) => (p.parse().unwrap(), t.to_string()),
                 None => (i % POSITIONS.len(), text),
             };
-            Utterance { text, voice: voices[i % voices.len()], position, group: Group::NotATry, expect: "rejected".into() }
+            Utterance {
+                text,
+                voice: voices[i % voices.len()],
+                position,
+                group: Group::NotATry,
+                expect: "rejected".into(),
+            }
         })
         .collect()
 }
 
 fn run(cmd: &mut Command, input: Option<&str>) {
-    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
     if let Some(text) = input {
         use std::io::Write;
-        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
     } else {
         drop(child.stdin.take());
     }
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Synthesises `text` with `voice` into a 16 kHz mono 16-bit WAV at `out`.
@@ -221,15 +340,35 @@ fn synthesise(voice: &str, text: &str, dir: &Path, out: &Path) {
     let raw = out.with_extension("raw.wav");
     let (engine, name) = voice.split_once(':').unwrap();
     match engine {
-        "flite" => run(Command::new("flite").args(["-voice", name, "-t", text, "-o"]).arg(&raw), None),
+        "flite" => run(
+            Command::new("flite")
+                .args(["-voice", name, "-t", text, "-o"])
+                .arg(&raw),
+            None,
+        ),
         "festival" => run(
-            Command::new("text2wave").args(["-eval", &format!("(voice_{name})"), "-o"]).arg(&raw).current_dir(dir),
+            Command::new("text2wave")
+                .args(["-eval", &format!("(voice_{name})"), "-o"])
+                .arg(&raw)
+                .current_dir(dir),
             Some(text),
         ),
-        "espeak" => run(Command::new("espeak-ng").args(["-v", name, "-w"]).arg(&raw).arg(text), None),
+        "espeak" => run(
+            Command::new("espeak-ng")
+                .args(["-v", name, "-w"])
+                .arg(&raw)
+                .arg(text),
+            None,
+        ),
         _ => panic!("unknown voice {voice}"),
     }
-    run(Command::new("sox").arg(&raw).args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"]).arg(out), None);
+    run(
+        Command::new("sox")
+            .arg(&raw)
+            .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"])
+            .arg(out),
+        None,
+    );
     std::fs::remove_file(&raw).unwrap();
 }
 
@@ -254,11 +393,14 @@ fn recognise_all(all: Vec<Utterance>) -> Vec<Outcome> {
             s.spawn(|| {
                 let mut r = Recognizer::new(&Model::default()).unwrap();
                 loop {
-                    let Some((i, u)) = queue.lock().unwrap().pop() else { break };
+                    let Some((i, u)) = queue.lock().unwrap().pop() else {
+                        break;
+                    };
                     let path: PathBuf = dir.path().join(format!("u{i}.wav"));
                     synthesise(u.voice, &u.text, dir.path(), &path);
                     let samples = wav::read_wav(&path).unwrap();
-                    r.set_turn(&chess(u.position), POSITIONS[u.position].1).unwrap();
+                    r.set_turn(&chess(u.position), POSITIONS[u.position].1)
+                        .unwrap();
                     let rec = r.hear(&samples).unwrap();
                     std::fs::remove_file(&path).unwrap();
                     results.lock().unwrap().push(Outcome {
@@ -280,11 +422,18 @@ fn recognise_all(all: Vec<Utterance>) -> Vec<Outcome> {
 
 fn rate(outcomes: &[Outcome], f: impl Fn(&Outcome) -> bool) -> (usize, usize) {
     let sel: Vec<&Outcome> = outcomes.iter().filter(|o| f(o)).collect();
-    (sel.iter().filter(|o| o.got == o.u.expect).count(), sel.len())
+    (
+        sel.iter().filter(|o| o.got == o.u.expect).count(),
+        sel.len(),
+    )
 }
 
 fn pct((ok, n): (usize, usize)) -> f64 {
-    if n == 0 { 100.0 } else { 100.0 * ok as f64 / n as f64 }
+    if n == 0 {
+        100.0
+    } else {
+        100.0 * ok as f64 / n as f64
+    }
 }
 
 fn report(title: &str, outcomes: &[Outcome], voices: &[&str]) {
@@ -292,20 +441,33 @@ fn report(title: &str, outcomes: &[Outcome], voices: &[&str]) {
     if std::env::var_os("VOICE_DUMP").is_some() {
         for o in outcomes {
             let mark = if o.got == o.u.expect { "ok " } else { "BAD" };
-            println!("{mark} {:>6} {:32} {:?} '{}' -> {} '{}' wide '{}' {:?}", o.ratio, o.u.voice, o.u.group, o.u.text, o.got, o.words, o.wide, o.margin);
+            println!(
+                "{mark} {:>6} {:32} {:?} '{}' -> {} '{}' wide '{}' {:?}",
+                o.ratio, o.u.voice, o.u.group, o.u.text, o.got, o.words, o.wide, o.margin
+            );
         }
     }
     for v in voices {
-        let line: Vec<String> = [Group::Phonetic, Group::Letters, Group::Command, Group::NotATry]
-            .iter()
-            .map(|g| {
-                let (ok, n) = rate(outcomes, |o| o.u.voice == *v && o.u.group == *g);
-                format!("{g:?} {ok}/{n}")
-            })
-            .collect();
+        let line: Vec<String> = [
+            Group::Phonetic,
+            Group::Letters,
+            Group::Command,
+            Group::NotATry,
+        ]
+        .iter()
+        .map(|g| {
+            let (ok, n) = rate(outcomes, |o| o.u.voice == *v && o.u.group == *g);
+            format!("{g:?} {ok}/{n}")
+        })
+        .collect();
         println!("{v:32} {}", line.join("  "));
     }
-    for g in [Group::Phonetic, Group::Letters, Group::Command, Group::NotATry] {
+    for g in [
+        Group::Phonetic,
+        Group::Letters,
+        Group::Command,
+        Group::NotATry,
+    ] {
         let r = rate(outcomes, |o| o.u.group == g);
         println!("{g:?}: {}/{} = {:.1} %", r.0, r.1, pct(r));
     }
@@ -339,11 +501,22 @@ fn synthetic_speech_is_recognised_and_chatter_rejected() {
     assert!(phonetic.1 + letters.1 >= 200 && rejected.1 >= 70);
     // No speech that is not a try became one... is a VoiceChannel property (tests/channel.rs);
     // here: how often a non-try was heard as a try at all.
-    let became_try = outcomes.iter().filter(|o| o.u.group == Group::NotATry && o.got.len() >= 4 && o.got.as_bytes()[1].is_ascii_digit()).count();
-    println!("non-tries heard as a try: {became_try}; elapsed {:?}", start.elapsed());
+    let became_try = outcomes
+        .iter()
+        .filter(|o| {
+            o.u.group == Group::NotATry && o.got.len() >= 4 && o.got.as_bytes()[1].is_ascii_digit()
+        })
+        .count();
+    println!(
+        "non-tries heard as a try: {became_try}; elapsed {:?}",
+        start.elapsed()
+    );
     let rss = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     if let Some(l) = rss.lines().find(|l| l.starts_with("VmHWM")) {
-        println!("peak memory of the test process (two recognisers): {}", l.trim());
+        println!(
+            "peak memory of the test process (two recognisers): {}",
+            l.trim()
+        );
     }
     assert!(pct(phonetic) >= 95.0, "phonetic file names: {phonetic:?}");
     assert!(pct(letters) >= 90.0, "letters: {letters:?}");
@@ -357,7 +530,11 @@ fn espeak_voices_are_reported() {
     let mut all = utterances(30, 20, &ESPEAK, 23);
     all.extend(not_tries(&ESPEAK, 8).into_iter().step_by(2));
     let outcomes = recognise_all(all);
-    report("espeak-ng voices (recognise poorly; reported, not required)", &outcomes, &ESPEAK);
+    report(
+        "espeak-ng voices (recognise poorly; reported, not required)",
+        &outcomes,
+        &ESPEAK,
+    );
     // espeak-ng speech is never required to be recognised; rejection still has to hold mostly.
     let rejected = rate(&outcomes, |o| o.u.group == Group::NotATry);
     assert!(pct(rejected) >= 80.0, "rejection: {rejected:?}");
