@@ -18,7 +18,10 @@ use serde_json::json;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The position (his men are what counts; the opponent's are ignored).
-    #[arg(long, default_value = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")]
+    #[arg(
+        long,
+        default_value = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    )]
     fen: String,
     /// The speaker's colour, white or black (default: the side to move).
     #[arg(long)]
@@ -32,7 +35,10 @@ pub struct Args {
 }
 
 fn position(fen: &str) -> Result<Chess, String> {
-    let parsed: Fen = fen.trim().parse().map_err(|e| format!("bad --fen '{fen}': {e}"))?;
+    let parsed: Fen = fen
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad --fen '{fen}': {e}"))?;
     parsed
         .into_position(CastlingMode::Standard)
         .map_err(|e| format!("bad --fen '{fen}': {e}"))
@@ -56,7 +62,9 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut recognizer = match Recognizer::new(&Model::default()).and_then(|mut r| r.set_turn(&pos, color).map(|()| r)) {
+    let mut recognizer = match Recognizer::new(&Model::default())
+        .and_then(|mut r| r.set_turn(&pos, color).map(|()| r))
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("kriegspiel hear: {e}");
@@ -68,7 +76,10 @@ pub fn run(args: Args) -> ExitCode {
     let mut out = stdout.lock();
     for file in &args.wav {
         let name = file.display().to_string();
-        let line = match wav::read_wav(file).map_err(|e| e.to_string()).and_then(|s| recognizer.hear(&s).map_err(|e| e.to_string())) {
+        let line = match wav::read_wav(file)
+            .map_err(|e| e.to_string())
+            .and_then(|s| recognizer.hear(&s).map_err(|e| e.to_string()))
+        {
             Ok(rec) => {
                 let mut line = match rec.heard {
                     Heard::Try(t) => json!({"file": name, "try": t.to_uci()}),
