@@ -1,0 +1,89 @@
+//! `kriegspiel hear` through the binary, on speech synthesised with flite: a try, chatter
+//! rejected, a WAV at another rate converted, a missing file and a bad FEN named.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use kriegspiel_tests::link_util::cargo_bin;
+use serde_json::Value;
+
+fn say(text: &str, wav: &Path) {
+    let status = Command::new("flite")
+        .args(["-voice", "slt", "-t", text, "-o"])
+        .arg(wav)
+        .status()
+        .expect("flite is installed by tests/system-packages.sh");
+    assert!(status.success());
+}
+
+#[test]
+fn hear_answers_one_line_per_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    say("golf one to foxtrot three", &p("try.wav"));
+    say("the weather is lovely today", &p("chatter.wav"));
+    say("any", &p("any.wav"));
+    let status = Command::new("sox")
+        .arg(p("try.wav"))
+        .args(["-r", "44100", "-c", "2"])
+        .arg(p("try44.wav"))
+        .status()
+        .expect("sox is installed by tests/system-packages.sh");
+    assert!(status.success());
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .arg("hear")
+        .args(
+            [
+                "try.wav",
+                "chatter.wav",
+                "any.wav",
+                "try44.wav",
+                "missing.wav",
+            ]
+            .map(|n| p(n)),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "a file could not be read");
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines[0]["try"], "g1f3", "{lines:?}");
+    assert_eq!(lines[1]["rejected"], true, "{lines:?}");
+    assert_eq!(lines[2]["command"], "any", "{lines:?}");
+    assert_eq!(
+        lines[3]["try"], "g1f3",
+        "converted from 44.1 kHz stereo: {lines:?}"
+    );
+    assert!(
+        lines[4]["error"].as_str().unwrap().contains("No such file"),
+        "{lines:?}"
+    );
+
+    // Black to move: his knight on g8.
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args([
+            "hear",
+            "--fen",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        ])
+        .arg(p("try.wav"))
+        .output()
+        .unwrap();
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        line["rejected"], true,
+        "white's knight move is no try of Black's: {line}"
+    );
+
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["hear", "--fen", "not a fen"])
+        .arg(p("try.wav"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad --fen 'not a fen'"));
+}
