@@ -41,7 +41,7 @@ fn hear_answers_one_line_per_file() {
                 "try44.wav",
                 "missing.wav",
             ]
-            .map(|n| p(n)),
+            .map(p),
         )
         .output()
         .unwrap();
