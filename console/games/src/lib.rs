@@ -745,7 +745,6 @@ fn count_refusal(c: &mut Coverage, kind: RefusalKind) {
     }
 }
 
-
 /// The rook's move that follows a legal castling try (king two files along its rank).
 fn castling_rook(before: &Chess, t: Try) -> Option<(Square, Square)> {
     if before.board().role_at(t.from) != Some(Role::King) || t.from.rank() != t.to.rank() {
