@@ -96,6 +96,9 @@ fn first_line_and_stderr(path_env: &Path, extra: &[&str]) -> (Value, String) {
         "/nonexistent/b",
         "--rules",
         "cincinnati",
+        // These tests are about the speech programs found on the PATH (the fallback);
+        // speech-dispatcher would answer whatever the PATH holds.
+        "--no-speech-dispatcher",
     ];
     args.extend_from_slice(extra);
     let data = tempfile::tempdir().unwrap();

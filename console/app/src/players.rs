@@ -202,14 +202,16 @@ fn typed(line: &str, color: Color) -> Option<Typed> {
         }
         [one] => {
             // A piece letter may lead (Ng1f3): the man he means on the origin square.
+            let first = one.chars().next()?;
             let (role, uci) = match one.len() {
-                5 if !one.as_bytes()[4].is_ascii_digit() => (None, *one),
-                5 | 6 => (Role::from_char(one.chars().next()?), &one[1..]),
-                _ => (None, *one),
+                4 => (None, *one),
+                5 if one.as_bytes()[4].is_ascii_digit() => {
+                    (Some(Role::from_char(first)?), &one[1..])
+                }
+                5 => (None, *one),
+                6 => (Some(Role::from_char(first)?), &one[1..]),
+                _ => return None,
             };
-            if one.len() == 6 && role.is_none() {
-                return None;
-            }
             let tried = Try::from_uci(uci).ok()?;
             Some(Typed::Try { tried, role })
         }
