@@ -133,20 +133,11 @@ pub struct Journal {
 impl Journal {
     /// Opens (or creates) the journal at `path`.
     pub fn open(path: &Path) -> Result<Journal, JournalError> {
-        let conn = Connection::open_with_flags(
+        let conn = connect(
             path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|error| JournalError::Open {
-            path: path.to_owned(),
-            error,
-        })?;
-        let not_journal = |e: rusqlite::Error| JournalError::NotAJournal {
-            path: path.to_owned(),
-            detail: e.to_string(),
-        };
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+        )?;
+        let not_journal = not_a_journal(path);
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(not_journal)?;
         conn.pragma_update(None, "synchronous", "FULL")
@@ -204,18 +195,8 @@ impl Journal {
     /// Opens an existing journal to read it only (export, inspection), beside a hall that
     /// may be writing it.
     pub fn open_read_only(path: &Path) -> Result<Journal, JournalError> {
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|error| JournalError::Open {
-            path: path.to_owned(),
-            error,
-        })?;
-        let not_journal = |e: rusqlite::Error| JournalError::NotAJournal {
-            path: path.to_owned(),
-            detail: e.to_string(),
-        };
+        let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let not_journal = not_a_journal(path);
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(not_journal)?;
         // A file cut short (a copy or a disk that filled up) is refused whole by SQLite
@@ -432,6 +413,24 @@ impl Journal {
             });
             expected_seq += 1;
         }
+    }
+}
+
+/// Opens the SQLite file, one connection per journal (no mutex of SQLite's own).
+fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, JournalError> {
+    Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(|error| {
+        JournalError::Open {
+            path: path.to_owned(),
+            error,
+        }
+    })
+}
+
+/// The error for a file SQLite cannot use as a journal.
+fn not_a_journal(path: &Path) -> impl Fn(rusqlite::Error) -> JournalError + Copy + '_ {
+    move |e| JournalError::NotAJournal {
+        path: path.to_owned(),
+        detail: e.to_string(),
     }
 }
 
