@@ -44,12 +44,6 @@ pub struct Args {
     /// Start the demo game afresh even if the journal holds it unfinished.
     #[arg(long)]
     new_game: bool,
-    /// Do not speak.
-    #[arg(long)]
-    no_speech: bool,
-    /// Record each public announcement into DIR/NNNN.wav (with DIR/transcript.tsv).
-    #[arg(long, value_name = "DIR", conflicts_with = "no_speech")]
-    speech_wav: Option<PathBuf>,
     #[command(flatten)]
     audio: SpeechArgs,
     /// Print JSON lines (as `kriegspiel table` does) instead of readable text.
@@ -121,14 +115,10 @@ pub fn run(args: Args) -> ExitCode {
             let devices = args.audio.public_audio.is_some()
                 || args.audio.white_audio.is_some()
                 || args.audio.black_audio.is_some();
-            let speaker = if args.fast && args.speech_wav.is_none() && !devices {
+            let speaker = if args.fast && args.audio.speech_wav.is_none() && !devices {
                 Ok(None)
             } else {
-                speaker(
-                    PROGRAM,
-                    lang,
-                    &args.audio.options(args.no_speech, args.speech_wav.clone()),
-                )
+                speaker(PROGRAM, lang, &args.audio.options())
             };
             let speaker = match speaker {
                 Ok(s) => s,

@@ -17,7 +17,9 @@ use kriegspiel_table::{render, Input};
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
 
-use crate::speech::{AudioOptions, PublicTo, Speakers};
+use serde::Deserialize;
+
+use crate::speech::{AudioKey, AudioOptions, PublicTo, Speakers};
 
 /// The game options every command that plays takes.
 #[derive(Debug, Clone, clap::Args)]
@@ -91,9 +93,21 @@ impl GameArgs {
     }
 }
 
-/// The audio options of every command that speaks (besides --no-speech and --speech-wav).
-#[derive(Debug, Clone, Default, clap::Args)]
+/// The audio options of every command that speaks, and of each `[[table]]` of a round file
+/// (the same names, `--white-audio` there is `white_audio` here): one struct read by clap
+/// from the command line and by serde from the round file, turned into
+/// [`AudioOptions`] by one function and checked by one ([`AudioOptions::check`], then
+/// [`kriegspiel_speech::setup::build`] opens each device).
+#[derive(Debug, Clone, Default, clap::Args, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SpeechArgs {
+    /// Do not speak at all.
+    #[arg(long)]
+    pub no_speech: bool,
+    /// Record each public announcement, as spoken, into DIR/0001.wav, DIR/0002.wav, ...
+    /// (with DIR/transcript.tsv) instead of playing it. Needs espeak-ng.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_speech")]
+    pub speech_wav: Option<PathBuf>,
     /// The room speaker's device: an ALSA PCM name, or pulse:SINK (default: speech-dispatcher,
     /// else espeak-ng on the default output).
     #[arg(long, value_name = "DEVICE")]
@@ -107,6 +121,7 @@ pub struct SpeechArgs {
     pub black_audio: Option<String>,
     /// Where public announcements go: room, headsets or both.
     #[arg(long, value_name = "WHERE", default_value = "room")]
+    #[serde(deserialize_with = "public_to")]
     pub public_to: PublicTo,
     /// The voice (a speech-dispatcher voice name, or an espeak-ng voice); default: one of
     /// the table's language.
@@ -127,12 +142,18 @@ pub struct SpeechArgs {
     pub no_speech_dispatcher: bool,
 }
 
+/// `public_to` in a round file: the words of `--public-to`.
+fn public_to<'de, D: serde::Deserializer<'de>>(d: D) -> Result<PublicTo, D::Error> {
+    let text = String::deserialize(d)?;
+    text.parse().map_err(serde::de::Error::custom)
+}
+
 impl SpeechArgs {
-    /// The audio options with the command's --no-speech and --speech-wav.
-    pub fn options(&self, off: bool, wav: Option<PathBuf>) -> AudioOptions {
+    /// The audio options these settings ask for (checked by [`AudioOptions::check`]).
+    pub fn options(&self) -> AudioOptions {
         AudioOptions {
-            off,
-            wav,
+            off: self.no_speech,
+            wav: self.speech_wav.clone(),
             public_device: self.public_audio.clone(),
             white_device: self.white_audio.clone(),
             black_device: self.black_audio.clone(),
@@ -145,6 +166,26 @@ impl SpeechArgs {
             log: self.speech_log.clone(),
             no_dispatcher: self.no_speech_dispatcher,
         }
+    }
+
+    /// Reads the audio keys ([`AudioKey`]) out of one `[[table]]` of a round file, leaving
+    /// the others; an error names the key (`white_audio: ...`).
+    pub fn from_round_table(table: &mut toml::Table) -> Result<SpeechArgs, String> {
+        let mut audio = toml::Table::new();
+        for key in AudioKey::ALL {
+            if let Some(v) = table.remove(key.key()) {
+                // One key at a time, so that a bad value is named by its key.
+                let mut one = toml::Table::new();
+                one.insert(key.key().to_owned(), v.clone());
+                SpeechArgs::deserialize(toml::Value::Table(one))
+                    .map_err(|e| format!("{}: {}", key.key(), e.message().replace('\n', " ")))?;
+                audio.insert(key.key().to_owned(), v);
+            }
+        }
+        let args = SpeechArgs::deserialize(toml::Value::Table(audio))
+            .map_err(|e| e.message().replace('\n', " "))?;
+        args.options().check().map_err(|e| e.in_round_file())?;
+        Ok(args)
     }
 }
 

@@ -4,10 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
+use kriegspiel_hall::{BoardSource, TableNo, TableSetup, TableSpec};
 use serde::Deserialize;
 
-use crate::frontend::open_journal;
+use crate::frontend::{open_journal, SpeechArgs};
+use crate::speech::{AudioKey, AudioOptions, Speakers};
 use crate::table_cmd::play;
 
 const PROGRAM: &str = "kriegspiel hall";
@@ -47,11 +48,28 @@ struct RoundTable {
     white: Option<PathBuf>,
     black: Option<PathBuf>,
     setup: TableSetup,
+    audio: SpeechArgs,
+}
+
+/// The keys of a `[[table]]`: its name, its boards' ports, the game's fields (those of
+/// [`TableSetup`]) and the audio keys (those of `kriegspiel table`'s audio options).
+fn table_keys() -> Vec<String> {
+    let mut keys = vec!["name".to_owned(), "white".to_owned(), "black".to_owned()];
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(TableSetup::default()) {
+        keys.extend(
+            fields
+                .keys()
+                .filter(|k| !k.ends_with("_without_board"))
+                .cloned(),
+        );
+    }
+    keys.extend(AudioKey::ALL.iter().map(|k| k.key().to_owned()));
+    keys
 }
 
 impl RoundTable {
-    /// Reads one table; the error names the field.
-    fn read(mut t: toml::Table) -> Result<RoundTable, String> {
+    /// Reads one table; the error names the field. `label` names the table.
+    fn read(mut t: toml::Table) -> Result<RoundTable, (Option<String>, String)> {
         let mut text = |key: &str| -> Result<Option<String>, String> {
             match t.remove(key) {
                 None => Ok(None),
@@ -59,22 +77,54 @@ impl RoundTable {
                 Some(other) => Err(format!("{key}: expected text, found {}", other.type_str())),
             }
         };
-        let name = text("name")?.ok_or("name: a table needs a name")?;
-        let white = text("white")?.map(PathBuf::from);
-        let black = text("black")?.map(PathBuf::from);
+        let name = text("name")
+            .map_err(|e| (None, e))?
+            .ok_or((None, "name: a table needs a name".to_owned()))?;
+        let named = |e: String| (Some(name.clone()), e);
+        let white = text("white").map_err(named)?.map(PathBuf::from);
+        let black = text("black").map_err(named)?.map(PathBuf::from);
+        let known = table_keys();
+        if let Some(unknown) = t.keys().find(|k| !known.contains(k)) {
+            return Err(named(format!(
+                "unknown key '{}' (keys: {})",
+                bounded_lines::excerpt(unknown),
+                known.join(", ")
+            )));
+        }
+        let audio = SpeechArgs::from_round_table(&mut t).map_err(named)?;
         let setup = TableSetup::deserialize(toml::Value::Table(t))
-            .map_err(|e| e.message().replace('\n', " "))?;
+            .map_err(|e| named(e.message().replace('\n', " ")))?;
         Ok(RoundTable {
             name,
             white,
             black,
             setup,
+            audio,
         })
     }
 }
 
 /// The tables a round file describes, or an error naming the file, the table and the field.
 pub fn read_round(path: &Path) -> Result<Vec<TableSpec>, String> {
+    Ok(read_round_with_audio(path)?
+        .into_iter()
+        .map(|t| t.spec)
+        .collect())
+}
+
+/// One table of a round: what the hall plays, and how it speaks.
+#[derive(Debug)]
+pub struct RoundEntry {
+    pub spec: TableSpec,
+    /// The table's audio keys (checked: ranges, device names, no headset shared).
+    pub audio: AudioOptions,
+    /// `round.toml: table 1 ('1')`, for messages about this table.
+    pub label: String,
+}
+
+/// As [`read_round`], with each table's audio options. Two tables never share a headset or
+/// a speech log.
+pub fn read_round_with_audio(path: &Path) -> Result<Vec<RoundEntry>, String> {
     let name = path.display();
     let text = bounded_lines::read_text(path, bounded_lines::MAX_FILE)
         .map_err(|e| format!("{name}: {e}"))?;
@@ -102,18 +152,64 @@ pub fn read_round(path: &Path) -> Result<Vec<TableSpec>, String> {
     }
     let mut specs = Vec::with_capacity(round.table.len());
     let mut ports: Vec<(PathBuf, String)> = Vec::new();
+    let mut outputs: Vec<(String, String, AudioKey)> = Vec::new();
     for (i, t) in round.table.into_iter().enumerate() {
-        let t = RoundTable::read(t)
-            .map_err(|e| format!("{name}: table {}: {}", i + 1, bounded_lines::excerpt(&e)))?;
+        let t = RoundTable::read(t).map_err(|(table, e)| match table {
+            Some(n) => format!(
+                "{name}: table {} ('{}'): {e}",
+                i + 1,
+                bounded_lines::excerpt(&n)
+            ),
+            None => format!("{name}: table {}: {}", i + 1, bounded_lines::excerpt(&e)),
+        })?;
         let label = format!(
             "{name}: table {} ('{}')",
             i + 1,
             bounded_lines::excerpt(&t.name)
         );
+        // A headset, a room device or a speech log belongs to one table.
+        let audio = t.audio.options();
+        for (key, value) in [
+            (AudioKey::PublicAudio, audio.public_device.clone()),
+            (AudioKey::WhiteAudio, audio.white_device.clone()),
+            (AudioKey::BlackAudio, audio.black_device.clone()),
+            (
+                AudioKey::SpeechLog,
+                audio.log.as_ref().map(|p| p.display().to_string()),
+            ),
+            (
+                AudioKey::SpeechWav,
+                audio.wav.as_ref().map(|p| p.display().to_string()),
+            ),
+        ] {
+            let Some(value) = value else { continue };
+            let value = match key {
+                AudioKey::PublicAudio | AudioKey::WhiteAudio | AudioKey::BlackAudio => {
+                    kriegspiel_speech::Sink::parse(&value).to_string()
+                }
+                _ => value,
+            };
+            // Only a room speaker may be shared (public words are public); a headset, a
+            // log or a recording folder is one table's.
+            if let Some((_, other, _)) = outputs.iter().find(|(v, _, k)| {
+                *v == value && !(key == AudioKey::PublicAudio && *k == AudioKey::PublicAudio)
+            }) {
+                return Err(format!(
+                    "{label}: {}: {} is also {other}",
+                    key.key(),
+                    bounded_lines::excerpt(&value)
+                ));
+            }
+            outputs.push((
+                value,
+                format!("table '{}' {}", bounded_lines::excerpt(&t.name), key.key()),
+                key,
+            ));
+        }
         if t.name.trim().is_empty() {
             return Err(format!("{label}: name: a table needs a name"));
         }
-        if specs.iter().any(|s: &TableSpec| s.name == t.name) {
+        if specs.iter().any(|s: &RoundEntry| s.spec.name == t.name) {
             return Err(format!("{label}: name: another table has this name"));
         }
         for port in [&t.white, &t.black].into_iter().flatten() {
@@ -134,20 +230,31 @@ pub fn read_round(path: &Path) -> Result<Vec<TableSpec>, String> {
         }
         setup.config().map_err(|e| format!("{label}: {e}"))?;
         let board = |p: Option<PathBuf>| p.map_or(BoardSource::Absent, BoardSource::Serial);
-        specs.push(TableSpec {
-            name: t.name,
-            setup,
-            white: board(t.white),
-            black: board(t.black),
-            scripted: Vec::new(),
-            resume: true,
+        specs.push(RoundEntry {
+            spec: TableSpec {
+                name: t.name,
+                setup,
+                white: board(t.white),
+                black: board(t.black),
+                scripted: Vec::new(),
+                resume: true,
+            },
+            audio,
+            label,
         });
     }
     Ok(specs)
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let specs = match read_round(&args.config) {
+    let entries = match read_round_with_audio(&args.config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let speakers = match table_speakers(&entries) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
@@ -161,7 +268,40 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    play(journal, specs, None, args.player_socket, PROGRAM)
+    let specs = entries.into_iter().map(|e| e.spec).collect();
+    play(journal, specs, speakers, args.player_socket, PROGRAM)
+}
+
+/// Every table's speakers, built at once on a thread each (opening a device or reaching
+/// speech-dispatcher may take seconds; a hung one costs its table's room speaker, not the
+/// others). The error names the file, the table and the key.
+fn table_speakers(entries: &[RoundEntry]) -> Result<Vec<(TableNo, Speakers)>, String> {
+    let built: Vec<_> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let audio = e.audio.clone();
+            let label = e.label.clone();
+            let lang = e.spec.setup.config().map(|c| c.lang);
+            std::thread::spawn(move || -> Result<(TableNo, Speakers), String> {
+                let lang = lang.map_err(|err| format!("{label}: {err}"))?;
+                let program = format!("{PROGRAM}: {label}");
+                kriegspiel_speech::setup::build(&program, lang, &audio)
+                    .map(|s| (i + 1, s))
+                    .map_err(|err| format!("{label}: {}", err.in_round_file()))
+            })
+        })
+        .collect();
+    let mut speakers = Vec::new();
+    for handle in built {
+        let (table, s) = handle
+            .join()
+            .map_err(|_| "the speakers could not be started".to_owned())??;
+        if !s.is_silent() {
+            speakers.push((table, s));
+        }
+    }
+    Ok(speakers)
 }
 
 #[cfg(test)]
@@ -197,10 +337,62 @@ lang = "fr"
         assert_eq!(ok[0].setup.event.as_deref(), Some("Club night"));
         assert_eq!(ok[1].setup.lang, "fr");
         assert!(matches!(ok[1].white, BoardSource::Absent));
+        // The audio keys of `kriegspiel table`, by the same names; a room speaker may be
+        // shared, a headset not.
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("round.toml");
+        std::fs::write(
+            &p,
+            r#"[[table]]
+name = "1"
+public_audio = "pulse:room"
+white_audio = "plughw:1,0"
+black_audio = "alsa:black1"
+public_to = "both"
+voice = "en-us"
+rate = 200
+volume = 80
+speech_log = "t1.tsv"
+no_speech_dispatcher = true
+[[table]]
+name = "2"
+lang = "ru"
+public_audio = "pulse:room"
+white_audio = "pulse:white2"
+no_speech = true
+"#,
+        )
+        .unwrap();
+        let tables = read_round_with_audio(&p).unwrap();
+        let a = &tables[0].audio;
+        assert_eq!(a.public_device.as_deref(), Some("pulse:room"));
+        assert_eq!(a.white_device.as_deref(), Some("plughw:1,0"));
+        assert_eq!(a.black_device.as_deref(), Some("alsa:black1"));
+        assert_eq!(a.public_to, crate::speech::PublicTo::Both);
+        assert_eq!(a.voice.voice.as_deref(), Some("en-us"));
+        assert_eq!((a.voice.rate, a.voice.volume), (Some(200), Some(80)));
+        assert_eq!(a.log.as_deref(), Some(Path::new("t1.tsv")));
+        assert!(a.no_dispatcher && !a.off);
+        assert!(tables[1].audio.off);
+        assert_eq!(tables[1].label, format!("{}: table 2 ('2')", p.display()));
+        assert_eq!(tables[1].spec.setup.lang, "ru");
         for (text, says) in [
             ("[[table]]\nname = \"1\"\nrules = \"chess\"\n", "table 1 ('1'): rules:"),
             ("[[table]]\nname = \"1\"\n[[table]]\nname = \"2\"\ntime_control = \"soon\"\n", "table 2 ('2'): time_control:"),
-            ("[[table]]\nname = \"1\"\ncolour = \"white\"\n", "table 1: unknown field `colour`"),
+            ("[[table]]\nname = \"1\"\ncolour = \"white\"\n", "table 1 ('1'): unknown key 'colour' (keys: name, white, black, black_board_id,"),
+            ("[[table]]\nname = \"1\"\nwhite_audoi = \"w\"\n", "table 1 ('1'): unknown key 'white_audoi' (keys: name, white, black, "),
+            ("[[table]]\nname = \"1\"\nrate = 20\n", "table 1 ('1'): rate: 20: from 80 to 450 words per minute"),
+            ("[[table]]\nname = \"1\"\nrate = \"fast\"\n", "table 1 ('1'): rate: invalid type: string \"fast\""),
+            ("[[table]]\nname = \"1\"\nvolume = 300\n", "table 1 ('1'): volume: 300: from 0 to 200"),
+            ("[[table]]\nname = \"1\"\npublic_to = \"hall\"\nwhite_audio = \"w\"\n", "table 1 ('1'): public_to: unknown public output 'hall' (room, headsets, both)"),
+            ("[[table]]\nname = \"1\"\npublic_to = \"both\"\n", "table 1 ('1'): public_to: headsets/both needs white_audio"),
+            ("[[table]]\nname = \"1\"\nwhite_audio = \"\"\n", "table 1 ('1'): white_audio: an empty device name"),
+            ("[[table]]\nname = \"1\"\nblack_audio = \"pulse:\"\n", "table 1 ('1'): black_audio: pulse: needs a sink name"),
+            ("[[table]]\nname = \"1\"\nblack_audio = \"plug hw\"\n", "table 1 ('1'): black_audio: bad device name 'plug hw'"),
+            ("[[table]]\nname = \"1\"\nwhite_audio = \"hs\"\nblack_audio = \"alsa:hs\"\n", "table 1 ('1'): black_audio: ALSA device 'hs' is also white_audio"),
+            ("[[table]]\nname = \"1\"\nno_speech = \"yes\"\n", "table 1 ('1'): no_speech: invalid type: string \"yes\", expected a boolean"),
+            ("[[table]]\nname = \"1\"\nwhite_audio = \"pulse:a\"\n[[table]]\nname = \"2\"\nblack_audio = \"pulse:a\"\n", "table 2 ('2'): black_audio: PulseAudio sink 'a' is also table '1' white_audio"),
+            ("[[table]]\nname = \"1\"\nspeech_log = \"s.tsv\"\n[[table]]\nname = \"2\"\nspeech_log = \"s.tsv\"\n", "table 2 ('2'): speech_log: s.tsv is also table '1' speech_log"),
             ("[[table]]\nrules = \"rand\"\n", "table 1: name: a table needs a name"),
             ("[[table]]\nname = 3\n", "table 1: name: expected text"),
             ("[[table]]\nname = \"1\"\n[[table]]\nname = \"1\"\n", "another table has this name"),

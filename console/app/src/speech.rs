@@ -1,4 +1,4 @@
 //! Speech lives in the `kriegspiel-speech` crate (console/speech): who hears each output,
 //! its spoken words, and the speakers. Re-exported here for the subcommands.
 
-pub use kriegspiel_speech::{AudioOptions, PublicTo, Speakers};
+pub use kriegspiel_speech::{AudioError, AudioKey, AudioOptions, PublicTo, Speakers};

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kriegspiel_hall::{
-    BoardSource, HallCommand, HallEvent, Journal, TableSetup, TableSpec, TimeMode,
+    BoardSource, HallCommand, HallEvent, Journal, TableNo, TableSetup, TableSpec, TimeMode,
 };
 use tokio::sync::broadcast::error::RecvError;
 
@@ -53,13 +53,6 @@ pub struct Args {
     /// The players' terminals' socket (`kriegspiel player`); default: beside the journal.
     #[arg(long, value_name = "PATH")]
     player_socket: Option<PathBuf>,
-    /// Do not speak the public announcements.
-    #[arg(long)]
-    no_speech: bool,
-    /// Record each public announcement, as spoken, into DIR/0001.wav, DIR/0002.wav, ...
-    /// (with DIR/transcript.tsv) instead of playing it. Needs espeak-ng.
-    #[arg(long, value_name = "DIR", conflicts_with = "no_speech")]
-    speech_wav: Option<PathBuf>,
     #[command(flatten)]
     audio: SpeechArgs,
 }
@@ -126,7 +119,7 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let options = args.audio.options(args.no_speech, args.speech_wav.clone());
+    let options = args.audio.options();
     let speaker = match speaker(PROGRAM, lang, &options) {
         Ok(s) => s,
         Err(e) => {
@@ -144,18 +137,20 @@ pub fn run(args: Args) -> ExitCode {
     play(
         journal,
         vec![spec],
-        speaker,
+        speaker.map(|s| (1, s)).into_iter().collect(),
         args.player_socket.clone(),
         PROGRAM,
     )
 }
 
 /// Runs a hall until every table's game is over, printing JSON lines (tagged with the
-/// table when there are several) and speaking table 1's public announcements.
+/// table when there are several) and speaking each table that has speakers: a subscriber
+/// thread per table, each with its own subscription (a slow one lags alone) and one queue
+/// and thread per output.
 pub fn play(
     journal: Journal,
     specs: Vec<TableSpec>,
-    speaker: Option<Speakers>,
+    speakers: Vec<(TableNo, Speakers)>,
     players_socket: Option<PathBuf>,
     program: &'static str,
 ) -> ExitCode {
@@ -171,8 +166,11 @@ pub fn play(
     };
     // The speaker hears every event the printer sees, from the first: a subscription made
     // now could miss the opening of a fast game.
-    let (relay, relayed) = tokio::sync::broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE);
-    let voice = speaker.map(|s| spawn_speaker(relayed, 1, s, Duration::from_secs(10)));
+    let (relay, _) = tokio::sync::broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE);
+    let voices: Vec<_> = speakers
+        .into_iter()
+        .map(|(table, s)| spawn_speaker(relay.subscribe(), table, s, Duration::from_secs(10)))
+        .collect();
     spawn_keypad(hall.handle.clone(), program, tables);
     let players = match Players::open(&socket, hall.handle.clone()) {
         Ok(p) => {
@@ -246,7 +244,7 @@ pub fn play(
     }
     let _ = hall.handle.send(HallCommand::Shutdown);
     let _ = hall.thread.join();
-    if let Some(v) = voice {
+    for v in voices {
         let _ = v.join();
     }
     code

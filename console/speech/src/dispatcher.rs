@@ -4,14 +4,16 @@
 //! queues utterances itself, so the thread hands each text over at once and never waits for
 //! its end: a headless speech-dispatcher may never report one.
 
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use kriegspiel_referee::Lang;
 use tts::Tts;
 
-use crate::speaker::{dispatcher_rate, dispatcher_volume, Speaker, SpeechLog, VoiceSettings};
+use crate::speaker::{
+    dispatcher_rate, dispatcher_volume, queue_full, Speaker, SpeechLog, VoiceSettings, QUEUE_LIMIT,
+};
 
 /// The language tags a voice of each language carries in speech-dispatcher's list.
 pub const fn language_tag(lang: Lang) -> &'static str {
@@ -25,7 +27,8 @@ pub const fn language_tag(lang: Lang) -> &'static str {
 /// Speaks through speech-dispatcher.
 #[derive(Debug)]
 pub struct TtsSpeaker {
-    queue: Option<Sender<String>>,
+    queue: Option<SyncSender<String>>,
+    dropped: u64,
     thread: Option<JoinHandle<()>>,
     done: Receiver<()>,
     /// The voice chosen, for the start-up message.
@@ -41,7 +44,7 @@ impl TtsSpeaker {
         log: Option<SpeechLog>,
     ) -> Result<TtsSpeaker, String> {
         let (ready_tx, ready) = mpsc::channel::<Result<String, String>>();
-        let (queue, texts) = mpsc::channel::<String>();
+        let (queue, texts) = mpsc::sync_channel::<String>(QUEUE_LIMIT);
         let (done_tx, done) = mpsc::channel();
         let thread = std::thread::spawn(move || {
             let mut tts = match connect(lang, &settings) {
@@ -72,6 +75,7 @@ impl TtsSpeaker {
         match ready.recv_timeout(Duration::from_secs(5)) {
             Ok(Ok(voice)) => Ok(TtsSpeaker {
                 queue: Some(queue),
+                dropped: 0,
                 thread: Some(thread),
                 done,
                 voice,
@@ -122,7 +126,12 @@ fn connect(lang: Lang, settings: &VoiceSettings) -> Result<(Tts, String), String
 impl Speaker for TtsSpeaker {
     fn say(&mut self, text: &str) {
         if let Some(q) = &self.queue {
-            let _ = q.send(text.to_owned());
+            // A hung speech-dispatcher holds only this speaker's thread; once its queue is
+            // full, new words are dropped (and counted), never waited for.
+            if let Err(TrySendError::Full(_)) = q.try_send(text.to_owned()) {
+                self.dropped += 1;
+                queue_full(&mut self.dropped);
+            }
         }
     }
 

@@ -17,5 +17,5 @@ pub mod subscriber;
 pub mod words;
 
 pub use route::{hear, Hearer, Positions, Utterance};
-pub use setup::{AudioOptions, PublicTo, Speakers};
+pub use setup::{AudioError, AudioKey, AudioOptions, PublicTo, Speakers};
 pub use speaker::{CommandSpeaker, Engine, RecordingSpeaker, Sink, Speaker, SpeechError};

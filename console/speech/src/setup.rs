@@ -6,7 +6,7 @@ use kriegspiel_referee::shakmaty::Color;
 use kriegspiel_referee::Lang;
 
 use crate::dispatcher::TtsSpeaker;
-use crate::speaker::{CommandSpeaker, Sink, Speaker, SpeechError, SpeechLog, VoiceSettings};
+use crate::speaker::{CommandSpeaker, Sink, Speaker, SpeechLog, VoiceSettings};
 
 /// Where public announcements go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -34,6 +34,100 @@ impl std::str::FromStr for PublicTo {
     }
 }
 
+/// One audio setting of a table, by its round-file key (`white_audio`); [`AudioKey::flag`]
+/// is the same setting on the command line (`--white-audio`). One list, so that
+/// `kriegspiel table`, `demo` and the round file of `kriegspiel hall` take the same settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AudioKey {
+    NoSpeech,
+    SpeechWav,
+    PublicAudio,
+    WhiteAudio,
+    BlackAudio,
+    PublicTo,
+    Voice,
+    Rate,
+    Volume,
+    SpeechLog,
+    NoSpeechDispatcher,
+}
+
+impl AudioKey {
+    pub const ALL: [AudioKey; 11] = [
+        AudioKey::NoSpeech,
+        AudioKey::SpeechWav,
+        AudioKey::PublicAudio,
+        AudioKey::WhiteAudio,
+        AudioKey::BlackAudio,
+        AudioKey::PublicTo,
+        AudioKey::Voice,
+        AudioKey::Rate,
+        AudioKey::Volume,
+        AudioKey::SpeechLog,
+        AudioKey::NoSpeechDispatcher,
+    ];
+
+    /// The round file's key.
+    pub const fn key(self) -> &'static str {
+        match self {
+            AudioKey::NoSpeech => "no_speech",
+            AudioKey::SpeechWav => "speech_wav",
+            AudioKey::PublicAudio => "public_audio",
+            AudioKey::WhiteAudio => "white_audio",
+            AudioKey::BlackAudio => "black_audio",
+            AudioKey::PublicTo => "public_to",
+            AudioKey::Voice => "voice",
+            AudioKey::Rate => "rate",
+            AudioKey::Volume => "volume",
+            AudioKey::SpeechLog => "speech_log",
+            AudioKey::NoSpeechDispatcher => "no_speech_dispatcher",
+        }
+    }
+
+    /// The command line's option.
+    pub fn flag(self) -> String {
+        format!("--{}", self.key().replace('_', "-"))
+    }
+
+    /// The key of a round file, if it is an audio key.
+    pub fn from_key(key: &str) -> Option<AudioKey> {
+        AudioKey::ALL.into_iter().find(|k| k.key() == key)
+    }
+}
+
+/// A bad audio setting: which one, and why. Displayed as the command line names it
+/// (`--white-audio: ...`); a round file names it by [`AudioKey::key`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AudioError {
+    pub key: AudioKey,
+    pub message: String,
+}
+
+impl AudioError {
+    pub fn new(key: AudioKey, message: impl Into<String>) -> AudioError {
+        AudioError {
+            key,
+            message: message.into(),
+        }
+    }
+
+    /// As a round file names it: `white_audio: ...`.
+    pub fn in_round_file(&self) -> String {
+        format!("{}: {}", self.key.key(), self.message)
+    }
+}
+
+impl std::fmt::Display for AudioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.key.flag(), self.message)
+    }
+}
+
+impl std::error::Error for AudioError {}
+
+/// The longest device name taken.
+pub const MAX_DEVICE_NAME: usize = 200;
+
 /// A table's audio options (command line or round file).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AudioOptions {
@@ -55,32 +149,75 @@ pub struct AudioOptions {
 }
 
 impl AudioOptions {
-    /// Refuses impossible settings.
-    pub fn check(&self) -> Result<(), SpeechError> {
+    /// Refuses impossible settings, naming the setting: rates and volumes out of range,
+    /// malformed device names, and any device that would let private words reach another
+    /// ear (both players on one headset, a headset that is also the room speaker).
+    pub fn check(&self) -> Result<(), AudioError> {
         if let Some(r) = self.voice.rate {
             if !crate::speaker::RATE_RANGE.contains(&r) {
-                return Err(SpeechError::Option(format!(
-                    "--rate {r}: from 80 to 450 words per minute"
-                )));
+                return Err(AudioError::new(
+                    AudioKey::Rate,
+                    format!("{r}: from 80 to 450 words per minute"),
+                ));
             }
         }
         if let Some(v) = self.voice.volume {
             if v > 200 {
-                return Err(SpeechError::Option(format!(
-                    "--volume {v}: from 0 to 200 per cent of normal"
-                )));
+                return Err(AudioError::new(
+                    AudioKey::Volume,
+                    format!("{v}: from 0 to 200 per cent of normal"),
+                ));
+            }
+        }
+        if let Some(v) = &self.voice.voice {
+            if v.is_empty() || v.len() > MAX_DEVICE_NAME || v.chars().any(char::is_control) {
+                return Err(AudioError::new(
+                    AudioKey::Voice,
+                    format!("bad voice name '{}'", excerpt(v)),
+                ));
+            }
+        }
+        let devices = [
+            (AudioKey::PublicAudio, &self.public_device),
+            (AudioKey::WhiteAudio, &self.white_device),
+            (AudioKey::BlackAudio, &self.black_device),
+        ];
+        let mut sinks: Vec<(AudioKey, Sink)> = Vec::new();
+        for (key, device) in devices {
+            if let Some(d) = device {
+                let sink = Sink::parse_checked(d).map_err(|why| AudioError::new(key, why))?;
+                if let Some((other, _)) = sinks.iter().find(|(_, s)| *s == sink) {
+                    return Err(AudioError::new(
+                        key,
+                        format!(
+                            "{sink} is also {}: private words would reach another ear; each headset needs a device of its own",
+                            other.key()
+                        ),
+                    ));
+                }
+                sinks.push((key, sink));
             }
         }
         if self.public_to != PublicTo::Room
             && self.white_device.is_none()
             && self.black_device.is_none()
         {
-            return Err(SpeechError::Option(
-                "--public-to headsets/both needs --white-audio or --black-audio".to_owned(),
+            return Err(AudioError::new(
+                AudioKey::PublicTo,
+                "headsets/both needs white_audio (--white-audio) or black_audio (--black-audio)",
             ));
         }
         Ok(())
     }
+}
+
+/// At most 80 characters of a name, for messages.
+fn excerpt(s: &str) -> String {
+    let mut out: String = s.chars().take(80).collect();
+    if s.chars().count() > 80 {
+        out.push('…');
+    }
+    out.escape_debug().to_string()
 }
 
 /// The outputs of one table.
@@ -142,8 +279,10 @@ fn log(options: &AudioOptions, label: &str) -> Option<SpeechLog> {
 }
 
 /// The speakers `options` ask for, with a warning line (prefixed by `program`) on standard
-/// error for each output that cannot speak and when the machine has no audio output.
-pub fn build(program: &str, lang: Lang, options: &AudioOptions) -> Result<Speakers, SpeechError> {
+/// error for each output that cannot speak and when the machine has no audio output. Each
+/// named device is opened once first (an ALSA PCM by aplay, a PulseAudio sink looked up
+/// with pactl), so that a device that does not exist is refused now, by its setting.
+pub fn build(program: &str, lang: Lang, options: &AudioOptions) -> Result<Speakers, AudioError> {
     options.check()?;
     let mut speakers = Speakers {
         public_to: options.public_to,
@@ -153,11 +292,10 @@ pub fn build(program: &str, lang: Lang, options: &AudioOptions) -> Result<Speake
         return Ok(speakers);
     }
     if let Some(dir) = &options.wav {
-        speakers.room = Some(Box::new(CommandSpeaker::recording_with(
-            lang,
-            dir,
-            options.voice.clone(),
-        )?));
+        speakers.room = Some(Box::new(
+            CommandSpeaker::recording_with(lang, dir, options.voice.clone())
+                .map_err(|e| AudioError::new(AudioKey::SpeechWav, e.to_string()))?,
+        ));
     }
     let named = [
         &options.public_device,
@@ -171,25 +309,30 @@ pub fn build(program: &str, lang: Lang, options: &AudioOptions) -> Result<Speake
             eprintln!("{program}: warning: {why}");
         }
     }
-    for (color, device) in [
-        (Color::White, &options.white_device),
-        (Color::Black, &options.black_device),
+    let device =
+        |key: AudioKey, name: &str, label: &str| -> Result<Box<dyn Speaker + Send>, AudioError> {
+            let sink = Sink::parse_checked(name).map_err(|why| AudioError::new(key, why))?;
+            sink.probe().map_err(|why| AudioError::new(key, why))?;
+            let speaker =
+                CommandSpeaker::device(lang, sink, options.voice.clone(), log(options, label))
+                    .map_err(|e| AudioError::new(key, e.to_string()))?;
+            Ok(Box::new(speaker))
+        };
+    for (color, key, name) in [
+        (Color::White, AudioKey::WhiteAudio, &options.white_device),
+        (Color::Black, AudioKey::BlackAudio, &options.black_device),
     ] {
         let label = if color == Color::White {
             "white"
         } else {
             "black"
         };
-        let speaker = match device {
-            Some(d) => Some(Box::new(CommandSpeaker::device(
-                lang,
-                Sink::parse(d),
-                options.voice.clone(),
-                log(options, label),
-            )?) as Box<dyn Speaker + Send>),
+        let speaker = match name {
+            Some(d) => Some(device(key, d, label)?),
             None => {
                 eprintln!(
-                    "{program}: {label} has no headset (--{label}-audio DEVICE): his private messages reach only the text channels"
+                    "{program}: {label} has no headset ({}): his private messages reach only the text channels",
+                    key.flag()
                 );
                 None
             }
@@ -203,12 +346,7 @@ pub fn build(program: &str, lang: Lang, options: &AudioOptions) -> Result<Speake
         return Ok(speakers);
     }
     speakers.room = match &options.public_device {
-        Some(d) => Some(Box::new(CommandSpeaker::device(
-            lang,
-            Sink::parse(d),
-            options.voice.clone(),
-            log(options, "public"),
-        )?)),
+        Some(d) => Some(device(AudioKey::PublicAudio, d, "public")?),
         None => room_speaker(program, lang, options),
     };
     Ok(speakers)

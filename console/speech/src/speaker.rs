@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -216,6 +216,109 @@ impl Sink {
         }
     }
 
+    /// As [`Sink::parse`], refusing names no device has: empty, over
+    /// [`crate::setup::MAX_DEVICE_NAME`] characters, with spaces or control characters, or
+    /// a bare `pulse:` / `alsa:`.
+    pub fn parse_checked(device: &str) -> Result<Sink, String> {
+        if device.is_empty() {
+            return Err(
+                "an empty device name (an ALSA PCM such as plughw:1,0, or pulse:SINK)".into(),
+            );
+        }
+        if device.chars().count() > crate::setup::MAX_DEVICE_NAME {
+            return Err(format!(
+                "a device name of more than {} characters",
+                crate::setup::MAX_DEVICE_NAME
+            ));
+        }
+        if device.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            let shown: String = device.chars().take(80).collect();
+            return Err(format!(
+                "bad device name '{}': no spaces or control characters",
+                shown.escape_debug()
+            ));
+        }
+        match Sink::parse(device) {
+            Sink::Pulse(n) if n.is_empty() => Err("pulse: needs a sink name (pulse:SINK)".into()),
+            Sink::Alsa(n) if n.is_empty() => Err("alsa: needs a PCM name (alsa:PCM)".into()),
+            sink => Ok(sink),
+        }
+    }
+
+    /// Checks that the device is there: an ALSA PCM is opened once by aplay (playing
+    /// nothing); a PulseAudio/PipeWire sink must be in `pactl list short sinks`. Waits at
+    /// most [`PROBE_LIMIT`].
+    pub fn probe(&self) -> Result<(), String> {
+        let missing = |program: &'static str| SpeechError::Missing {
+            program,
+            sink: self.to_string(),
+        };
+        match self {
+            Sink::Default => Ok(()),
+            Sink::Alsa(d) => {
+                on_path("aplay").ok_or_else(|| missing("aplay").to_string())?;
+                let mut cmd = Command::new("aplay");
+                cmd.args([
+                    "-q", "-D", d, "-t", "raw", "-f", "S16_LE", "-c", "1", "-r", "22050",
+                ])
+                .arg("/dev/null");
+                let (ok, err) = run_limited(cmd, "aplay")?;
+                if ok {
+                    return Ok(());
+                }
+                let unknown = err.lines().any(|l| l.contains("Unknown PCM"));
+                let last = err
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .map(|l| match l.split_once(": audio open error: ") {
+                        Some((_, why)) => format!("audio open error: {why}"),
+                        None => l.trim().to_owned(),
+                    })
+                    .unwrap_or_default();
+                Err(format!(
+                    "{self} cannot be opened ({}{last}); `aplay -L` lists the PCMs",
+                    if unknown { "unknown PCM; " } else { "" },
+                ))
+            }
+            Sink::Pulse(d) => {
+                on_path("pacat").ok_or_else(|| missing("pacat").to_string())?;
+                on_path("pactl").ok_or_else(|| missing("pactl").to_string())?;
+                let mut cmd = Command::new("pactl");
+                cmd.args(["list", "short", "sinks"]);
+                let out = limited_output(cmd, "pactl")?;
+                if !out.status.success() {
+                    let why = String::from_utf8_lossy(&out.stderr);
+                    return Err(format!(
+                        "{self}: no PulseAudio or PipeWire server answers ({})",
+                        why.trim()
+                    ));
+                }
+                let listed = String::from_utf8_lossy(&out.stdout);
+                let names: Vec<&str> = listed
+                    .lines()
+                    .filter_map(|l| l.split('\t').nth(1))
+                    .collect();
+                if names.contains(&d.as_str()) {
+                    Ok(())
+                } else {
+                    let mut shown: Vec<&str> = names.iter().copied().take(20).collect();
+                    if names.len() > 20 {
+                        shown.push("...");
+                    }
+                    Err(format!(
+                        "{self} does not exist (the server's sinks: {})",
+                        if shown.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            shown.join(", ")
+                        }
+                    ))
+                }
+            }
+        }
+    }
+
     /// The program this sink needs on the PATH, if any.
     pub fn program(&self) -> Option<&'static str> {
         self.player(22050).map(|(p, _)| p)
@@ -230,6 +333,72 @@ impl std::fmt::Display for Sink {
             Sink::Pulse(d) => write!(f, "PulseAudio sink '{d}'"),
         }
     }
+}
+
+/// The longest a device check ([`Sink::probe`]) waits for aplay or pactl.
+pub const PROBE_LIMIT: Duration = Duration::from_secs(5);
+
+/// Runs `cmd` (stdin and stdout closed) for at most [`PROBE_LIMIT`]: whether it succeeded,
+/// and its standard error.
+fn run_limited(mut cmd: Command, name: &str) -> Result<(bool, String), String> {
+    cmd.stdout(Stdio::null());
+    let out = limited_output(cmd, name)?;
+    Ok((
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ))
+}
+
+/// `cmd`'s output, killing it after [`PROBE_LIMIT`]. At most 64 KiB of each stream is kept.
+fn limited_output(mut cmd: Command, name: &str) -> Result<std::process::Output, String> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {name}: {e}"))?;
+    let read = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(r) = r {
+                let _ = r.take(64 * 1024).read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let stdout = read(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let stderr = read(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + PROBE_LIMIT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{name} did not answer within {} s",
+                    PROBE_LIMIT.as_secs()
+                ));
+            }
+            Err(e) => return Err(format!("waiting for {name}: {e}")),
+        }
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
 }
 
 /// Why no speaker could be started.
@@ -288,6 +457,20 @@ fn is_executable(p: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// The most utterances waiting for one output; more are dropped (a hung device or
+/// speech-dispatcher never makes a table wait, nor the program's memory grow).
+pub const QUEUE_LIMIT: usize = 256;
+
+/// Says on standard error that an output's queue was full (the first time, then every
+/// hundredth time).
+pub fn queue_full(dropped: &mut u64) {
+    if *dropped % 100 == 1 {
+        eprintln!(
+            "kriegspiel: speech: an output is not keeping up ({QUEUE_LIMIT} utterances waiting): {dropped} utterance(s) dropped"
+        );
+    }
+}
+
 /// Appends "LABEL<tab>TEXT" lines: what was sent to each output, for tests and the arbiter.
 #[derive(Debug, Clone)]
 pub struct SpeechLog {
@@ -317,7 +500,8 @@ pub type Latencies = Arc<Mutex<Vec<(Instant, Instant)>>>;
 /// the default output, espeak-ng piped into a device's player, or espeak-ng into WAV files.
 #[derive(Debug)]
 pub struct CommandSpeaker {
-    queue: Option<Sender<(Instant, String)>>,
+    queue: Option<SyncSender<(Instant, String)>>,
+    dropped: u64,
     thread: Option<JoinHandle<()>>,
     done: Receiver<()>,
     latencies: Latencies,
@@ -431,7 +615,7 @@ impl CommandSpeaker {
         mode: Mode,
         log: Option<SpeechLog>,
     ) -> CommandSpeaker {
-        let (queue, texts) = mpsc::channel::<(Instant, String)>();
+        let (queue, texts) = mpsc::sync_channel::<(Instant, String)>(QUEUE_LIMIT);
         let (done_tx, done) = mpsc::channel();
         let latencies: Latencies = Arc::default();
         let measured = Arc::clone(&latencies);
@@ -463,6 +647,7 @@ impl CommandSpeaker {
         });
         CommandSpeaker {
             queue: Some(queue),
+            dropped: 0,
             thread: Some(thread),
             done,
             latencies,
@@ -630,8 +815,13 @@ fn append_transcript(dir: &Path, wav: &Path, text: &str) -> std::io::Result<()> 
 impl Speaker for CommandSpeaker {
     fn say(&mut self, text: &str) {
         if let Some(q) = &self.queue {
-            // Fails only if the thread is gone; then there is nothing left to speak with.
-            let _ = q.send((Instant::now(), text.to_owned()));
+            // Never waits: a device that stopped playing fills the queue, and then the
+            // newest words are dropped (and counted) rather than the table held back.
+            // Disconnected: the thread is gone; there is nothing left to speak with.
+            if let Err(TrySendError::Full(_)) = q.try_send((Instant::now(), text.to_owned())) {
+                self.dropped += 1;
+                queue_full(&mut self.dropped);
+            }
         }
     }
 

@@ -76,6 +76,8 @@ pub fn spawn(
                 Err(broadcast::error::RecvError::Closed) => break,
             }
         }
+        // One deadline for all the table's outputs: they speak at once, each on its thread.
+        let deadline = std::time::Instant::now() + finish;
         for s in [
             speakers.room.as_mut(),
             speakers.white.as_mut(),
@@ -84,7 +86,7 @@ pub fn spawn(
         .into_iter()
         .flatten()
         {
-            s.finish(finish);
+            s.finish(deadline.saturating_duration_since(std::time::Instant::now()));
         }
     })
 }
