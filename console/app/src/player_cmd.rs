@@ -1,6 +1,9 @@
 //! `kriegspiel player`: one player's terminal on a running console. It connects to the
 //! players' socket, prints what the player may hear, one line each, and sends what he types.
-//! Plain lines, for screen readers.
+//! Plain lines, for screen readers. With `--voice` he also speaks his tries and commands
+//! (push-to-talk on Enter; see [`voice`] and docs/VOICE.md).
+
+mod voice;
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;
@@ -27,6 +30,38 @@ pub struct Args {
     /// (~/.local/share/kriegspiel/journal.players.sock).
     #[arg(long, value_name = "PATH")]
     socket: Option<PathBuf>,
+    /// Play by voice too: Enter on an empty line starts listening, Enter again stops; a try
+    /// heard is read back ("knight g1 to f3?") and played only when you say "confirm".
+    #[arg(long)]
+    voice: bool,
+    /// The microphone: an ALSA capture device as `arecord -L` lists it
+    /// (e.g. plughw:CARD=Headset,DEV=0).
+    #[arg(
+        long,
+        value_name = "DEVICE",
+        default_value = "default",
+        requires = "voice"
+    )]
+    mic: String,
+    /// Instead of a microphone, each push-to-talk hears the next of these WAV files, in
+    /// order (to check recordings, and for tests). Repeat the option for each file.
+    #[arg(long = "mic-wav", value_name = "FILE", requires = "voice")]
+    mic_wav: Vec<PathBuf>,
+    /// Also speak every line with espeak-ng (through aplay on --speak-device); listening
+    /// waits until the speech has finished, and nothing is spoken while you are heard.
+    #[arg(long, requires = "voice")]
+    speak: bool,
+    /// The ALSA playback device for --speak (your headset).
+    #[arg(
+        long,
+        value_name = "DEVICE",
+        default_value = "default",
+        requires = "speak"
+    )]
+    speak_device: String,
+    /// The espeak-ng voice for --speak (the table's language: en, fr, ru).
+    #[arg(long, value_name = "VOICE", default_value = "en", requires = "speak")]
+    speak_voice: String,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -50,6 +85,18 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The recogniser first: a missing model is said before anything is connected.
+    let recognizer = if args.voice {
+        match kriegspiel_voice::Recognizer::new(&kriegspiel_voice::Model::default()) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("{PROGRAM}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
     let stream = match UnixStream::connect(&path) {
         Ok(s) => s,
         Err(e) => {
@@ -64,9 +111,26 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("{PROGRAM}: cannot use the socket");
         return ExitCode::FAILURE;
     };
-    if writeln!(to_console, "{} {color}", args.table).is_err() {
+    let hello = if args.voice {
+        format!("{} {color} voice", args.table)
+    } else {
+        format!("{} {color}", args.table)
+    };
+    if writeln!(to_console, "{hello}").is_err() {
         eprintln!("{PROGRAM}: the console hung up");
         return ExitCode::FAILURE;
+    }
+    if let Some(recognizer) = recognizer {
+        let source = if args.mic_wav.is_empty() {
+            voice::Source::Mic(args.mic)
+        } else {
+            voice::Source::Files(args.mic_wav)
+        };
+        let speak = args.speak.then_some(voice::SpeakTo {
+            device: args.speak_device,
+            voice: args.speak_voice,
+        });
+        return voice::run(stream, to_console, color, recognizer, source, speak);
     }
     // What he types goes to the console as it comes.
     std::thread::spawn(move || {

@@ -2,6 +2,11 @@
 //! one player's text channel: he reads what he may hear (public announcements, his own
 //! private messages, the answers meant for him) in the table's language, and types his
 //! tries and questions. Line-oriented plain text, for screen readers.
+//!
+//! A voice terminal (`kriegspiel player --voice`) says `voice` after its seat in the
+//! handshake (`1 white voice`); it is then also sent `#own-board FEN` whenever the player's
+//! own men change: his men alone and his castling rights (never the opponent's men), from
+//! which it builds the grammar of his tries.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -17,6 +22,7 @@ use kriegspiel_referee::shakmaty::{Color, Role, Square};
 use kriegspiel_referee::{Lang, Question, Try, Wording};
 use kriegspiel_table::render::{self, Hearer};
 use kriegspiel_table::{role_name, Input};
+use kriegspiel_voice::grammar::own_board_fen;
 
 /// The most players connected at once (two per table of the largest hall, and spares).
 const MAX_SESSIONS: usize = 160;
@@ -37,7 +43,14 @@ struct Session {
     table: TableNo,
     color: Color,
     tx: mpsc::Sender<String>,
+    /// A voice terminal: it is sent his own board.
+    voice: bool,
+    /// The own board last sent to a voice terminal.
+    own_board: Option<String>,
 }
+
+/// What starts a line that tells a voice terminal his own board (never an announcement).
+pub const OWN_BOARD: &str = "#own-board ";
 
 #[derive(Debug, Default)]
 struct State {
@@ -117,6 +130,19 @@ impl Players {
             HallEvent::View(view) => {
                 if let Some(t) = state.tables.get_mut(&view.table) {
                     t.fen = Some(view.fen.clone());
+                }
+                for s in state
+                    .sessions
+                    .iter_mut()
+                    .filter(|s| s.voice && s.table == view.table)
+                {
+                    let own = own_board_fen(&view.fen, s.color);
+                    if own.is_some() && own != s.own_board {
+                        if let Some(f) = &own {
+                            let _ = s.tx.send(format!("{OWN_BOARD}{f}"));
+                        }
+                        s.own_board = own;
+                    }
                 }
             }
             HallEvent::Output { table, output, .. } => {
@@ -257,24 +283,30 @@ fn serve(stream: UnixStream, state: &Arc<Mutex<State>>, hall: &HallHandle) {
         _ => return,
     };
     let mut words = hello.split_whitespace();
-    let seat = match (words.next(), words.next(), words.next()) {
-        (Some(t), Some(c), None) => t.parse::<TableNo>().ok().zip(c.parse::<Color>().ok()),
-        _ => None,
+    let (seat, voice) = match (words.next(), words.next(), words.next(), words.next()) {
+        (Some(t), Some(c), v @ (None | Some("voice")), None) => (
+            t.parse::<TableNo>().ok().zip(c.parse::<Color>().ok()),
+            v.is_some(),
+        ),
+        _ => (None, false),
     };
     let (tx, rx) = mpsc::channel::<String>();
-    let lang = {
+    let (lang, own_board) = {
         let Ok(mut st) = state.lock() else {
             return;
         };
-        let known = seat.and_then(|(t, _)| st.tables.get(&t).map(|t| t.lang));
+        let known = seat.and_then(|(t, _)| st.tables.get(&t).map(|t| (t.lang, t.fen.clone())));
         match (seat, known) {
-            (Some((table, color)), Some(lang)) if st.sessions.len() < MAX_SESSIONS => {
+            (Some((table, color)), Some((lang, fen))) if st.sessions.len() < MAX_SESSIONS => {
+                let own_board = fen.filter(|_| voice).and_then(|f| own_board_fen(&f, color));
                 st.sessions.push(Session {
                     table,
                     color,
                     tx: tx.clone(),
+                    voice,
+                    own_board: own_board.clone(),
                 });
-                lang
+                (lang, own_board)
             }
             _ => {
                 let _ = writeln!(
@@ -298,6 +330,9 @@ fn serve(stream: UnixStream, state: &Arc<Mutex<State>>, hall: &HallHandle) {
         }
     });
     let _ = tx.send(say(lang, Said::Connected(table, color)));
+    if let Some(f) = own_board {
+        let _ = tx.send(format!("{OWN_BOARD}{f}"));
+    }
     loop {
         let line = match lines.next_line() {
             Ok(Some(Ok(l))) => l.trim().to_owned(),

@@ -16,7 +16,7 @@ pub use announce::{
     Question, Refusal, RefusalKind, Reply, Report, Try, UnknownQuestion, Verdict,
 };
 pub use error::Error;
-pub use own_board::{has_own_board_try, own_board_targets};
+pub use own_board::{has_own_board_try, own_board_targets, own_board_targets_on};
 pub use referee::{GameConfig, Referee};
 pub use rules::{Lang, Notation, OptionValue, Options, RuleSet, TrySquares};
 pub use setup::{position_from_fen, validate_russian, SetupError};

@@ -5,7 +5,9 @@
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
 };
-use shakmaty::{Bitboard, CastlingSide, Chess, Color, Position, Rank, Role, Square};
+use shakmaty::{
+    Bitboard, Board, Castles, CastlingSide, Chess, Color, Position, Rank, Role, Square,
+};
 
 /// The squares the man of `color` on `from` can try to reach on its own board: its moves
 /// there, plus every one-step diagonal forward pawn move onto a square without an own man
@@ -16,7 +18,17 @@ use shakmaty::{Bitboard, CastlingSide, Chess, Color, Position, Rank, Role, Squar
 /// Promotion letters are not considered: a pawn's move to the last rank is a target, and
 /// whether a letter fits the try is the caller's question.
 pub fn own_board_targets(pos: &Chess, color: Color, from: Square) -> Bitboard {
-    let board = pos.board();
+    own_board_targets_on(pos.board(), pos.castles(), color, from)
+}
+
+/// [`own_board_targets`] on a board that may hold his men alone (a player's terminal knows
+/// no more), with the castling rights in `castles`; the opponent's men are ignored.
+pub fn own_board_targets_on(
+    board: &Board,
+    castles: &Castles,
+    color: Color,
+    from: Square,
+) -> Bitboard {
     let us = board.by_color(color);
     if !us.contains(from) {
         return Bitboard::EMPTY;
@@ -52,7 +64,6 @@ pub fn own_board_targets(pos: &Chess, color: Color, from: Square) -> Bitboard {
         Role::Queen => queen_attacks(from, us) & free,
         Role::King => {
             let mut targets = king_attacks(from) & free;
-            let castles = pos.castles();
             for side in CastlingSide::ALL {
                 let Some(rook) = castles.rook(color, side) else {
                     continue;

@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use kriegspiel_referee::{own_board_targets, Question, Try};
-use shakmaty::{Chess, Color, File, Position, Rank, Role, Square};
+use kriegspiel_referee::{own_board_targets_on, Question, Try};
+use shakmaty::fen::Fen;
+use shakmaty::{Board, Castles, CastlingMode, Chess, Color, File, Position, Rank, Role, Square};
 
 use crate::words::{file_of, file_words, rank_of, rank_word, role_of, role_word};
 
@@ -125,13 +126,18 @@ impl TurnGrammar {
     /// The grammar for `color` in `pos`. Only his men are looked at (the own-board move
     /// generator ignores the opponent's), whoever is to move in `pos`.
     pub fn new(pos: &Chess, color: Color) -> TurnGrammar {
-        let board = pos.board();
+        TurnGrammar::on_board(pos.board(), pos.castles(), color)
+    }
+
+    /// The grammar for `color` on a board that may hold his men alone, with the castling
+    /// rights in `castles` (a player's terminal knows no more than his own board).
+    pub fn on_board(board: &Board, castles: &Castles, color: Color) -> TurnGrammar {
         let mut tries = Vec::new();
         for from in board.by_color(color) {
             let Some(role) = board.role_at(from) else {
                 continue;
             };
-            for to in own_board_targets(pos, color, from) {
+            for to in own_board_targets_on(board, castles, color, from) {
                 tries.push((role, Try::new(from, to)));
             }
         }
@@ -362,6 +368,32 @@ fn build_jsgf(color: Color, tries: &[(Role, Try)]) -> String {
     g
 }
 
+/// A player's own board as a FEN: his men only, the castling rights of his rooks, no
+/// en-passant square, `color` to move. What the players' socket tells a voice terminal, so
+/// that it never learns where the opponent's men stand.
+pub fn own_board_fen(fen: &str, color: Color) -> Option<String> {
+    let mut setup = fen.trim().parse::<Fen>().ok()?.into_setup();
+    let theirs = setup.board.by_color(!color);
+    for sq in theirs {
+        setup.board.discard_piece_at(sq);
+    }
+    setup.castling_rights &= setup.board.by_color(color);
+    setup.ep_square = None;
+    setup.turn = color;
+    Some(
+        Fen::try_from_setup(setup)
+            .unwrap_or_else(shakmaty::fen::LossyFenError::ignore)
+            .to_string(),
+    )
+}
+
+/// Reads an own-board FEN ([`own_board_fen`]): his men and his castling rights.
+pub fn read_own_board(fen: &str) -> Option<(Board, Castles)> {
+    let setup = fen.trim().parse::<Fen>().ok()?.into_setup();
+    let castles = Castles::from_setup(&setup, CastlingMode::Standard).unwrap_or_else(|c| c);
+    Some((setup.board, castles))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -374,6 +406,44 @@ mod tests {
             .unwrap()
             .into_position(CastlingMode::Standard)
             .unwrap()
+    }
+
+    /// The grammar from his own board alone (what a player's terminal gets) is the grammar
+    /// from the whole position, and the own board tells nothing of the opponent's men.
+    #[test]
+    fn the_own_board_gives_the_same_grammar() {
+        for (fen, color) in [
+            (
+                "r3k2r/pP3ppp/8/8/8/8/P4PPP/R3K2R w KQkq - 0 1",
+                Color::White,
+            ),
+            (
+                "r3k2r/pP3ppp/8/8/8/8/P4PPP/R3K2R w KQkq - 0 1",
+                Color::Black,
+            ),
+            (
+                "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2",
+                Color::White,
+            ),
+            ("4k3/1P6/8/8/8/8/6p1/4K3 b - - 0 1", Color::Black),
+        ] {
+            let own = own_board_fen(fen, color).unwrap();
+            let (board, castles) = read_own_board(&own).unwrap();
+            assert!(board.by_color(!color).is_empty(), "{own}");
+            let whole = TurnGrammar::new(&pos(fen), color);
+            let alone = TurnGrammar::on_board(&board, &castles, color);
+            assert_eq!(whole.jsgf(), alone.jsgf(), "{fen} {color}");
+            assert!(whole.tries().count() > 0);
+        }
+        assert_eq!(
+            own_board_fen(
+                "r3k2r/pP3ppp/8/8/8/8/P4PPP/R3K2R w KQkq - 0 1",
+                Color::Black
+            )
+            .unwrap(),
+            "r3k2r/p4ppp/8/8/8/8/8/8 b kq - 0 1"
+        );
+        assert_eq!(own_board_fen("not a fen", Color::White), None);
     }
 
     fn uci(h: Heard) -> String {

@@ -159,6 +159,19 @@ impl Recognizer {
         Ok(())
     }
 
+    /// Rebuilds the grammar for `color` from his own board alone ([`TurnGrammar::on_board`]).
+    pub fn set_own_board(
+        &mut self,
+        board: &shakmaty::Board,
+        castles: &shakmaty::Castles,
+        color: Color,
+    ) -> Result<(), VoiceError> {
+        let grammar = TurnGrammar::on_board(board, castles, color);
+        self.decoder.set_jsgf(GRAMMAR, grammar.jsgf())?;
+        self.grammar = Some(grammar);
+        Ok(())
+    }
+
     pub fn grammar(&self) -> Option<&TurnGrammar> {
         self.grammar.as_ref()
     }
