@@ -3,6 +3,12 @@
 //! grammar; and speech that is neither (chatter, numbers, other words, tries not possible on
 //! the player's own board), which must be rejected. Prints the figures (run with
 //! `--nocapture`); `VOICE_DUMP=1` prints every utterance.
+//!
+//! The recogniser's thresholds were chosen while looking at the scores of the first set
+//! (the 12 tuning positions, the 7 flite and festival voices, the chatter below), so its
+//! figures are optimistic. The held-out set (`held_out_positions_and_voices_are_recognised`)
+//! uses 8 other positions, other sentences, other seeds and voices that were not used for
+//! tuning (flite's 8 kHz kal, and flite/festival voices with pitch and tempo changed by sox).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -26,7 +32,21 @@ const VOICES: [&str; 7] = [
 ];
 const ESPEAK: [&str; 2] = ["espeak:en-us", "espeak:en"];
 
-const POSITIONS: [(&str, Color); 12] = [
+/// Voices of the held-out set: never used for tuning. After `|`, sox effects.
+const HELD_OUT_VOICES: [&str; 6] = [
+    "flite:kal",
+    "flite:slt|pitch 300 tempo 0.9",
+    "flite:awb|tempo 1.15",
+    "flite:rms|pitch -200",
+    "festival:ked_diphone|pitch -150 tempo 1.1",
+    "festival:cmu_us_slt_arctic_hts|pitch 200",
+];
+
+/// The positions the thresholds were tuned on are `POSITIONS[TUNING]`; the rest are held out.
+const TUNING: std::ops::Range<usize> = 0..12;
+const HELD_OUT: std::ops::Range<usize> = 12..20;
+
+const POSITIONS: [(&str, Color); 20] = [
     (
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
         Color::White,
@@ -66,6 +86,64 @@ const POSITIONS: [(&str, Color); 12] = [
         "r3k2r/ppp2ppp/2n5/3q4/3P4/2P2N2/P4PPP/R2QR1K1 b kq - 0 1",
         Color::Black,
     ),
+    // Held out.
+    (
+        "rnbqkb1r/pppp1ppp/5n2/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR w KQkq - 2 3",
+        Color::White,
+    ),
+    (
+        "r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3",
+        Color::Black,
+    ),
+    (
+        "r4rk1/pp3ppp/2n1b3/3p4/3P4/2PB1N2/P4PPP/R4RK1 w - - 0 1",
+        Color::White,
+    ),
+    ("8/5pk1/6p1/8/3R4/6P1/5PK1/8 w - - 0 1", Color::White),
+    ("8/2P5/8/8/8/8/k7/4K3 w - - 0 1", Color::White),
+    (
+        "r3kbnr/ppp2ppp/2n5/3qp3/8/8/PPPP1PPP/RNBQKB1R b KQkq - 0 1",
+        Color::Black,
+    ),
+    ("2r3k1/5ppp/8/8/8/8/1q3PPP/6K1 b - - 0 1", Color::Black),
+    (
+        "rnbqk2r/pppp1ppp/5n2/2b1p3/4P3/3P1N2/PPP2PPP/RNBQKB1R w KQkq - 0 1",
+        Color::White,
+    ),
+];
+
+/// Speech that is not a try, for the held-out set (none of it is in the tuning set).
+const HELD_OUT_CHATTER: [&str; 30] = [
+    "can I have some water",
+    "the light is too bright",
+    "my back hurts a little",
+    "shall we take a break",
+    "I forgot my glasses",
+    "how long is the game",
+    "that sounded strange",
+    "wait a moment",
+    "is anyone there",
+    "the train leaves at six",
+    "I like this tournament",
+    "turn up the volume",
+    "what did you say",
+    "I will be right back",
+    "never mind",
+    "eighty seven",
+    "two hundred and four",
+    "thirty three",
+    "nineteen",
+    "seventy",
+    "carpet",
+    "lemon",
+    "airport",
+    "blanket",
+    "dinosaur",
+    "sandwich",
+    "library",
+    "purple",
+    "volcano",
+    "shoelace",
 ];
 
 const CHATTER: [&str; 22] = [
@@ -204,11 +282,12 @@ fn utterances(
     tries_letters: usize,
     voices: &[&'static str],
     seed: u64,
+    positions: std::ops::Range<usize>,
 ) -> Vec<Utterance> {
     let mut rng = Rng(seed);
     let mut out = Vec::new();
     for k in 0..tries_phonetic + tries_letters {
-        let position = rng.next(POSITIONS.len());
+        let position = positions.start + rng.next(positions.len());
         let g = grammar(position);
         let tries: Vec<Try> = g.tries().collect();
         // Castling tries more often than their share, so the short form is heard.
@@ -247,15 +326,16 @@ fn utterances(
     out
 }
 
-fn commands(voices: &[&'static str]) -> Vec<Utterance> {
+fn commands(voices: &[&'static str], positions: std::ops::Range<usize>) -> Vec<Utterance> {
     kriegspiel_voice::Command::ALL
         .iter()
         .enumerate()
         .flat_map(|(i, c)| {
+            let positions = positions.clone();
             (0..2).map(move |j| Utterance {
                 text: c.words().to_string(),
                 voice: voices[(i * 2 + j) % voices.len()],
-                position: (i + j) % POSITIONS.len(),
+                position: positions.start + (i + j) % positions.len(),
                 group: Group::Command,
                 expect: c.id(),
             })
@@ -264,15 +344,26 @@ fn commands(voices: &[&'static str]) -> Vec<Utterance> {
 }
 
 fn not_tries(voices: &[&'static str], wrong_squares: usize) -> Vec<Utterance> {
-    let mut rng = Rng(77);
-    let mut texts: Vec<String> = CHATTER
+    let chatter: Vec<&str> = CHATTER
         .iter()
         .chain(NUMBERS.iter())
         .chain(WORDS.iter())
-        .map(|s| s.to_string())
+        .copied()
         .collect();
-    while texts.len() < CHATTER.len() + NUMBERS.len() + WORDS.len() + wrong_squares {
-        let position = rng.next(POSITIONS.len());
+    not_tries_in(voices, &chatter, wrong_squares, 77, TUNING)
+}
+
+fn not_tries_in(
+    voices: &[&'static str],
+    chatter: &[&str],
+    wrong_squares: usize,
+    seed: u64,
+    positions: std::ops::Range<usize>,
+) -> Vec<Utterance> {
+    let mut rng = Rng(seed);
+    let mut texts: Vec<String> = chatter.iter().map(|s| s.to_string()).collect();
+    while texts.len() < chatter.len() + wrong_squares {
+        let position = positions.start + rng.next(positions.len());
         let g = grammar(position);
         let from = Square::new(rng.next(64) as u32);
         let to = Square::new(rng.next(64) as u32);
@@ -296,7 +387,7 @@ fn not_tries(voices: &[&'static str], wrong_squares: usize) -> Vec<Utterance> {
         .map(|(i, text)| {
             let (position, text) = match text.split_once('#') {
                 Some((p, t)) => (p.parse().unwrap(), t.to_string()),
-                None => (i % POSITIONS.len(), text),
+                None => (positions.start + i % positions.len(), text),
             };
             Utterance {
                 text,
@@ -338,6 +429,7 @@ fn run(cmd: &mut Command, input: Option<&str>) {
 /// Synthesises `text` with `voice` into a 16 kHz mono 16-bit WAV at `out`.
 fn synthesise(voice: &str, text: &str, dir: &Path, out: &Path) {
     let raw = out.with_extension("raw.wav");
+    let (voice, effects) = voice.split_once('|').unwrap_or((voice, ""));
     let (engine, name) = voice.split_once(':').unwrap();
     match engine {
         "flite" => run(
@@ -366,7 +458,8 @@ fn synthesise(voice: &str, text: &str, dir: &Path, out: &Path) {
         Command::new("sox")
             .arg(&raw)
             .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"])
-            .arg(out),
+            .arg(out)
+            .args(effects.split_whitespace()),
         None,
     );
     std::fs::remove_file(&raw).unwrap();
@@ -489,8 +582,8 @@ fn report(title: &str, outcomes: &[Outcome], voices: &[&str]) {
 #[test]
 fn synthetic_speech_is_recognised_and_chatter_rejected() {
     let start = Instant::now();
-    let mut all = utterances(170, 100, &VOICES, 11);
-    all.extend(commands(&VOICES));
+    let mut all = utterances(170, 100, &VOICES, 11, TUNING);
+    all.extend(commands(&VOICES, TUNING));
     all.extend(not_tries(&VOICES, 30));
     let outcomes = recognise_all(all);
     report("flite and festival voices", &outcomes, &VOICES);
@@ -527,7 +620,7 @@ fn synthetic_speech_is_recognised_and_chatter_rejected() {
 
 #[test]
 fn espeak_voices_are_reported() {
-    let mut all = utterances(30, 20, &ESPEAK, 23);
+    let mut all = utterances(30, 20, &ESPEAK, 23, TUNING);
     all.extend(not_tries(&ESPEAK, 8).into_iter().step_by(2));
     let outcomes = recognise_all(all);
     report(
@@ -538,4 +631,43 @@ fn espeak_voices_are_reported() {
     // espeak-ng speech is never required to be recognised; rejection still has to hold mostly.
     let rejected = rate(&outcomes, |o| o.u.group == Group::NotATry);
     assert!(pct(rejected) >= 80.0, "rejection: {rejected:?}");
+}
+
+/// The held-out set: positions, sentences, seeds and voices the thresholds never saw. Its
+/// figures are lower than the tuning set's (docs/VOICE.md); the bars below sit a few points
+/// under the figures measured when the set was made (94.2 % phonetic, 68.3 % letters, 54.2 %
+/// commands, 98.3 % rejected): they guard against a regression, and they were not used to
+/// choose a threshold. Most misses are rejections ("say it again"), not other tries.
+#[test]
+fn held_out_positions_and_voices_are_recognised() {
+    let mut all = utterances(120, 60, &HELD_OUT_VOICES, 101, HELD_OUT);
+    all.extend(commands(&HELD_OUT_VOICES, HELD_OUT));
+    all.extend(not_tries_in(
+        &HELD_OUT_VOICES,
+        &HELD_OUT_CHATTER,
+        30,
+        303,
+        HELD_OUT,
+    ));
+    let outcomes = recognise_all(all);
+    report(
+        "held out: 8 other positions, other sentences, untuned voices",
+        &outcomes,
+        &HELD_OUT_VOICES,
+    );
+    let phonetic = rate(&outcomes, |o| o.u.group == Group::Phonetic);
+    let letters = rate(&outcomes, |o| o.u.group == Group::Letters);
+    let commands = rate(&outcomes, |o| o.u.group == Group::Command);
+    let rejected = rate(&outcomes, |o| o.u.group == Group::NotATry);
+    assert!(phonetic.1 + letters.1 >= 180 && rejected.1 >= 60);
+    let wrong_try = outcomes
+        .iter()
+        .filter(|o| o.got != o.u.expect && o.got != "rejected")
+        .count();
+    println!("misheard as something else (not rejected): {wrong_try}");
+    assert!(pct(phonetic) >= 90.0, "phonetic file names: {phonetic:?}");
+    assert!(pct(letters) >= 60.0, "letters: {letters:?}");
+    assert!(pct(commands) >= 45.0, "commands: {commands:?}");
+    assert!(pct(rejected) >= 95.0, "rejection: {rejected:?}");
+    assert!(wrong_try <= 12, "misheard: {wrong_try}");
 }
