@@ -42,8 +42,8 @@ done
 source tests/system-packages.sh
 ensure_packages
 
-cargo build --release --locked -p kriegspiel -p kriegspiel-board --bins
-# The programs: target/release/kriegspiel and target/release/kriegspiel-board.
+cargo build --release --locked -p kriegspiel -p kriegspiel-console -p kriegspiel-board --bins
+# The programs: target/release/kriegspiel, kriegspiel-console and kriegspiel-board.
 export PATH="$PWD/target/release:$PATH"
 if [ -n "${KRIEGSPIEL_WHITE:-}" ] && [ -n "${KRIEGSPIEL_BLACK:-}" ]; then
     echo "Boards: White on $KRIEGSPIEL_WHITE, Black on $KRIEGSPIEL_BLACK."

@@ -1,19 +1,11 @@
-//! `kriegspiel`: the referee console binary. Each subcommand lives in its own module.
-
-mod console_cmd;
-mod demo_cmd;
-mod export_cmd;
-mod frontend;
-mod hall_cmd;
-mod hear_cmd;
-mod monitor;
-mod player_cmd;
-mod players;
-mod referee_cmd;
-mod speech;
-mod table_cmd;
+//! `kriegspiel`: the referee console binary. Each subcommand lives in its own module of the
+//! library; `console` runs the window program, `kriegspiel-console`.
 
 use clap::{Parser, Subcommand};
+use kriegspiel::{
+    demo_cmd, export_cmd, hall_cmd, hear_cmd, monitor, player_cmd, referee_cmd, table_cmd,
+};
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
@@ -40,8 +32,14 @@ enum Command {
     Export(export_cmd::Args),
     /// What the voice channel hears in WAV files: one JSON line each (a try, a command, or rejected).
     Hear(hear_cmd::Args),
-    /// The arbiter's window on a hall: a round file, one table's boards, or the demo.
-    Console(console_cmd::Args),
+    /// The arbiter's window on a hall: a round file, one table's boards, or the demo
+    /// (runs kriegspiel-console; `kriegspiel console --help` lists its options).
+    #[command(disable_help_flag = true)]
+    Console {
+        /// The options of kriegspiel-console.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
     /// One player's terminal on a running console: hear and type, in plain lines.
     Player(player_cmd::Args),
 }
@@ -50,10 +48,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = match cli.command {
         Some(c) => c,
-        None => match Cli::parse_from(["kriegspiel", "console"]).command {
-            Some(c) => c,
-            None => return ExitCode::FAILURE,
-        },
+        None => Command::Console { args: Vec::new() },
     };
     match command {
         Command::Referee(args) => referee_cmd::run(args),
@@ -63,9 +58,28 @@ fn main() -> ExitCode {
         Command::Hall(args) => hall_cmd::run(args),
         Command::Export(args) => export_cmd::run(args),
         Command::Hear(args) => hear_cmd::run(args),
-        Command::Console(args) => console_cmd::run(args),
+        Command::Console { args } => window(args),
         Command::Player(args) => player_cmd::run(args),
     }
+}
+
+/// Replaces this process with the window program: next to this one (as cargo and an install
+/// place them), else on the PATH.
+fn window(args: Vec<OsString>) -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    const WINDOW: &str = "kriegspiel-console";
+    let beside = std::env::current_exe()
+        .ok()
+        .map(|exe| exe.with_file_name(WINDOW))
+        .filter(|p| p.is_file());
+    let program = beside.map_or_else(|| OsString::from(WINDOW), OsString::from);
+    let err = std::process::Command::new(&program).args(args).exec();
+    eprintln!(
+        "kriegspiel console: cannot run the window program {}: {err}; build it with \
+         `cargo build --release -p kriegspiel-console` (console/run.sh does)",
+        program.to_string_lossy()
+    );
+    ExitCode::FAILURE
 }
 
 #[cfg(test)]

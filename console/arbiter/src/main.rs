@@ -1,7 +1,8 @@
-//! `kriegspiel console` (and `kriegspiel` alone): the arbiter's window on a hall. The hall
-//! is a round file (`--config`, as `kriegspiel hall`), one table on two serial boards (the
-//! options of `kriegspiel table`), or the demo game(s) on simulated boards (`--demo`, also
-//! the default when nothing else is given).
+//! `kriegspiel-console` (also `kriegspiel console` and `kriegspiel` alone, which run it): the
+//! arbiter's window on a hall. The hall is a round file (`--config`, as `kriegspiel hall`),
+//! one table on two serial boards (the options of `kriegspiel table`), or the demo game(s) on
+//! simulated boards (`--demo`, also the default when nothing else is given). A program of its
+//! own so that the GUI's libraries weigh on neither the headless programs nor their tests.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,17 +11,20 @@ use std::time::Duration;
 use kriegspiel_hall::{BoardSource, Journal, TableSetup, TableSpec, TimeMode};
 use kriegspiel_window::WindowOptions;
 
-use crate::demo_cmd::HUMAN_PACE;
-use crate::frontend::{journal_path, GameArgs};
-use crate::hall_cmd::read_round;
+use clap::Parser;
+use kriegspiel::demo_cmd::HUMAN_PACE;
+use kriegspiel::frontend::{journal_path, GameArgs};
+use kriegspiel::hall_cmd::read_round;
 
-const PROGRAM: &str = "kriegspiel console";
+const PROGRAM: &str = "kriegspiel-console";
 
 /// The most demo tables one window opens.
 const MAX_DEMO_TABLES: usize = 64;
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
+/// The arbiter's window on a hall: a round file, one table's boards, or the demo.
+#[derive(Debug, Parser)]
+#[command(name = "kriegspiel-console", version)]
+struct Args {
     /// Rule sets of the demo tables (with --demo; default cincinnati).
     #[arg(value_name = "RULES")]
     rule_sets: Vec<String>,
@@ -145,7 +149,8 @@ fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
     Ok((specs, true))
 }
 
-pub fn run(args: Args) -> ExitCode {
+fn main() -> ExitCode {
+    let args = Args::parse();
     let (specs, demo) = match specs(&args) {
         Ok(s) => s,
         Err(e) => {
@@ -187,5 +192,13 @@ pub fn run(args: Args) -> ExitCode {
             eprintln!("{PROGRAM}: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        <super::Args as clap::CommandFactory>::command().debug_assert();
     }
 }

@@ -1,10 +1,10 @@
-//! The real window under a virtual display: `kriegspiel console --demo` on its own Xvfb,
+//! The real window under a virtual display: `kriegspiel-console --demo` on its own Xvfb,
 //! a screenshot of the overview and of a table view while the demo game is in progress,
 //! each checked not to be blank. Xvfb and ImageMagick come from tests/system-packages.sh;
 //! a missing tool is a failure, not a skip.
 //!
 //! The README's pictures are these screenshots:
-//! `KRIEGSPIEL_UPDATE_DOCS=1 cargo test -p kriegspiel --test window_screenshot`
+//! `KRIEGSPIEL_UPDATE_DOCS=1 cargo test -p kriegspiel-console --test window_screenshot`
 //! writes docs/window-overview.png and docs/window-table.png.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -74,8 +74,7 @@ fn xvfb() -> (Killed, String) {
 fn shot(display: &str, args: &[&str], wait: Duration, out: &Path) {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("journal.sqlite");
-    let child = Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
-        .arg("console")
+    let child = Command::new(env!("CARGO_BIN_EXE_kriegspiel-console"))
         .args(args)
         .args(["--journal", journal.to_str().unwrap()])
         .env("DISPLAY", display)
