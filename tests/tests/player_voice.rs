@@ -1,6 +1,7 @@
 //! `kriegspiel player --voice` end to end: a running `kriegspiel table` with no boards, White
 //! on the voice terminal (push-to-talk by Enter; each push hears the next `--mic-wav` file,
-//! speech synthesised now with flite and festival), Black typing on the plain terminal. White
+//! speech synthesised now with flite and festival; `--speak` on ALSA's null device), Black
+//! typing on the plain terminal. White
 //! asks for his men, says a try and cancels it, says another and confirms it; only the
 //! confirmed tries reach the table, and the game ends in the expected position.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -65,7 +66,9 @@ impl Terminal {
         cmd.args(["player", "--table", "1", "--color", color, "--socket"])
             .arg(socket);
         if !extra.is_empty() {
-            cmd.arg("--voice");
+            // Spoken too, on ALSA's null device (which does not play in real time: the
+            // terminal still waits the speech's length before it listens).
+            cmd.args(["--voice", "--speak", "--speak-device", "null"]);
             for f in extra {
                 cmd.arg("--mic-wav").arg(f);
             }
@@ -73,7 +76,7 @@ impl Terminal {
         let mut child: Child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let keys = child.stdin.take().unwrap();
@@ -223,7 +226,17 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
     let last = out.lines().last().unwrap();
     let v: serde_json::Value = serde_json::from_str(last).unwrap();
     assert_eq!(v["final_fen"], FINAL_FEN, "{out}");
-    // White's terminal ends when the console hangs up.
+    // White's terminal ends when the console hangs up; it could speak every line.
     let status = white.child.0.wait().unwrap();
     assert!(status.success());
+    let mut err = String::new();
+    white
+        .child
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("cannot speak"), "{err}");
 }

@@ -34,6 +34,8 @@ const PROGRAM: &str = "kriegspiel player";
 
 /// The longest utterance: listening stops by itself after this.
 pub const MAX_UTTERANCE: Duration = Duration::from_secs(15);
+/// The longest wait for the terminal's own speech before listening.
+const MAX_SPEECH_MS: u64 = 30_000;
 /// The largest WAV file `--mic-wav` reads (about 17 minutes of 16 kHz speech).
 const MAX_WAV_BYTES: u64 = 32 << 20;
 
@@ -144,19 +146,27 @@ impl Speaker {
         cv.notify_all();
     }
 
-    /// Holds the speech and waits until the line being spoken is finished.
-    fn hold(&self) {
+    /// Holds the speech and waits until the line being spoken is finished: until its player
+    /// has returned and its length has passed (`muted_until`; a device that does not play in
+    /// real time returns at once).
+    fn hold(&self, muted_until: &AtomicU64, t0: Instant) {
         let (lock, cv) = &*self.state;
-        let Ok(mut st) = lock.lock() else {
-            return;
-        };
-        st.listening = true;
-        while st.speaking {
-            st = match cv.wait(st) {
-                Ok(st) => st,
-                Err(_) => return,
+        {
+            let Ok(mut st) = lock.lock() else {
+                return;
             };
+            st.listening = true;
+            while st.speaking {
+                st = match cv.wait(st) {
+                    Ok(st) => st,
+                    Err(_) => return,
+                };
+            }
         }
+        let left = muted_until
+            .load(Ordering::Relaxed)
+            .saturating_sub(ms_since(t0));
+        std::thread::sleep(Duration::from_millis(left.min(MAX_SPEECH_MS)));
     }
 
     fn release(&self) {
@@ -369,7 +379,7 @@ pub fn run(
                 }
                 // Enter: listen (after the console has finished speaking).
                 if let Some(s) = &screen.speaker {
-                    s.hold();
+                    s.hold(&muted_until, t0);
                 }
                 let began = ms_since(t0);
                 let started = match &source {
