@@ -9,7 +9,9 @@
 //!
 //! With `--speak`, everything he would read is also spoken with espeak-ng, and listening
 //! never overlaps that speech: Enter waits until the console has finished speaking, and what
-//! the console has to say while he is talking waits until he stops.
+//! the console has to say while he is talking waits until he stops. Without it, the lines
+//! are spoken elsewhere (his screen reader, or the console's speech in his headset): Enter
+//! waits about as long as the last line takes to say (60 ms a character).
 
 use std::collections::VecDeque;
 use std::io::Write;
@@ -186,6 +188,12 @@ impl Drop for Speaker {
         }
         cv.notify_all();
     }
+}
+
+/// About how long a line takes to be spoken by a screen reader or the console (15 to 17
+/// characters a second, as 180 words a minute), and a moment to start.
+fn reading_ms(line: &str) -> u64 {
+    300 + 60 * line.chars().count() as u64
 }
 
 fn ms_since(t0: Instant) -> u64 {
@@ -378,8 +386,14 @@ pub fn run(
                     continue;
                 }
                 // Enter: listen (after the console has finished speaking).
-                if let Some(s) = &screen.speaker {
-                    s.hold(&muted_until, t0);
+                match &screen.speaker {
+                    Some(s) => s.hold(&muted_until, t0),
+                    None => {
+                        let left = muted_until
+                            .load(Ordering::Relaxed)
+                            .saturating_sub(ms_since(t0));
+                        std::thread::sleep(Duration::from_millis(left.min(MAX_SPEECH_MS)));
+                    }
                 }
                 let began = ms_since(t0);
                 let started = match &source {
@@ -406,6 +420,11 @@ pub fn run(
                 }
             }
             Some(Event::Console(line)) => {
+                if screen.speaker.is_none() {
+                    // His screen reader (or the console's speech in his headset) says it
+                    // now; the terminal cannot know for how long: about this long.
+                    muted_until.fetch_max(ms_since(t0) + reading_ms(&line), Ordering::Relaxed);
+                }
                 if !screen.show(&line, true) {
                     return ExitCode::SUCCESS;
                 }
