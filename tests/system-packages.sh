@@ -5,12 +5,14 @@ set -euo pipefail
 
 # speech: espeak-ng (the program and the voices), speech-dispatcher with its espeak-ng module
 # (the room speaker, through the tts crate: libspeechd-dev and libclang-dev to build it),
-# alsa-utils (aplay: a player's headset), sox (tests measure recordings).
+# alsa-utils (aplay: a player's headset), sox (tests measure recordings), pulseaudio and
+# pulseaudio-utils (pacat: a headset on a PulseAudio/PipeWire sink; the hall speech test starts
+# a private PulseAudio server with null sinks and records them with parec).
 # voice: PocketSphinx (libpocketsphinx-dev, libsphinxbase-dev to link; pocketsphinx-en-us the
 # model; arecord from alsa-utils captures); the voice tests synthesise speech with flite and
 # festival (festvox-kallpc16k, festvox-kdlpc16k, festvox-us-slt-hts voices).
 KRIEGSPIEL_PACKAGES=(socat espeak-ng sox pkg-config libclang-dev libspeechd-dev speech-dispatcher
-    speech-dispatcher-espeak-ng alsa-utils
+    speech-dispatcher-espeak-ng alsa-utils pulseaudio pulseaudio-utils
     pocketsphinx libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us flite festival
     festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts)
 

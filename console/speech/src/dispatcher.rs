@@ -4,6 +4,7 @@
 //! queues utterances itself, so the thread hands each text over at once and never waits for
 //! its end: a headless speech-dispatcher may never report one.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -43,17 +44,29 @@ impl TtsSpeaker {
         settings: VoiceSettings,
         log: Option<SpeechLog>,
     ) -> Result<TtsSpeaker, String> {
-        let (ready_tx, ready) = mpsc::channel::<Result<String, String>>();
+        let (ready_tx, ready) = mpsc::channel::<Connecting>();
         let (queue, texts) = mpsc::sync_channel::<String>(QUEUE_LIMIT);
         let (done_tx, done) = mpsc::channel();
         let thread = std::thread::spawn(move || {
-            let mut tts = match connect(lang, &settings) {
+            // One connection is set up at a time (the voice list, which takes seconds, is
+            // fetched once and shared); after one hung, none is tried again.
+            let _one = CONNECTING
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if HUNG.load(Ordering::SeqCst) {
+                let _ = ready_tx.send(Connecting::Done(Err(hung_message())));
+                return;
+            }
+            let _ = ready_tx.send(Connecting::Started);
+            let connected = connect(lang, &settings);
+            drop(_one);
+            let mut tts = match connected {
                 Ok((tts, voice)) => {
-                    let _ = ready_tx.send(Ok(voice));
+                    let _ = ready_tx.send(Connecting::Done(Ok(voice)));
                     tts
                 }
                 Err(e) => {
-                    let _ = ready_tx.send(Err(e));
+                    let _ = ready_tx.send(Connecting::Done(Err(e)));
                     return;
                 }
             };
@@ -72,26 +85,78 @@ impl TtsSpeaker {
             }
             let _ = done_tx.send(());
         });
-        match ready.recv_timeout(Duration::from_secs(5)) {
-            Ok(Ok(voice)) => Ok(TtsSpeaker {
-                queue: Some(queue),
-                dropped: 0,
-                thread: Some(thread),
-                done,
-                voice,
-            }),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err("speech-dispatcher did not answer within 5 s".to_owned()),
-        }
+        // Waiting for another table's connection is not this one's time; a connection of
+        // its own gets CONNECT_LIMIT.
+        let mut deadline: Option<Instant> = None;
+        let result = loop {
+            match ready.recv_timeout(Duration::from_millis(50)) {
+                Ok(Connecting::Started) => deadline = Some(Instant::now() + CONNECT_LIMIT),
+                Ok(Connecting::Done(r)) => break r,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    break Err("speech-dispatcher's connection thread ended".to_owned())
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => match deadline {
+                    Some(d) if Instant::now() >= d => {
+                        HUNG.store(true, Ordering::SeqCst);
+                        break Err(hung_message());
+                    }
+                    None if HUNG.load(Ordering::SeqCst) => break Err(hung_message()),
+                    _ => {}
+                },
+            }
+        };
+        result.map(|voice| TtsSpeaker {
+            queue: Some(queue),
+            dropped: 0,
+            thread: Some(thread),
+            done,
+            voice,
+        })
     }
 }
+
+/// How long one connection may take (connect, list the voices, set them).
+pub const CONNECT_LIMIT: Duration = Duration::from_secs(5);
+
+fn hung_message() -> String {
+    format!(
+        "speech-dispatcher did not answer within {} s",
+        CONNECT_LIMIT.as_secs()
+    )
+}
+
+enum Connecting {
+    /// This speaker's connection is being set up now.
+    Started,
+    Done(Result<String, String>),
+}
+
+/// Held while a connection is set up, so that the voice list is fetched once
+/// ([`VOICES`]) and a hung speech-dispatcher holds one thread, not one per table.
+static CONNECTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Set once a connection did not answer within [`CONNECT_LIMIT`].
+static HUNG: AtomicBool = AtomicBool::new(false);
+/// speech-dispatcher's voices, listed by the first connection (13 000 with espeak-ng's
+/// variants: seconds).
+static VOICES: std::sync::Mutex<Option<Vec<tts::Voice>>> = std::sync::Mutex::new(None);
 
 fn connect(lang: Lang, settings: &VoiceSettings) -> Result<(Tts, String), String> {
     let mut tts = Tts::new(tts::Backends::SpeechDispatcher)
         .map_err(|e| format!("cannot reach speech-dispatcher: {e}"))?;
-    let voices = tts
-        .voices()
-        .map_err(|e| format!("speech-dispatcher lists no voices: {e}"))?;
+    let mut cached = VOICES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let voices = match cached.as_ref() {
+        Some(v) => v.clone(),
+        None => {
+            let v = tts
+                .voices()
+                .map_err(|e| format!("speech-dispatcher lists no voices: {e}"))?;
+            *cached = Some(v.clone());
+            v
+        }
+    };
+    drop(cached);
     let tag = language_tag(lang);
     let chosen = match &settings.voice {
         Some(name) => voices
@@ -133,6 +198,10 @@ impl Speaker for TtsSpeaker {
                 queue_full(&mut self.dropped);
             }
         }
+    }
+
+    fn close(&mut self) {
+        self.queue = None;
     }
 
     fn finish(&mut self, limit: Duration) {

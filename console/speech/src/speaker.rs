@@ -18,6 +18,9 @@ pub trait Speaker {
     /// Waits (at most `limit`) for the queued texts to be spoken, e.g. the last announcement
     /// of a game before the program exits.
     fn finish(&mut self, limit: Duration);
+    /// Takes no more texts (what is queued is still spoken); returns at once. Lets several
+    /// outputs drain together before each is waited for with [`Speaker::finish`].
+    fn close(&mut self) {}
 }
 
 /// Remembers every text, for tests.
@@ -203,11 +206,15 @@ impl Sink {
                     rate.to_string(),
                 ],
             )),
+            // A short target latency: with pacat's default (about 2 s of buffer), a short
+            // utterance waits in the buffer for the next one, and words written after an
+            // underrun are partly skipped (measured on a null sink's monitor).
             Sink::Pulse(d) => Some((
                 "pacat",
                 vec![
                     "--playback".into(),
                     format!("--device={d}"),
+                    "--latency-msec=50".into(),
                     "--format=s16le".into(),
                     "--channels=1".into(),
                     format!("--rate={rate}"),
@@ -823,6 +830,10 @@ impl Speaker for CommandSpeaker {
                 queue_full(&mut self.dropped);
             }
         }
+    }
+
+    fn close(&mut self) {
+        self.queue = None;
     }
 
     fn finish(&mut self, limit: Duration) {

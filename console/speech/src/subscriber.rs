@@ -76,16 +76,22 @@ pub fn spawn(
                 Err(broadcast::error::RecvError::Closed) => break,
             }
         }
-        // One deadline for all the table's outputs: they speak at once, each on its thread.
+        // One deadline for all the table's outputs: each drains on its own thread at once,
+        // so a hung one (a stopped speech-dispatcher) costs the others nothing.
         let deadline = std::time::Instant::now() + finish;
-        for s in [
+        let mut outputs: Vec<_> = [
             speakers.room.as_mut(),
             speakers.white.as_mut(),
             speakers.black.as_mut(),
         ]
         .into_iter()
         .flatten()
-        {
+        .collect();
+        for s in &mut outputs {
+            s.close();
+        }
+        // The headsets first: the room's speech-dispatcher is the one that may never answer.
+        for s in outputs.iter_mut().rev() {
             s.finish(deadline.saturating_duration_since(std::time::Instant::now()));
         }
     })

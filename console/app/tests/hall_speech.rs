@@ -1,0 +1,875 @@
+//! `kriegspiel hall` speaks every table, each word to the right ear: the real program with
+//! a round file of two tables (Wild 16, strict touch-move; table 1 in English, table 2 in
+//! French), each on two simulated boards (`kriegspiel-board simulate` behind socat
+//! cables), playing the speech crate's scenario (touch-move reminders and guidance for both
+//! players, a refused try each heard by the mover alone, a promotion choice, a question out
+//! of turn, a resignation).
+//!
+//! - ALSA: each player's headset is an ALSA `type file` PCM of a test `.asoundrc`, the room
+//!   is a private headless speech-dispatcher whose ALSA default is a file. Each table's
+//!   speech log equals the test's own routing of the same scenario; each headset's file
+//!   holds exactly its player's words (sample for sample against espeak-ng, up to aplay's
+//!   last period) and is non-silent per sox; the room's recording holds the public words
+//!   of both tables and no private ones.
+//! - PulseAudio: a private PulseAudio server with a null sink per output; table 1's room
+//!   and every headset are `pulse:SINK`s recorded from their monitors with parec; table 2's
+//!   room is a speech-dispatcher that hangs (stopped) once the hall has opened, and no
+//!   table waits for it.
+//!
+//! Needs espeak-ng, sox, alsa-utils, socat, speech-dispatcher, pulseaudio and
+//! pulseaudio-utils (tests/system-packages.sh installs them); nothing is skipped.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
+
+use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, TimeMode};
+use kriegspiel_referee::Lang;
+use kriegspiel_speech::speaker::espeak_voice;
+use kriegspiel_speech::{hear, Hearer, Positions};
+use kriegspiel_table::trace::parse_event;
+use serde_json::Value;
+
+/// The speech crate's scenario: times in ms from the boards' start.
+const SCENARIO: &str = include_str!("../../speech/tests/scenario.txt");
+
+/// The most silence aplay adds when it ends (one ALSA period at 22050 Hz).
+const PADDING: u64 = 11025;
+
+/// The two tables: name, language.
+const TABLES: [(&str, Lang, &str); 2] = [("1", Lang::En, "en"), ("2", Lang::Fr, "fr")];
+
+/// One test at a time: each plays 30 s of real time and measures audio.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Ends a child process when dropped.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// What each output must hear, in order.
+#[derive(Debug, Default, Clone)]
+struct Expected {
+    public: Vec<String>,
+    white: Vec<String>,
+    black: Vec<String>,
+}
+
+impl Expected {
+    fn of(&self, label: &str) -> &[String] {
+        match label {
+            "public" => &self.public,
+            "white" => &self.white,
+            _ => &self.black,
+        }
+    }
+}
+
+/// The test's own routing: the scenario played through an in-process hall in simulated
+/// time, every output routed by `hear`.
+fn expected(lang: &str, journal: &Path) -> Expected {
+    let scripted = SCENARIO
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let e = parse_event(l).unwrap();
+            (e.at, e.input)
+        })
+        .collect();
+    let spec = TableSpec {
+        name: "oracle".into(),
+        setup: TableSetup {
+            rules: "wild16".into(),
+            lang: lang.into(),
+            touch_move: "strict".into(),
+            ..TableSetup::default()
+        },
+        white: BoardSource::Absent,
+        black: BoardSource::Absent,
+        scripted,
+        resume: false,
+    };
+    let hall = kriegspiel_hall::start(
+        Journal::open(journal).unwrap(),
+        vec![spec],
+        TimeMode::Simulated,
+    )
+    .unwrap();
+    let mut events = hall.events;
+    let mut out = Expected::default();
+    let mut wording = None;
+    let mut known = Positions::default();
+    loop {
+        match events.blocking_recv().unwrap() {
+            HallEvent::Opened {
+                wording: w, lang, ..
+            } => wording = Some((w, lang)),
+            HallEvent::View(v) => known.record_fen(&v.fen),
+            HallEvent::Output { output, .. } => {
+                let (w, lang) = wording.unwrap();
+                if let Some(u) = hear(&w, lang, &output, &known) {
+                    match u.hearer {
+                        Hearer::Public => out.public.push(u.text),
+                        Hearer::Player(c) if c.is_white() => out.white.push(u.text),
+                        Hearer::Player(_) => out.black.push(u.text),
+                    }
+                }
+            }
+            HallEvent::Ended { .. } => break,
+            _ => {}
+        }
+    }
+    let _ = hall.handle.send(kriegspiel_hall::HallCommand::Shutdown);
+    let _ = hall.thread.join();
+    assert!(
+        out.white.len() >= 8 && out.black.len() >= 8 && out.public.len() >= 5,
+        "{out:?}"
+    );
+    out
+}
+
+/// The board program, built once (tests/run.sh builds it before the tests).
+fn board_program() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let out = Command::new(cargo)
+        .current_dir(root())
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "kriegspiel-board",
+            "--bin",
+            "kriegspiel-board",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    target.join("debug/kriegspiel-board")
+}
+
+/// A socat cable: (guard, the board's end, the console's end).
+fn cable(dir: &Path, name: &str) -> (Guard, PathBuf, PathBuf) {
+    let board = dir.join(format!("{name}-board"));
+    let console = dir.join(format!("{name}-console"));
+    let child = Command::new("socat")
+        .arg(format!("pty,raw,echo=0,link={}", board.display()))
+        .arg(format!("pty,raw,echo=0,link={}", console.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("socat (apt-get install socat)");
+    let start = Instant::now();
+    while !(board.exists() && console.exists()) {
+        assert!(start.elapsed() < Duration::from_secs(10), "socat {name}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    (Guard(child), board, console)
+}
+
+/// One board's script (`occupied ...` then `MS lift|place SQ`) from the scenario.
+fn board_script(color: &str) -> String {
+    let ranks = if color == "white" {
+        ["1", "2"]
+    } else {
+        ["7", "8"]
+    };
+    let mut out = String::from("occupied");
+    for rank in ranks {
+        for file in 'a'..='h' {
+            out.push_str(&format!(" {file}{rank}"));
+        }
+    }
+    out.push('\n');
+    for line in SCENARIO.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if let [at, c, action @ ("lift" | "place"), square] = w[..] {
+            if c == color {
+                out.push_str(&format!("{at} {action} {square}\n"));
+            }
+        }
+    }
+    // Stay connected until the game is over (the program ends after its last event).
+    let corner = if color == "white" { "a1" } else { "a8" };
+    out.push_str(&format!("120000 lift {corner}\n120100 place {corner}\n"));
+    out
+}
+
+/// The scenario's keypad lines for `table`: (ms, JSON line).
+fn keypad(table: usize) -> Vec<(u64, String)> {
+    SCENARIO
+        .lines()
+        .filter_map(|line| {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            let (at, color) = (w.first()?.parse().ok()?, *w.get(1)?);
+            let what = match w.get(2..)? {
+                ["promote", piece] => format!("\"promote\":\"{piece}\""),
+                ["ask", q] => format!("\"ask\":\"{q}\""),
+                ["resign"] => "\"resign\":true".to_owned(),
+                _ => return None,
+            };
+            Some((
+                at,
+                format!("{{\"table\":{table},\"color\":\"{color}\",{what}}}"),
+            ))
+        })
+        .collect()
+}
+
+/// What the hall printed and how long it took.
+struct HallRun {
+    lines: Vec<Value>,
+    stderr: String,
+    /// From the boards' start to the hall's exit.
+    played: Duration,
+}
+
+/// Runs `kriegspiel hall` on `round` (its `{DIR}` replaced by `dir`) with `env`, both
+/// tables on simulated boards; `opened` runs once both tables have opened, before the
+/// boards start.
+fn run_hall(dir: &Path, round: &str, env: &[(String, String)], opened: impl FnOnce()) -> HallRun {
+    let mut cables = Vec::new();
+    for t in 1..=2 {
+        for color in ["white", "black"] {
+            cables.push((t, color, cable(dir, &format!("t{t}-{color}"))));
+        }
+    }
+    let round_file = dir.join("round.toml");
+    std::fs::write(
+        &round_file,
+        round.replace("{DIR}", &dir.display().to_string()),
+    )
+    .unwrap();
+    let mut hall = Command::new(env!("CARGO_BIN_EXE_kriegspiel"));
+    hall.arg("hall")
+        .arg("--config")
+        .arg(&round_file)
+        .arg("--journal")
+        .arg(dir.join("round.sqlite"))
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut hall = Guard(hall.spawn().unwrap());
+    let (tx, lines) = mpsc::channel::<String>();
+    let stdout = hall.0.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines() {
+            let Ok(l) = l else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stderr_pipe = hall.0.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr_pipe.read_to_string(&mut s);
+        s
+    });
+    let mut printed = Vec::new();
+    let limit = Instant::now() + Duration::from_secs(30);
+    while printed
+        .iter()
+        .filter(|v: &&Value| v.get("opened").is_some())
+        .count()
+        < 2
+    {
+        let left = limit.saturating_duration_since(Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(l) => printed.push(serde_json::from_str(&l).unwrap()),
+            Err(_) => {
+                drop(hall);
+                panic!(
+                    "the hall did not open both tables: {}",
+                    stderr.join().unwrap()
+                );
+            }
+        }
+    }
+    opened();
+    let program = board_program();
+    let mut boards = Vec::new();
+    for (t, color, (_, board_end, _)) in &cables {
+        let script = dir.join(format!("t{t}-{color}.script"));
+        std::fs::write(&script, board_script(color)).unwrap();
+        let id = if *color == "white" { "1" } else { "2" };
+        boards.push(Guard(
+            Command::new(&program)
+                .args(["simulate", "--quiet", "--board-id", id, "--script"])
+                .arg(&script)
+                .arg("--port")
+                .arg(board_end)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        ));
+    }
+    let start = Instant::now();
+    let mut stdin = hall.0.stdin.take().unwrap();
+    let mut commands: Vec<(u64, String)> = keypad(1).into_iter().chain(keypad(2)).collect();
+    commands.sort();
+    std::thread::spawn(move || {
+        for (at, line) in commands {
+            let when = start + Duration::from_millis(at);
+            std::thread::sleep(when.saturating_duration_since(Instant::now()));
+            if writeln!(stdin, "{line}")
+                .and_then(|()| stdin.flush())
+                .is_err()
+            {
+                return;
+            }
+        }
+        // Keep standard input open until the hall ends.
+        std::thread::sleep(Duration::from_secs(120));
+    });
+    let limit = start + Duration::from_secs(90);
+    loop {
+        let left = limit.saturating_duration_since(Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(l) => printed.push(serde_json::from_str(&l).unwrap()),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                drop(hall);
+                panic!(
+                    "the hall did not end within 90 s; last lines {:?}; stderr: {}",
+                    &printed[printed.len().saturating_sub(5)..],
+                    stderr.join().unwrap()
+                );
+            }
+        }
+    }
+    let status = hall.0.wait().unwrap();
+    let played = start.elapsed();
+    let stderr = stderr.join().unwrap();
+    assert!(status.success(), "{stderr}");
+    drop(boards);
+    HallRun {
+        lines: printed,
+        stderr,
+        played,
+    }
+}
+
+/// Both games ended with Black's resignation, and each table's JSON lines carry the
+/// private messages the test expects for it (the written form, so only their number).
+fn check_games(run: &HallRun, expected: &[Expected]) {
+    for (i, exp) in expected.iter().enumerate() {
+        let table = i + 1;
+        let of_table: Vec<&Value> = run.lines.iter().filter(|v| v["table"] == table).collect();
+        let result = of_table.iter().find(|v| v.get("final_fen").is_some());
+        assert_eq!(
+            result.map(|v| v["result"].clone()),
+            Some("1-0".into()),
+            "table {table}: {of_table:?}\n{}",
+            run.stderr
+        );
+        for (color, words) in [("white", &exp.white), ("black", &exp.black)] {
+            let private = of_table
+                .iter()
+                .filter(|v| {
+                    v["private"] == color || (v["heard_by"] == "mover" && v["color"] == color)
+                })
+                .count();
+            assert_eq!(
+                private,
+                words.len(),
+                "table {table}: {color}'s private lines and the words routed to him"
+            );
+        }
+    }
+}
+
+/// The lines of a speech log with this label.
+fn logged(log: &Path, label: &str) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter(|(l, _)| *l == label)
+        .map(|(_, t)| t.to_owned())
+        .collect()
+}
+
+/// espeak-ng's audio for `text` (16-bit mono samples at 22050 Hz).
+fn espeak(lang: Lang, text: &str) -> Vec<i16> {
+    let out = Command::new("espeak-ng")
+        .args(["-v", espeak_voice(lang), "--stdout", "--", text])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "espeak-ng failed for '{text}'");
+    samples(&out.stdout[44.min(out.stdout.len())..])
+}
+
+fn samples(raw: &[u8]) -> Vec<i16> {
+    raw.chunks_exact(2)
+        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+        .collect()
+}
+
+fn espeak_total(lang: Lang, texts: &[String]) -> u64 {
+    texts.iter().map(|t| espeak(lang, t).len() as u64).sum()
+}
+
+/// `(samples, RMS amplitude)` of a recording per sox; `raw`: headerless 16-bit mono 22050 Hz.
+fn sox_stat(file: &Path, raw: bool) -> (u64, f64) {
+    let mut cmd = Command::new("sox");
+    if raw {
+        cmd.args([
+            "-t", "raw", "-r", "22050", "-e", "signed", "-b", "16", "-c", "1",
+        ]);
+    } else {
+        cmd.arg("--ignore-length");
+    }
+    let out = cmd
+        .arg(file)
+        .args(["-n", "stat"])
+        .output()
+        .expect("sox (apt-get install sox)");
+    let text = String::from_utf8_lossy(&out.stderr);
+    let field = |name: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split(':').nth(1))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in sox's output for {}: {text}", file.display()))
+    };
+    (field("Samples read") as u64, field("RMS     amplitude"))
+}
+
+/// Voiced time: the 10 ms windows whose RMS is above -36 dBFS. The same measure of the
+/// recording and of espeak-ng's own audio tells whether a sink heard the words it should.
+fn voiced_windows(s: &[i16]) -> u64 {
+    s.chunks(220)
+        .filter(|w| {
+            let sum: f64 = w.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
+            (sum / w.len() as f64).sqrt() > 520.0
+        })
+        .count() as u64
+}
+
+/// A private speech-dispatcher (tests/tools/start-speechd.sh) whose audio goes to a file;
+/// killed when dropped, also when stopped.
+struct Dispatcher {
+    pid: String,
+    address: String,
+    wav: PathBuf,
+}
+
+impl Dispatcher {
+    fn start(dir: &Path) -> Dispatcher {
+        let out = Command::new("bash")
+            .arg(root().join("tests/tools/start-speechd.sh"))
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let var = |name: &str| {
+            text.split_whitespace()
+                .find_map(|w| w.strip_prefix(&format!("{name}=")))
+                .unwrap_or_else(|| panic!("no {name} in {text}"))
+                .to_owned()
+        };
+        Dispatcher {
+            pid: var("SPEECHD_PID"),
+            address: var("SPEECHD_ADDRESS"),
+            wav: PathBuf::from(var("SPEECHD_WAV")),
+        }
+    }
+
+    fn signal(&self, signal: &str) {
+        let _ = Command::new("kill")
+            .args([signal, &self.pid])
+            .status()
+            .unwrap();
+    }
+
+    /// Waits until the recording has not grown for 2 s.
+    fn wait_quiet(&self) {
+        let size = || std::fs::metadata(&self.wav).map(|m| m.len()).unwrap_or(0);
+        let start = Instant::now();
+        let (mut last, mut since) = (size(), Instant::now());
+        while start.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = size();
+            if now != last {
+                (last, since) = (now, Instant::now());
+            } else if since.elapsed() >= Duration::from_secs(2) {
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for Dispatcher {
+    fn drop(&mut self) {
+        self.signal("-KILL");
+    }
+}
+
+fn round_table(name: &str, lang: &str, audio: &str) -> String {
+    format!(
+        r#"
+[[table]]
+name = "{name}"
+rules = "wild16"
+lang = "{lang}"
+touch_move = "strict"
+white = "{{DIR}}/t{name}-white-console"
+black = "{{DIR}}/t{name}-black-console"
+white_board_id = 1
+black_board_id = 2
+speech_log = "{{DIR}}/t{name}.tsv"
+{audio}
+"#
+    )
+}
+
+fn oracle(dir: &Path) -> Vec<Expected> {
+    TABLES
+        .iter()
+        .map(|(name, _, code)| expected(code, &dir.join(format!("oracle-{name}.sqlite"))))
+        .collect()
+}
+
+/// Each table's speech log holds exactly what the test's routing sends to each output, and
+/// nothing of the other table's.
+fn check_logs(dir: &Path, expected: &[Expected], tables: &[usize], labels: &[&str]) {
+    for &i in tables {
+        let name = TABLES[i].0;
+        let log = dir.join(format!("t{name}.tsv"));
+        for label in labels {
+            assert_eq!(
+                logged(&log, label),
+                expected[i].of(label),
+                "table {name}: {label}"
+            );
+        }
+        let other = &expected[1 - i];
+        for text in other.white.iter().chain(&other.black) {
+            assert!(
+                !std::fs::read_to_string(&log)
+                    .unwrap()
+                    .contains(text.as_str()),
+                "table {name}'s log holds the other table's '{text}'"
+            );
+        }
+    }
+    for exp in expected {
+        for private in exp.white.iter().chain(&exp.black) {
+            assert!(!exp.public.contains(private), "'{private}' in public");
+        }
+    }
+}
+
+#[test]
+fn every_table_of_a_hall_speaks_to_its_own_alsa_headsets_and_room() {
+    let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let expected = oracle(dir.path());
+    let speechd = Dispatcher::start(&dir.path().join("speechd"));
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let pcms = ["t1white", "t1black", "t2white", "t2black"];
+    let asoundrc: String = pcms
+        .iter()
+        .map(|n| {
+            format!(
+                "pcm.{n} {{ type file; slave.pcm \"null\"; file \"{}\"; format \"wav\" }}\n",
+                dir.path().join(format!("{n}.wav")).display()
+            )
+        })
+        .collect();
+    std::fs::write(home.join(".asoundrc"), asoundrc).unwrap();
+    let round = format!(
+        "event = \"Speech round\"\n{}{}",
+        round_table(
+            "1",
+            "en",
+            "white_audio = \"t1white\"\nblack_audio = \"alsa:t1black\""
+        ),
+        round_table(
+            "2",
+            "fr",
+            "white_audio = \"t2white\"\nblack_audio = \"t2black\""
+        )
+    );
+    let env = [
+        ("HOME".to_owned(), home.display().to_string()),
+        ("SPEECHD_ADDRESS".to_owned(), speechd.address.clone()),
+    ];
+    let run = run_hall(dir.path(), &round, &env, || {});
+    assert!(
+        run.stderr.contains("speaking through speech-dispatcher"),
+        "{}",
+        run.stderr
+    );
+    check_games(&run, &expected);
+    check_logs(
+        dir.path(),
+        &expected,
+        &[0, 1],
+        &["public", "white", "black"],
+    );
+
+    // Each headset's file: exactly its player's words, non-silent.
+    for (i, (name, lang, _)) in TABLES.iter().enumerate() {
+        for (color, words) in [("white", &expected[i].white), ("black", &expected[i].black)] {
+            let wav = dir.path().join(format!("t{name}{color}.wav"));
+            let (samples, rms) = sox_stat(&wav, false);
+            let want = espeak_total(*lang, words);
+            assert!(
+                (want..=want + PADDING).contains(&samples),
+                "table {name} {color}: {samples} samples, not the {want} of his {} utterances",
+                words.len()
+            );
+            assert!(rms > 0.01, "table {name} {color}: silent (RMS {rms})");
+        }
+    }
+    // The measure tells the tables and the players apart: any word of another ear would
+    // have shown.
+    let lens: Vec<u64> = expected
+        .iter()
+        .zip(TABLES)
+        .flat_map(|(e, (_, lang, _))| {
+            [
+                espeak_total(lang, &e.white),
+                espeak_total(lang, &e.black),
+                espeak_total(lang, &e.public),
+            ]
+        })
+        .collect();
+    for (a, x) in lens.iter().enumerate() {
+        for y in &lens[a + 1..] {
+            assert!(x.abs_diff(*y) > PADDING, "{lens:?}");
+        }
+    }
+
+    // The room: speech-dispatcher spoke both tables' public words, and no private ones.
+    speechd.wait_quiet();
+    let public: u64 = expected
+        .iter()
+        .zip(TABLES)
+        .map(|(e, (_, lang, _))| espeak_total(lang, &e.public))
+        .sum();
+    let private_min = expected
+        .iter()
+        .zip(TABLES)
+        .flat_map(|(e, (_, lang, _))| [espeak_total(lang, &e.white), espeak_total(lang, &e.black)])
+        .min()
+        .unwrap();
+    let (recorded, rms) = sox_stat(&speechd.wav, false);
+    let ratio = recorded as f64 / public as f64;
+    eprintln!(
+        "speech-dispatcher recorded {recorded} samples for the public words of both tables ({public} with espeak-ng): ratio {ratio:.3}; the smallest private share {private_min}"
+    );
+    assert!(rms > 0.01, "the room's recording is silent (RMS {rms})");
+    assert!(
+        (0.95..1.25).contains(&ratio),
+        "ratio {ratio}: public words missing or extra"
+    );
+    assert!(
+        (recorded as f64) < (public + private_min) as f64 * 0.98,
+        "the room's recording is as long as public and private words together"
+    );
+}
+
+/// A parec recording of a sink's monitor, raw 16-bit mono 22050 Hz.
+struct Recorder {
+    child: Guard,
+    file: PathBuf,
+}
+
+#[test]
+fn headsets_on_pulseaudio_sinks_and_a_hung_speech_dispatcher() {
+    let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let expected = oracle(dir.path());
+    let sinks = ["t1_room", "t1_white", "t1_black", "t2_white", "t2_black"];
+    let out = Command::new("bash")
+        .arg(root().join("tests/tools/start-pulseaudio.sh"))
+        .arg(dir.path().join("pulse"))
+        .args(sinks)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the private PulseAudio server: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let vars = String::from_utf8_lossy(&out.stdout).into_owned();
+    let var = |name: &str| {
+        vars.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("no {name} in {vars}"))
+            .to_owned()
+    };
+    struct Pulse(String);
+    impl Drop for Pulse {
+        fn drop(&mut self) {
+            let _ = Command::new("kill").arg(&self.0).status();
+        }
+    }
+    let _pulse = Pulse(var("PULSE_PID"));
+    let pulse_env = [
+        ("PULSE_SERVER".to_owned(), var("PULSE_SERVER")),
+        ("PULSE_CLIENTCONFIG".to_owned(), var("PULSE_CLIENTCONFIG")),
+    ];
+    let recorders: Vec<Recorder> = sinks
+        .iter()
+        .map(|s| {
+            let file = dir.path().join(format!("{s}.raw"));
+            let child = Command::new("parec")
+                .arg(format!("--device={s}.monitor"))
+                .args(["--raw", "--format=s16le", "--channels=1", "--rate=22050"])
+                .envs(pulse_env.iter().map(|(k, v)| (k, v)))
+                .stdout(std::fs::File::create(&file).unwrap())
+                .spawn()
+                .expect("parec (apt-get install pulseaudio-utils)");
+            Recorder {
+                child: Guard(child),
+                file,
+            }
+        })
+        .collect();
+    // parec records from when its stream is up: wait for all five, and a second more.
+    let start = Instant::now();
+    loop {
+        let listed = Command::new("pactl")
+            .args(["list", "short", "source-outputs"])
+            .envs(pulse_env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&listed.stdout).lines().count() >= sinks.len() {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "parec did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+
+    // Table 2's room speaker is a speech-dispatcher that hangs as soon as the tables open.
+    let speechd = Dispatcher::start(&dir.path().join("speechd"));
+    let round = format!(
+        "{}{}",
+        round_table(
+            "1",
+            "en",
+            "public_audio = \"pulse:t1_room\"\nwhite_audio = \"pulse:t1_white\"\nblack_audio = \"pulse:t1_black\""
+        ),
+        round_table(
+            "2",
+            "fr",
+            "white_audio = \"pulse:t2_white\"\nblack_audio = \"pulse:t2_black\""
+        )
+    );
+    let mut env = pulse_env.to_vec();
+    env.push(("SPEECHD_ADDRESS".to_owned(), speechd.address.clone()));
+    let run = run_hall(dir.path(), &round, &env, || speechd.signal("-STOP"));
+    check_games(&run, &expected);
+    // The game takes 28 s of board time; the hall ends at most its 10 s of last words later,
+    // however long the hung room speaker would take.
+    assert!(
+        run.played < Duration::from_secs(28 + 14),
+        "the hall took {:?}",
+        run.played
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    // Table 1: every output; table 2: the headsets (its room's log stops where the
+    // dispatcher hung).
+    check_logs(dir.path(), &expected, &[0], &["public", "white", "black"]);
+    let t2 = dir.path().join("t2.tsv");
+    assert_eq!(logged(&t2, "white"), expected[1].white);
+    assert_eq!(logged(&t2, "black"), expected[1].black);
+
+    let energy = |s: &[i16]| s.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>();
+    // Which table and output each sink is.
+    let output = |sink: &str| -> (usize, &'static str) {
+        let (table, label) = sink.split_once('_').unwrap();
+        let label = match label {
+            "room" => "public",
+            "white" => "white",
+            _ => "black",
+        };
+        (usize::from(table == "t2"), label)
+    };
+    for (rec, sink) in recorders.into_iter().zip(sinks) {
+        let _ = Command::new("kill")
+            .args(["-INT", &rec.child.0.id().to_string()])
+            .status();
+        drop(rec.child);
+        let (i, label) = output(sink);
+        let lang = TABLES[i].1;
+        let want: Vec<i16> = expected[i]
+            .of(label)
+            .iter()
+            .flat_map(|t| espeak(lang, t))
+            .collect();
+        let got = samples(&std::fs::read(&rec.file).unwrap());
+        let (n, rms) = sox_stat(&rec.file, true);
+        assert_eq!(n, got.len() as u64);
+        let (voiced, want_voiced) = (voiced_windows(&got), voiced_windows(&want));
+        let ratio = energy(&got) / energy(&want);
+        eprintln!(
+            "{sink}: {voiced} voiced 10 ms windows, espeak-ng's words for it {want_voiced}; energy ratio {ratio:.3}; RMS {rms}"
+        );
+        assert!(rms > 0.003, "{sink} is silent (RMS {rms})");
+        // What reached the sink is its own words: as many voiced windows and as much
+        // energy as espeak-ng's audio for them (PulseAudio resamples to 44.1 kHz stereo
+        // and back: a little is lost).
+        let tolerance = want_voiced / 50 + 10;
+        assert!(
+            voiced.abs_diff(want_voiced) <= tolerance,
+            "{sink}: {voiced} voiced windows, its words have {want_voiced}"
+        );
+        assert!(
+            (0.97..1.02).contains(&ratio),
+            "{sink}: energy {ratio} of its words'"
+        );
+        // And any single word of another ear would have shown: every utterance of every
+        // other output (of both tables) is above one of the two tolerances.
+        for other in sinks.iter().filter(|o| **o != sink) {
+            let (j, other_label) = output(other);
+            for text in expected[j].of(other_label) {
+                if expected[i].of(label).contains(text) {
+                    continue; // the same words (a public announcement on both)
+                }
+                let u = espeak(TABLES[j].1, text);
+                assert!(
+                    voiced_windows(&u) > tolerance || energy(&u) / energy(&want) > 0.03,
+                    "{sink}: '{text}' of {other} would not show"
+                );
+            }
+        }
+    }
+    speechd.signal("-CONT");
+}
