@@ -533,6 +533,24 @@ impl Drop for Dispatcher {
     }
 }
 
+/// `kriegspiel hall` on a round file that it must refuse at start: its message.
+fn refused(dir: &Path, round: &str, env: &[(String, String)]) -> String {
+    let file = dir.join("bad-round.toml");
+    std::fs::write(&file, round).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
+        .arg("hall")
+        .arg("--config")
+        .arg(&file)
+        .arg("--journal")
+        .arg(dir.join("bad.sqlite"))
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 fn round_table(name: &str, lang: &str, audio: &str) -> String {
     format!(
         r#"
@@ -624,6 +642,16 @@ fn every_table_of_a_hall_speaks_to_its_own_alsa_headsets_and_room() {
         ("HOME".to_owned(), home.display().to_string()),
         ("SPEECHD_ADDRESS".to_owned(), speechd.address.clone()),
     ];
+    // A device that is not there is refused at start, by table and key.
+    let e = refused(
+        dir.path(),
+        "[[table]]\nname = \"1\"\n[[table]]\nname = \"2\"\nblack_audio = \"t2blak\"\n",
+        &env,
+    );
+    assert!(
+        e.contains("bad-round.toml: table 2 ('2'): black_audio: ALSA device 't2blak' cannot be opened (unknown PCM; audio open error: No such file or directory)"),
+        "{e}"
+    );
     let run = run_hall(dir.path(), &round, &env, || {});
     assert!(
         run.stderr.contains("speaking through speech-dispatcher"),
@@ -794,6 +822,15 @@ fn headsets_on_pulseaudio_sinks_and_a_hung_speech_dispatcher() {
     );
     let mut env = pulse_env.to_vec();
     env.push(("SPEECHD_ADDRESS".to_owned(), speechd.address.clone()));
+    let e = refused(
+        dir.path(),
+        "[[table]]\nname = \"1\"\nwhite_audio = \"pulse:t1_whit\"\n",
+        &env,
+    );
+    assert!(
+        e.contains("bad-round.toml: table 1 ('1'): white_audio: PulseAudio sink 't1_whit' does not exist (the server's sinks: t1_room, t1_white, t1_black, t2_white, t2_black)"),
+        "{e}"
+    );
     let run = run_hall(dir.path(), &round, &env, || speechd.signal("-STOP"));
     check_games(&run, &expected);
     // The game takes 28 s of board time; the hall ends at most its 10 s of last words later,
