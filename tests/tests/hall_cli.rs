@@ -17,6 +17,8 @@ rules = "cincinnati"
 time_control = "25+10"
 white_player = "Ann"
 black_player = "Bob"
+no_speech_dispatcher = true
+speech_log = "SPEECH_LOG"
 
 [[table]]
 name = "2"
@@ -28,13 +30,17 @@ lang = "fr"
 fn a_round_of_two_tables_decided_from_standard_input() {
     let dir = tempfile::tempdir().unwrap();
     let round = dir.path().join("round.toml");
-    std::fs::write(&round, ROUND).unwrap();
+    let speech_log = dir.path().join("speech.log");
+    let round_text = ROUND.replace("SPEECH_LOG", speech_log.to_str().unwrap());
+    std::fs::write(&round, &round_text).unwrap();
     let journal = dir.path().join("round.sqlite");
     let mut hall = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
         .args(["hall", "--config"])
         .arg(&round)
         .arg("--journal")
         .arg(&journal)
+        // Silent: this test reads the JSON lines; the hall's speech has tests of its own.
+        .arg("--no-speech")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -54,6 +60,8 @@ fn a_round_of_two_tables_decided_from_standard_input() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("no table 3 (1 to 2)"), "{stderr}");
+    // --no-speech outweighs the round file: table 1's adjudication was logged by no speaker.
+    assert!(!speech_log.exists(), "{stderr}");
     let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -106,7 +114,7 @@ fn a_round_of_two_tables_decided_from_standard_input() {
     assert_eq!(log.lines().count(), 3, "{log}");
 
     // A round file with a mistake names the file, the table and the field.
-    std::fs::write(&round, ROUND.replace("\"25+10\"", "\"25 minutes\"")).unwrap();
+    std::fs::write(&round, round_text.replace("\"25+10\"", "\"25 minutes\"")).unwrap();
     let bad = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
         .args(["hall", "--config"])
         .arg(&round)

@@ -27,6 +27,10 @@ pub struct Args {
     /// The players' terminals' socket (`kriegspiel player`); default: beside the journal.
     #[arg(long, value_name = "PATH")]
     player_socket: Option<PathBuf>,
+    /// Speak nothing at any table, whatever the round file says (the JSON lines still carry
+    /// every word).
+    #[arg(long)]
+    no_speech: bool,
 }
 
 /// A round file.
@@ -248,7 +252,14 @@ pub fn read_round_with_audio(path: &Path) -> Result<Vec<RoundEntry>, String> {
 
 pub fn run(args: Args) -> ExitCode {
     let entries = match read_round_with_audio(&args.config) {
-        Ok(s) => s,
+        Ok(mut s) => {
+            if args.no_speech {
+                for e in &mut s {
+                    e.audio.off = true;
+                }
+            }
+            s
+        }
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);

@@ -332,6 +332,7 @@ mod tests {
                 ..Health::default()
             },
             seq: None,
+            at: std::time::Duration::ZERO,
         }
     }
 
@@ -340,6 +341,7 @@ mod tests {
             event,
             health,
             seq: None,
+            at: std::time::Duration::ZERO,
         }
     }
 

@@ -75,6 +75,8 @@ pub struct LinkCore {
     health: Health,
     opened_before: bool,
     last_open_error: Option<String>,
+    /// The time of the call being handled: every report it makes carries it.
+    now: Duration,
     step: Step,
 }
 
@@ -92,6 +94,7 @@ impl LinkCore {
             health: Health::default(),
             opened_before: false,
             last_open_error: None,
+            now: Duration::ZERO,
             step: Step::default(),
         }
     }
@@ -124,6 +127,7 @@ impl LinkCore {
     /// The port was (re)opened: greet the board. The sequence tracker is kept, so frames the
     /// board sent while unplugged show up as a gap.
     pub fn opened(&mut self, now: Duration) {
+        self.now = now;
         if self.opened_before {
             self.health.reconnects += 1;
         }
@@ -140,7 +144,8 @@ impl LinkCore {
 
     /// Opening the port failed; reported once per distinct error so that retrying every
     /// 250 ms does not flood the consumer.
-    pub fn open_failed(&mut self, error: String) {
+    pub fn open_failed(&mut self, error: String, now: Duration) {
+        self.now = now;
         if self.last_open_error.as_deref() != Some(error.as_str()) {
             self.last_open_error = Some(error.clone());
             self.emit(LinkEvent::OpenFailed { error });
@@ -148,7 +153,8 @@ impl LinkCore {
     }
 
     /// The port failed or reached end of file.
-    pub fn port_lost(&mut self, reason: DisconnectReason) {
+    pub fn port_lost(&mut self, reason: DisconnectReason, now: Duration) {
+        self.now = now;
         if self.state != State::Closed {
             self.health.disconnects += 1;
             self.state = State::Closed;
@@ -159,6 +165,7 @@ impl LinkCore {
 
     /// The consumer wants a fresh snapshot (delivered as Snapshot, or Resync if it disagrees).
     pub fn request_snapshot(&mut self, now: Duration) {
+        self.now = now;
         match self.state {
             State::AwaitSnapshot { reason, .. } => {
                 self.state = State::AwaitSnapshot {
@@ -176,6 +183,7 @@ impl LinkCore {
 
     /// Bytes read from the port.
     pub fn received(&mut self, bytes: &[u8], now: Duration) {
+        self.now = now;
         let mut decoder = std::mem::take(&mut self.decoder);
         decoder.feed(bytes, |result| self.frame(result, now));
         self.decoder = decoder;
@@ -183,6 +191,7 @@ impl LinkCore {
 
     /// Time passed: silence timeout and retries.
     pub fn tick(&mut self, now: Duration) {
+        self.now = now;
         if self.state == State::Closed {
             return;
         }
@@ -195,7 +204,7 @@ impl LinkCore {
             State::AwaitSnapshot { .. } | State::Synced { .. }
         );
         if has_spoken && now.saturating_sub(self.last_heard) >= timeout {
-            self.port_lost(DisconnectReason::Silence { timeout });
+            self.port_lost(DisconnectReason::Silence { timeout }, now);
             return;
         }
         let retry = self.timing.retry_interval;
@@ -445,6 +454,7 @@ impl LinkCore {
             event,
             health: self.health,
             seq: self.rx_seq,
+            at: self.now,
         });
     }
 }

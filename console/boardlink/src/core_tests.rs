@@ -398,9 +398,12 @@ fn silence_means_unplugged_after_exactly_the_timeout() {
 #[test]
 fn reconnect_greets_again_and_counts_the_frames_lost_meanwhile() {
     let (mut core, mut board) = synced();
-    core.port_lost(DisconnectReason::Io {
-        error: "gone".into(),
-    });
+    core.port_lost(
+        DisconnectReason::Io {
+            error: "gone".into(),
+        },
+        ms(400),
+    );
     let step = core.take_step();
     assert!(step.close);
     for n in 0..3 {
@@ -575,14 +578,14 @@ fn board_faults_are_reported_and_resynced() {
 #[test]
 fn open_failures_are_reported_once_per_error() {
     let mut core = LinkCore::new(Timing::default());
-    core.open_failed("cannot open /dev/x: No such file".into());
-    core.open_failed("cannot open /dev/x: No such file".into());
-    core.open_failed("cannot open /dev/x: Permission denied".into());
+    core.open_failed("cannot open /dev/x: No such file".into(), ms(0));
+    core.open_failed("cannot open /dev/x: No such file".into(), ms(0));
+    core.open_failed("cannot open /dev/x: Permission denied".into(), ms(0));
     let step = core.take_step();
     assert_eq!(step.reports.len(), 2);
     core.opened(ms(0));
-    core.port_lost(DisconnectReason::Closed);
-    core.open_failed("cannot open /dev/x: No such file".into());
+    core.port_lost(DisconnectReason::Closed, ms(0));
+    core.open_failed("cannot open /dev/x: No such file".into(), ms(0));
     assert_eq!(core.take_step().reports.len(), 2);
 }
 
@@ -607,4 +610,57 @@ fn a_board_that_never_spoke_is_greeted_again_not_declared_gone() {
     assert!(events(&core.take_step())
         .iter()
         .any(|e| matches!(e, LinkEvent::Connected { .. })));
+}
+
+#[test]
+fn every_report_carries_the_time_its_bytes_or_tick_arrived() {
+    let (mut core, mut board) = synced();
+    let lift = board.frame(BoardMsg::Lift {
+        square: sq("g1"),
+        board_ms: 100,
+    });
+    let place = board.frame(BoardMsg::Place {
+        square: sq("f3"),
+        board_ms: 160,
+    });
+    // The place's frame is split over two reads: it arrived with its last byte.
+    core.received(&lift, ms(120));
+    core.received(&place[..3], ms(170));
+    core.received(&place[3..], ms(175));
+    core.tick(ms(5000));
+    let step = core.take_step();
+    let at: Vec<(LinkEvent, Duration)> = step
+        .reports
+        .iter()
+        .map(|r| (r.event.clone(), r.at))
+        .collect();
+    assert_eq!(
+        at,
+        [
+            (
+                LinkEvent::Lift {
+                    square: sq("g1"),
+                    board_ms: 100
+                },
+                ms(120)
+            ),
+            (
+                LinkEvent::Place {
+                    square: sq("f3"),
+                    board_ms: 160
+                },
+                ms(175)
+            ),
+            (
+                LinkEvent::Disconnected {
+                    reason: DisconnectReason::Silence {
+                        timeout: Duration::from_millis(1500)
+                    }
+                },
+                ms(5000)
+            ),
+        ]
+    );
+    core.open_failed("cannot open /dev/x: No such file".into(), ms(5250));
+    assert_eq!(core.take_step().reports[0].at, ms(5250));
 }

@@ -12,6 +12,10 @@ pub struct Report {
     /// The board's sequence number of the frame that carried the event (none for what the
     /// console itself noticed: a disconnect, a port that will not open).
     pub seq: Option<u16>,
+    /// When the link took in what caused the event, on the link's clock (time since
+    /// [`crate::BoardLinkHandle::started`]). A consumer that falls behind still times the
+    /// event by its arrival, not by when it got round to it.
+    pub at: Duration,
 }
 
 /// Events in the order the board produced them. Lifts and places are delivered only while the

@@ -70,12 +70,23 @@ impl BoardLink {
         let (reports_tx, reports_rx) = mpsc::channel(config.channel_capacity.max(1));
         let (health_tx, health_rx) = watch::channel(Health::default());
         let (commands_tx, commands_rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(run(open, config, reports_tx, health_tx, commands_rx));
+        let started = Instant::now();
+        let task = tokio::spawn(run(
+            open,
+            config,
+            Channels {
+                reports: reports_tx,
+                health: health_tx,
+                commands: commands_rx,
+                start: started,
+            },
+        ));
         (
             BoardLinkHandle {
                 task,
                 health: health_rx,
                 commands: commands_tx,
+                started,
             },
             reports_rx,
         )
@@ -93,12 +104,18 @@ pub struct BoardLinkHandle {
     task: JoinHandle<()>,
     health: watch::Receiver<Health>,
     commands: mpsc::UnboundedSender<Command>,
+    started: Instant,
 }
 
 impl BoardLinkHandle {
     /// The counters as of the last processed input.
     pub fn health(&self) -> Health {
         *self.health.borrow()
+    }
+
+    /// The origin of the link's clock: a report's `at` is the time since this instant.
+    pub fn started(&self) -> Instant {
+        self.started
     }
 
     /// Asks the board for a snapshot (delivered as a Snapshot or Resync report).
@@ -135,22 +152,11 @@ enum End {
     ConsumerGone,
 }
 
-async fn run<P, F>(
-    mut open: F,
-    config: LinkConfig,
-    reports: mpsc::Sender<Report>,
-    health: watch::Sender<Health>,
-    commands: mpsc::UnboundedReceiver<Command>,
-) where
+async fn run<P, F>(mut open: F, config: LinkConfig, mut channels: Channels)
+where
     P: AsyncRead + AsyncWrite + Unpin,
     F: FnMut() -> Result<P, String>,
 {
-    let mut channels = Channels {
-        reports,
-        health,
-        commands,
-        start: Instant::now(),
-    };
     let mut core = LinkCore::new(config.timing);
     loop {
         match open() {
@@ -162,7 +168,7 @@ async fn run<P, F>(
                 }
             }
             Err(error) => {
-                core.open_failed(error);
+                core.open_failed(error, channels.now());
                 if !deliver(&mut core, &channels).await {
                     return;
                 }
@@ -217,7 +223,7 @@ async fn session<P: AsyncRead + AsyncWrite + Unpin>(
                 Err(_) => Some("write timed out".to_owned()),
             };
             if let Some(error) = error {
-                core.port_lost(DisconnectReason::Io { error });
+                core.port_lost(DisconnectReason::Io { error }, channels.now());
             }
         }
         let close = step.close || !core.is_open();
@@ -236,9 +242,9 @@ async fn session<P: AsyncRead + AsyncWrite + Unpin>(
         }
         tokio::select! {
             read = port.read(&mut buf) => match read {
-                Ok(0) => core.port_lost(DisconnectReason::Closed),
+                Ok(0) => core.port_lost(DisconnectReason::Closed, channels.now()),
                 Ok(n) => core.received(&buf[..n], channels.now()),
-                Err(error) => core.port_lost(DisconnectReason::Io { error: error.to_string() }),
+                Err(error) => core.port_lost(DisconnectReason::Io { error: error.to_string() }, channels.now()),
             },
             _ = ticker.tick() => core.tick(channels.now()),
             command = channels.commands.recv(), if commands_open => match command {

@@ -25,6 +25,13 @@ impl TableClock {
         self.base.saturating_add(run)
     }
 
+    /// What the clock read (or will read) at `instant`; before the clock began, its start.
+    pub fn millis_at(&self, instant: Instant) -> Millis {
+        let run = u64::try_from(instant.saturating_duration_since(self.origin).as_millis())
+            .unwrap_or(Millis::MAX);
+        self.base.saturating_add(run)
+    }
+
     /// The instant the clock reads `at` (now, for a time already past).
     pub fn instant_at(&self, at: Millis) -> Instant {
         self.origin + Duration::from_millis(at.saturating_sub(self.base))

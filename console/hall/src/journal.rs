@@ -123,6 +123,53 @@ pub struct GameEvents {
     pub damage: Option<JournalError>,
 }
 
+/// An event ready to be written: rendered and checksummed, so that writing it is SQL only
+/// (and can happen on another thread, together with other tables' events).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRow {
+    game: GameId,
+    seq: i64,
+    at: i64,
+    wall_ms: i64,
+    line: String,
+    board_ms: Option<u32>,
+    board_seq: Option<u16>,
+    crc: u32,
+}
+
+impl EventRow {
+    /// The row of `event`, the `seq`th of `game`; refused if its line is too long to keep.
+    pub fn new(
+        game: GameId,
+        seq: i64,
+        event: &Event,
+        wall_ms: i64,
+        board_ms: Option<u32>,
+        board_seq: Option<u16>,
+    ) -> Result<EventRow, JournalError> {
+        let line = render_event(event);
+        if line.len() > MAX_LINE {
+            return Err(JournalError::BadEvent(format!(
+                "a line of {} bytes (at most {MAX_LINE})",
+                line.len()
+            )));
+        }
+        let at = i64::try_from(event.at)
+            .map_err(|_| JournalError::BadEvent("a table time beyond any game".to_owned()))?;
+        let crc = event_crc(game, seq, at, wall_ms, &line, board_ms, board_seq);
+        Ok(EventRow {
+            game,
+            seq,
+            at,
+            wall_ms,
+            line,
+            board_ms,
+            board_seq,
+            crc,
+        })
+    }
+}
+
 /// An open journal file.
 #[derive(Debug)]
 pub struct Journal {
@@ -256,28 +303,40 @@ impl Journal {
         board_ms: Option<u32>,
         board_seq: Option<u16>,
     ) -> Result<(), JournalError> {
-        let line = render_event(event);
-        if line.len() > MAX_LINE {
-            return Err(JournalError::BadEvent(format!(
-                "a line of {} bytes (at most {MAX_LINE})",
-                line.len()
-            )));
+        let row = EventRow::new(game, seq, event, wall_ms, board_ms, board_seq)?;
+        self.write(std::slice::from_ref(&row))
+    }
+
+    /// Writes `rows` in one transaction: one commit, one sync to the disk, for all of them.
+    /// On failure none is written.
+    pub fn write(&mut self, rows: &[EventRow]) -> Result<(), JournalError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(sql("starting to write events"))?;
+        {
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO events (game, seq, at, wall_ms, line, board_ms, board_seq, crc)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .map_err(sql("writing an event"))?;
+            for r in rows {
+                insert
+                    .execute(params![
+                        r.game,
+                        r.seq,
+                        r.at,
+                        r.wall_ms,
+                        r.line,
+                        r.board_ms,
+                        r.board_seq,
+                        r.crc
+                    ])
+                    .map_err(sql("writing an event"))?;
+            }
         }
-        let at = i64::try_from(event.at)
-            .map_err(|_| JournalError::BadEvent("a table time beyond any game".to_owned()))?;
-        let crc = event_crc(game, seq, at, wall_ms, &line, board_ms, board_seq);
-        self.conn
-            .prepare_cached(
-                "INSERT INTO events (game, seq, at, wall_ms, line, board_ms, board_seq, crc)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    game, seq, at, wall_ms, line, board_ms, board_seq, crc
-                ])
-            })
-            .map_err(sql("writing an event"))?;
-        Ok(())
+        tx.commit().map_err(sql("committing events"))
     }
 
     /// Every game, oldest first. A damaged game row ends the list with its error.

@@ -1,10 +1,11 @@
 //! The hall: N tables in one process. Front ends send [`HallCommand`]s from any thread and
 //! subscribe to [`HallEvent`]s; every input is written to the journal before the table
 //! applies it and before anything it caused is published. A slow subscriber loses events
-//! (it is told how many), never holds a table back.
+//! (it is told how many), never holds a table back. Board events are timed by their arrival
+//! at the link, so a table that waits on the disk still judges tries by when the men moved.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use kriegspiel_boardlink::{BoardLink, BoardLinkHandle, Health, LinkConfig, LinkEvent, Report};
@@ -12,12 +13,14 @@ use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::{Bitboard, Color, EnPassantMode, Square};
 use kriegspiel_referee::{GameResult, Lang, Wording};
 use kriegspiel_table::{BoardInput, Event, Input, Millis, Output, Table};
+use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::{broadcast, mpsc};
 
 use crate::clock::TableClock;
-use crate::journal::{GameId, Journal, JournalError};
+use crate::journal::{EventRow, GameId, Journal, JournalError};
 use crate::setup::{SetupError, TableSetup};
 use crate::sim::{self, SimScript};
+use crate::writer::{JournalQueue, JournalThread};
 
 /// Where a player's board is.
 #[derive(Debug, Clone)]
@@ -368,11 +371,19 @@ pub fn start(
         commands: commands_tx,
         events: events_tx.clone(),
     };
-    let journal = Arc::new(Mutex::new(journal));
+    let (writer, journal) = JournalThread::spawn(journal).map_err(HallError::Runtime)?;
+    let journal = match mode {
+        TimeMode::Simulated => journal.holding_time(),
+        TimeMode::Real => journal,
+    };
     let thread = std::thread::Builder::new()
         .name("hall".to_owned())
         .spawn(move || {
             runtime.block_on(run(prepared, journal, events_tx, commands_rx, mode));
+            // The tables' tasks (and their journal queues) go with the runtime; then the
+            // writer finishes what it was handed, so the journal is closed when this ends.
+            drop(runtime);
+            writer.join();
         })
         .map_err(HallError::Runtime)?;
     Ok(RunningHall {
@@ -384,7 +395,7 @@ pub fn start(
 
 async fn run(
     prepared: Vec<Prepared>,
-    journal: Arc<Mutex<Journal>>,
+    journal: JournalQueue,
     events: broadcast::Sender<HallEvent>,
     mut commands: mpsc::UnboundedReceiver<HallCommand>,
     mode: TimeMode,
@@ -408,12 +419,11 @@ async fn run(
         match command {
             HallCommand::Open(spec) => {
                 let name = spec.name.clone();
-                let prepared = match journal.lock() {
-                    Ok(mut j) => prepare(&mut j, inputs.len() + 1, *spec, mode),
-                    Err(_) => Err(HallError::Journal(JournalError::BadEvent(
-                        "the journal lock is poisoned".to_owned(),
-                    ))),
-                };
+                let no = inputs.len() + 1;
+                let prepared = journal
+                    .call(move |j| prepare(j, no, *spec, mode))
+                    .await
+                    .unwrap_or_else(|e| Err(HallError::Journal(e)));
                 match prepared {
                     Ok(p) => spawn(p, &mut inputs),
                     Err(e) => {
@@ -438,9 +448,11 @@ async fn run(
     }
 }
 
-/// Where a board event came from: the board's own clock and frame number.
+/// Where a board event came from: when the link took it in (table time), the board's own
+/// clock and frame number.
 #[derive(Debug, Clone, Copy, Default)]
 struct Stamp {
+    arrived: Option<Millis>,
     board_ms: Option<u32>,
     seq: Option<u16>,
 }
@@ -479,6 +491,72 @@ pub fn board_input(event: &LinkEvent) -> Option<(BoardInput, Option<u32>)> {
     }
 }
 
+/// One player's board as its table reads it.
+struct BoardFeed {
+    color: Color,
+    /// Dropping it stops the link.
+    link: BoardLinkHandle,
+    reports: mpsc::Receiver<Report>,
+    /// A report taken in to compare arrivals, not yet handed to the table.
+    held: Option<Report>,
+    ended: bool,
+}
+
+impl BoardFeed {
+    fn new(color: Color, (link, reports): (BoardLinkHandle, mpsc::Receiver<Report>)) -> Self {
+        BoardFeed {
+            color,
+            link,
+            reports,
+            held: None,
+            ended: false,
+        }
+    }
+
+    /// The arrival of the next report already here, without waiting.
+    fn ready(&mut self) -> Option<tokio::time::Instant> {
+        if self.held.is_none() && !self.ended {
+            match self.reports.try_recv() {
+                Ok(r) => self.held = Some(r),
+                Err(TryRecvError::Disconnected) => self.ended = true,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+        self.held.as_ref().map(|r| self.link.started() + r.at)
+    }
+
+    async fn next(&mut self) -> Option<Report> {
+        if let Some(r) = self.held.take() {
+            return Some(r);
+        }
+        if self.ended {
+            return std::future::pending().await;
+        }
+        let r = self.reports.recv().await;
+        // The link task ended (never while its handle lives): no more reports.
+        self.ended = r.is_none();
+        r
+    }
+}
+
+async fn next_report(feed: &mut Option<BoardFeed>) -> Option<Report> {
+    match feed {
+        Some(f) => f.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Of the reports already here, the board whose report arrived first.
+fn first_ready(feeds: &mut [Option<BoardFeed>; 2]) -> Option<usize> {
+    let arrivals = [0, 1].map(|i| feeds[i].as_mut().and_then(BoardFeed::ready));
+    match arrivals {
+        [Some(w), Some(b)] => Some(usize::from(b < w)),
+        [Some(_), None] => Some(0),
+        [None, Some(_)] => Some(1),
+        [None, None] => None,
+    }
+}
+
 fn open_source(
     source: &BoardSource,
     clock: TableClock,
@@ -494,13 +572,6 @@ fn open_source(
             ))
         }
         BoardSource::Absent => None,
-    }
-}
-
-async fn next_report(rx: &mut Option<mpsc::Receiver<Report>>) -> Option<Report> {
-    match rx {
-        Some(rx) => rx.recv().await,
-        None => std::future::pending().await,
     }
 }
 
@@ -522,7 +593,7 @@ pub fn view(no: TableNo, table: &Table) -> TableView {
 
 async fn run_table(
     p: Prepared,
-    journal: Arc<Mutex<Journal>>,
+    journal: JournalQueue,
     events: broadcast::Sender<HallEvent>,
     mut inputs: mpsc::UnboundedReceiver<Input>,
 ) {
@@ -562,22 +633,33 @@ async fn run_table(
     let mut pending: Option<(Input, Stamp)> =
         down_ms.map(|down_ms| (Input::Restarted { down_ms }, Stamp::default()));
     publish(HallEvent::View(Box::new(view(no, &table))));
-    let (_white_link, mut white_rx) = open_source(&spec.white, clock).unzip();
-    let (_black_link, mut black_rx) = open_source(&spec.black, clock).unzip();
+    let mut feeds = [
+        open_source(&spec.white, clock).map(|l| BoardFeed::new(Color::White, l)),
+        open_source(&spec.black, clock).map(|l| BoardFeed::new(Color::Black, l)),
+    ];
     let mut ended = table.is_over();
     loop {
-        let input = match pending.take() {
-            Some(i) => Some(i),
-            None => {
+        // Reports already here go first, the earliest arrival first, before any timer that
+        // fell due meanwhile: the table sees the boards' events in the order they happened.
+        let ready = first_ready(&mut feeds).and_then(|i| feeds[i].as_mut());
+        let input = match (pending.take(), ready) {
+            (Some(i), _) => Some(i),
+            (None, Some(feed)) => {
+                let report = feed.held.take();
+                link(no, feed, report, clock, &publish)
+            }
+            (None, None) => {
                 let scripted_at = spec.scripted.get(next_scripted).map(|(at, _)| *at);
                 let deadline = match (table.next_deadline(), scripted_at) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
                 };
                 let deadline = deadline.map(|ms| clock.instant_at(ms));
+                let [white, black] = &mut feeds;
                 tokio::select! {
-                    r = next_report(&mut white_rx) => link(no, Color::White, r, &mut white_rx, &publish),
-                    r = next_report(&mut black_rx) => link(no, Color::Black, r, &mut black_rx, &publish),
+                    biased;
+                    r = next_report(white) => white.as_ref().and_then(|f| link(no, f, r, clock, &publish)),
+                    r = next_report(black) => black.as_ref().and_then(|f| link(no, f, r, clock, &publish)),
                     i = inputs.recv() => match i {
                         Some(i) => Some((i, Stamp::default())),
                         None => return,
@@ -597,13 +679,13 @@ async fn run_table(
         let Some((input, stamp)) = input else {
             continue;
         };
-        let event = Event::new(clock.now().max(table.now()), input);
+        let at = stamp.arrived.unwrap_or_else(|| clock.now());
+        let event = Event::new(at.max(table.now()), input);
         seq += 1;
-        let written = match journal.lock() {
-            Ok(mut j) => j.append_stamped(game, seq, &event, wall_ms(), stamp.board_ms, stamp.seq),
-            Err(_) => Err(JournalError::BadEvent(
-                "the journal lock is poisoned".to_owned(),
-            )),
+        let row = EventRow::new(game, seq, &event, wall_ms(), stamp.board_ms, stamp.seq);
+        let written = match row {
+            Ok(row) => journal.write(row).await,
+            Err(e) => Err(e),
         };
         if let Err(e) = written {
             publish(HallEvent::Failed {
@@ -633,27 +715,30 @@ async fn run_table(
     }
 }
 
+/// Publishes a link report and gives the board input it means, timed by its arrival.
 fn link(
     no: TableNo,
-    color: Color,
+    feed: &BoardFeed,
     report: Option<Report>,
-    rx: &mut Option<mpsc::Receiver<Report>>,
+    clock: TableClock,
     publish: &impl Fn(HallEvent),
 ) -> Option<(Input, Stamp)> {
-    let Some(report) = report else {
-        // The link task ended (never while its handle lives): no more reports.
-        *rx = None;
-        return None;
-    };
+    let report = report?;
+    let color = feed.color;
     let input = board_input(&report.event);
+    let arrived = clock.millis_at(feed.link.started() + report.at);
     publish(HallEvent::Link {
         table: no,
         color,
         event: report.event,
         health: report.health,
     });
-    let seq = report.seq;
-    input.map(|(input, board_ms)| (Input::Board { color, input }, Stamp { board_ms, seq }))
+    let stamp = Stamp {
+        arrived: Some(arrived),
+        board_ms: None,
+        seq: report.seq,
+    };
+    input.map(|(input, board_ms)| (Input::Board { color, input }, Stamp { board_ms, ..stamp }))
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {

@@ -1,0 +1,265 @@
+//! The journal on a thread of its own. Tables hand their events over and wait for the
+//! commit before applying them (nothing is applied that is not on disk), but the disk's
+//! wait blocks no table's board links, and events that arrive while one commit is syncing
+//! are committed together by the next: one sync for many tables.
+
+use std::sync::mpsc as std_mpsc;
+use std::thread::JoinHandle;
+
+use tokio::sync::oneshot;
+
+use crate::journal::{EventRow, Journal, JournalError};
+
+/// Rows committed together at most; a bound on one transaction, not on the queue's wait.
+const MAX_GROUP: usize = 512;
+
+enum Job {
+    Write(EventRow, Reply),
+    Call(Box<dyn FnOnce(&mut Journal) + Send>),
+}
+
+/// Where a write's outcome goes: to a task that awaits it, or to a thread that blocks on it.
+enum Reply {
+    Awaited(oneshot::Sender<Result<(), JournalError>>),
+    Blocked(std_mpsc::SyncSender<Result<(), JournalError>>),
+}
+
+impl Reply {
+    fn send(self, result: Result<(), JournalError>) {
+        // The waiter may be gone (its table stopped); the row is written all the same.
+        let _ = match self {
+            Reply::Awaited(tx) => tx.send(result).map_err(drop),
+            Reply::Blocked(tx) => tx.send(result).map_err(drop),
+        };
+    }
+}
+
+/// The journal thread. Dropping every [`JournalQueue`] ends it once everything handed over
+/// is written; [`JournalThread::join`] waits for that.
+#[derive(Debug)]
+pub(crate) struct JournalThread {
+    thread: JoinHandle<()>,
+}
+
+/// Hands work to the journal thread; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct JournalQueue {
+    jobs: std_mpsc::Sender<Job>,
+    /// Block the calling thread on each commit instead of awaiting it. On simulated time a
+    /// runtime with nothing to do jumps to its next timer: awaiting the disk would let the
+    /// tables' time run on while an event is being written, and the boards' with it.
+    hold_time: bool,
+}
+
+impl std::fmt::Debug for JournalQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JournalQueue")
+    }
+}
+
+/// The journal thread has stopped (it cannot start, or it panicked).
+pub(crate) fn gone() -> JournalError {
+    JournalError::BadEvent("the journal's writer has stopped".to_owned())
+}
+
+impl JournalThread {
+    pub(crate) fn spawn(journal: Journal) -> std::io::Result<(JournalThread, JournalQueue)> {
+        let (jobs, rx) = std_mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("journal".to_owned())
+            .spawn(move || serve(journal, &rx))?;
+        Ok((
+            JournalThread { thread },
+            JournalQueue {
+                jobs,
+                hold_time: false,
+            },
+        ))
+    }
+
+    /// Waits until every queue is dropped and everything handed over is written.
+    pub(crate) fn join(self) {
+        // A panic on the journal thread has already failed every table waiting on it.
+        let _ = self.thread.join();
+    }
+}
+
+impl JournalQueue {
+    /// The same queue, blocking its caller's thread while the journal works (for a runtime
+    /// on simulated time, whose clock must not move meanwhile).
+    pub(crate) fn holding_time(self) -> Self {
+        JournalQueue {
+            hold_time: true,
+            ..self
+        }
+    }
+
+    /// Writes one event; resolves once it is committed (or refused).
+    pub(crate) async fn write(&self, row: EventRow) -> Result<(), JournalError> {
+        if self.hold_time {
+            let (done, result) = std_mpsc::sync_channel(1);
+            self.jobs
+                .send(Job::Write(row, Reply::Blocked(done)))
+                .map_err(|_| gone())?;
+            return result.recv().unwrap_or_else(|_| Err(gone()));
+        }
+        let (done, result) = oneshot::channel();
+        self.jobs
+            .send(Job::Write(row, Reply::Awaited(done)))
+            .map_err(|_| gone())?;
+        result.await.unwrap_or_else(|_| Err(gone()))
+    }
+
+    /// Runs `f` on the journal between writes (reading games, starting a new one).
+    pub(crate) async fn call<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Journal) -> R + Send + 'static,
+    ) -> Result<R, JournalError> {
+        if self.hold_time {
+            let (done, result) = std_mpsc::sync_channel(1);
+            let job = Job::Call(Box::new(move |j: &mut Journal| {
+                let _ = done.send(f(j));
+            }));
+            self.jobs.send(job).map_err(|_| gone())?;
+            return result.recv().map_err(|_| gone());
+        }
+        let (done, result) = oneshot::channel();
+        let job = Job::Call(Box::new(move |j: &mut Journal| {
+            let _ = done.send(f(j));
+        }));
+        self.jobs.send(job).map_err(|_| gone())?;
+        result.await.map_err(|_| gone())
+    }
+}
+
+fn serve(mut journal: Journal, jobs: &std_mpsc::Receiver<Job>) {
+    let mut rows = Vec::new();
+    let mut waiting = Vec::new();
+    while let Ok(first) = jobs.recv() {
+        let mut next = Some(first);
+        while let Some(job) = next.take() {
+            match job {
+                Job::Write(row, done) => {
+                    rows.push(row);
+                    waiting.push(done);
+                }
+                Job::Call(f) => {
+                    commit(&mut journal, &mut rows, &mut waiting);
+                    f(&mut journal);
+                }
+            }
+            if rows.len() < MAX_GROUP {
+                next = jobs.try_recv().ok();
+            }
+        }
+        commit(&mut journal, &mut rows, &mut waiting);
+    }
+}
+
+/// Commits the gathered rows together and tells each waiter. If the group fails, each row is
+/// tried alone so that each table learns its own fate.
+fn commit(journal: &mut Journal, rows: &mut Vec<EventRow>, waiting: &mut Vec<Reply>) {
+    if rows.is_empty() {
+        return;
+    }
+    if journal.write(rows).is_ok() {
+        for done in waiting.drain(..) {
+            done.send(Ok(()));
+        }
+    } else {
+        for (row, done) in rows.iter().zip(waiting.drain(..)) {
+            done.send(journal.write(std::slice::from_ref(row)));
+        }
+    }
+    rows.clear();
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use crate::setup::TableSetup;
+    use kriegspiel_table::{Event, Input};
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn events_from_many_writers_are_all_committed_in_order_per_game() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite");
+        let journal = Journal::open(&path).unwrap();
+        let (thread, queue) = JournalThread::spawn(journal).unwrap();
+        let rt = runtime();
+        let games: Vec<i64> = (0..4)
+            .map(|i| {
+                rt.block_on(
+                    queue.call(move |j| j.new_game(&format!("t{i}"), &TableSetup::default(), 0)),
+                )
+                .unwrap()
+                .unwrap()
+            })
+            .collect();
+        rt.block_on(async {
+            let mut tasks = Vec::new();
+            for &game in &games {
+                let q = queue.clone();
+                tasks.push(tokio::spawn(async move {
+                    for seq in 1..=50 {
+                        let event = Event::new(seq as u64 * 10, Input::Tick);
+                        let row = EventRow::new(game, seq, &event, 0, None, None).unwrap();
+                        q.write(row).await.unwrap();
+                    }
+                }));
+            }
+            for t in tasks {
+                t.await.unwrap();
+            }
+        });
+        drop(queue);
+        thread.join();
+        let journal = Journal::open(&path).unwrap();
+        for game in games {
+            let read = journal.events(game);
+            assert!(read.damage.is_none());
+            let seqs: Vec<i64> = read.events.iter().map(|e| e.seq).collect();
+            assert_eq!(seqs, (1..=50).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_row_the_journal_refuses_fails_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::open(&dir.path().join("j.sqlite")).unwrap();
+        let (thread, queue) = JournalThread::spawn(journal).unwrap();
+        let rt = runtime();
+        let game = rt
+            .block_on(queue.call(|j| j.new_game("t", &TableSetup::default(), 0)))
+            .unwrap()
+            .unwrap();
+        let row = |seq| EventRow::new(game, seq, &Event::new(0, Input::Tick), 0, None, None);
+        rt.block_on(async {
+            // The same (game, seq) twice: the second breaks the key, the others stand.
+            let (a, b, c) = tokio::join!(
+                queue.write(row(1).unwrap()),
+                queue.write(row(1).unwrap()),
+                queue.write(row(2).unwrap())
+            );
+            assert!(a.is_ok());
+            let err = b.unwrap_err().to_string();
+            assert!(err.contains("journal: writing an event"), "{err}");
+            assert!(c.is_ok());
+        });
+        let count = rt
+            .block_on(queue.call(move |j| j.event_count(game)))
+            .unwrap();
+        assert_eq!(count.unwrap(), 2);
+        drop(queue);
+        thread.join();
+    }
+}
