@@ -10,7 +10,7 @@ use egui::{Color32, Key, RichText, Ui};
 use kriegspiel_hall::{
     BoardSource, HallCommand, HallEvent, HallHandle, Journal, TableNo, TableSetup, TableSpec,
 };
-use kriegspiel_referee::shakmaty::{Color, Piece, Role, Square};
+use kriegspiel_referee::shakmaty::{Color, Piece, Role};
 use kriegspiel_referee::{GameResult, RuleSet};
 use kriegspiel_table::trace::parse_action;
 use kriegspiel_table::{clock::hms, ArbiterAction, Input};
@@ -58,11 +58,32 @@ pub fn lock(store: &SharedStore) -> MutexGuard<'_, Store> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Reads the set-ups of the tables the window does not know (opened by someone else, or
+/// resumed under an expectation that disagreed with the hall) from the journal, read-only:
+/// the hall writes a game's set-up before it announces the table.
+fn look_up_setups(store: &SharedStore, journal: Option<&std::path::Path>) {
+    let todo = lock(store).setups_to_look_up();
+    if todo.is_empty() {
+        return;
+    }
+    let games = journal
+        .and_then(|j| Journal::open_read_only(j).ok())
+        .and_then(|j| j.games().ok())
+        .unwrap_or_default();
+    let mut s = lock(store);
+    for (table, game) in todo {
+        let setup = games.iter().find(|g| g.id == game).map(|g| g.setup.clone());
+        s.looked_up(table, setup);
+    }
+}
+
 /// Reads hall events into the store on its own thread, calling `wake` after each batch
-/// (the window passes `ctx.request_repaint`). Ends when the hall stops.
+/// (the window passes `ctx.request_repaint`). The set-ups of tables the window did not open
+/// are read from `journal` (none: they stay unknown). Ends when the hall stops.
 pub fn spawn_reader(
     mut events: broadcast::Receiver<HallEvent>,
     store: SharedStore,
+    journal: Option<PathBuf>,
     wake: impl Fn() + Send + 'static,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new()
@@ -91,6 +112,7 @@ pub fn spawn_reader(
                     }
                 }
             }
+            look_up_setups(&store, journal.as_deref());
             wake();
         })
 }
@@ -107,6 +129,11 @@ struct Confirm {
     table: TableNo,
     action: ArbiterAction,
     question: String,
+    /// The Confirm button has been given the keyboard focus.
+    focused: bool,
+    /// The widget that had the focus when the question was asked (a square): it gets it
+    /// back when the question is answered.
+    return_focus: Option<egui::Id>,
 }
 
 /// What a click on the official board does.
@@ -174,6 +201,11 @@ pub struct ArbiterApp {
     /// The store generation last drawn.
     seen: u64,
     styled: bool,
+    /// The widget with the keyboard focus when this frame began.
+    frame_focus: Option<egui::Id>,
+    /// A widget to give the focus back to, and the frames to wait first (a modal that just
+    /// closed still holds the focus for a frame).
+    refocus: Option<(egui::Id, u8)>,
 }
 
 /// A piece's words and glyph, e.g. "white queen ♕".
@@ -242,6 +274,8 @@ impl ArbiterApp {
             status: String::new(),
             seen: 0,
             styled: false,
+            frame_focus: None,
+            refocus: None,
         }
     }
 
@@ -301,6 +335,8 @@ impl ArbiterApp {
             table,
             action,
             question,
+            focused: false,
+            return_focus: self.frame_focus,
         });
     }
 
@@ -311,6 +347,7 @@ impl ArbiterApp {
             self.styled = true;
         }
         let now = Instant::now();
+        self.frame_focus = ui.ctx().memory(|m| m.focused());
         let store = self.store.clone();
         let s = lock(&store);
         self.seen = s.generation;
@@ -324,7 +361,8 @@ impl ArbiterApp {
         egui::Panel::top("bar").show(ui, |ui| self.top_bar(ui, &s));
         egui::Panel::bottom("status").show(ui, |ui| {
             let text = if self.status.is_empty() {
-                "Keys: 1–9 open a table, Esc back to the overview, Tab moves between controls."
+                "Keys: 1–9 open a table, Esc the overview, Tab and the arrows move, Enter or Space use. \
+                 On a square: Enter the tool, K Q R B N P put a man (Shift: White's), Delete empties it."
                     .to_owned()
             } else {
                 self.status.clone()
@@ -347,6 +385,17 @@ impl ArbiterApp {
         }
         let ctx = ui.ctx().clone();
         self.dialogs(&ctx, &s);
+        self.refocus = match self.refocus {
+            Some((id, 0)) => {
+                ctx.memory_mut(|m| m.request_focus(id));
+                None
+            }
+            Some((id, n)) => {
+                ctx.request_repaint();
+                Some((id, n - 1))
+            }
+            None => None,
+        };
         // Running clocks are redrawn once a second; nothing else repaints without an event.
         let ticking = s.tables.values().any(|t| {
             t.clocks_at(now)
@@ -367,8 +416,9 @@ impl ArbiterApp {
     }
 
     fn keys(&mut self, ui: &Ui, s: &Store) {
-        let typing =
-            ui.ctx().memory(|m| m.focused().is_some()) && ui.ctx().egui_wants_keyboard_input();
+        // Keys are the window's unless a text field has them (a focused button or square
+        // leaves 1–9 and Esc to the window).
+        let typing = ui.ctx().text_edit_focused();
         let modal = self.confirm.is_some()
             || self.new_game.is_some()
             || self.adjudicate.is_some()
@@ -376,6 +426,9 @@ impl ArbiterApp {
             || self.setup.is_some();
         if typing || modal {
             if ui.input(|i| i.key_pressed(Key::Escape)) {
+                if let Some(id) = self.confirm.as_ref().and_then(|c| c.return_focus) {
+                    self.refocus = Some((id, 1));
+                }
                 self.close_dialogs();
             }
             return;
@@ -488,7 +541,8 @@ impl ArbiterApp {
                     }
                     let (w, b) = t.players();
                     ui.label(format!("{w} – {b}"));
-                    ui.label(format!("Rules: {}", t.rules()));
+                    ui.label(format!("Rules: {}", t.rules_words()));
+                    ui.label(format!("Time control: {}", t.time_control()));
                     ui.label(self.state_words(t, now));
                     ui.label(
                         RichText::new(format!("Last: {}", t.last_public.as_deref().unwrap_or("—")))
@@ -540,7 +594,7 @@ impl ArbiterApp {
         ui.horizontal_wrapped(|ui| {
             ui.heading(format!("Table {no}: {}", t.name));
             let (w, b) = t.players();
-            ui.label(big(format!("{w} – {b} · {}", t.rules())));
+            ui.label(big(format!("{w} – {b} · {}", t.rules_words())));
         });
         ui.label(big(self.state_words(t, now)));
         if let Some(r) = &t.refused {
@@ -556,17 +610,16 @@ impl ArbiterApp {
                 ..Marks::default()
             };
             let fen = t.view.as_ref().map_or("", |v| v.fen.as_str());
-            let (_, clicked) = board::draw(
-                ui,
-                size,
-                official.as_ref(),
-                &marks,
-                false,
-                &format!("Official position of table {no}: {fen}"),
-                !t.is_over(),
-            );
-            if let Some(sq) = clicked {
-                self.square_clicked(no, sq, official.as_ref());
+            let label = format!("Official position of table {no}: {fen}");
+            let look = board::Look {
+                label: &label,
+                flipped: false,
+                squares: Some("official"),
+                square_prefix: "",
+            };
+            let (_, pick) = board::draw(ui, size, official.as_ref(), &marks, &look);
+            if let Some(pick) = pick {
+                self.square_act(t, pick, official.as_ref());
             }
             ui.vertical(|ui| {
                 let small = (size / 2.0 - 30.0).max(160.0);
@@ -594,15 +647,14 @@ impl ArbiterApp {
                         RichText::new(format!("{}'s board: {state}", color_name(c)))
                             .color(if in_sync { GOOD } else { ALERT }),
                     );
-                    board::draw(
-                        ui,
-                        small,
-                        None,
-                        &marks,
-                        false,
-                        &format!("{}'s board as sensed: {state}", color_name(c)),
-                        false,
-                    );
+                    let label = format!("{}'s board as sensed: {state}", color_name(c));
+                    let look = board::Look {
+                        label: &label,
+                        flipped: false,
+                        squares: None,
+                        square_prefix: "",
+                    };
+                    board::draw(ui, small, None, &marks, &look);
                 }
             });
         });
@@ -632,23 +684,38 @@ impl ArbiterApp {
             });
     }
 
-    fn square_clicked(
+    /// A click or a key on a square of the official board: a correction to confirm.
+    fn square_act(
         &mut self,
-        no: TableNo,
-        sq: Square,
+        t: &TableState,
+        pick: board::Pick,
         official: Option<&kriegspiel_referee::shakmaty::Board>,
     ) {
-        let action = match self.tool {
-            Tool::Put(piece) => ArbiterAction::Put { square: sq, piece },
-            Tool::Remove => {
-                if official.and_then(|b| b.piece_at(sq)).is_none() {
-                    self.status = format!("{sq} is already empty: nothing to remove.");
-                    return;
-                }
-                ArbiterAction::Remove { square: sq }
+        let sq = pick.square;
+        if t.is_over() {
+            self.status = format!("Table {}: the game is over; nothing to correct.", t.no);
+            return;
+        }
+        let there = official.and_then(|b| b.piece_at(sq));
+        let put = match (pick.act, self.tool) {
+            (board::SquareAct::Put(piece), _) | (board::SquareAct::Use, Tool::Put(piece)) => {
+                Some(piece)
             }
+            (board::SquareAct::Clear, _) | (board::SquareAct::Use, Tool::Remove) => None,
         };
-        self.ask(no, action);
+        let action = match (put, there) {
+            (Some(piece), Some(p)) if p == piece => {
+                self.status = format!("A {} already stands on {sq}.", piece_words(piece));
+                return;
+            }
+            (Some(piece), _) => ArbiterAction::Put { square: sq, piece },
+            (None, None) => {
+                self.status = format!("{sq} is already empty: nothing to remove.");
+                return;
+            }
+            (None, Some(_)) => ArbiterAction::Remove { square: sq },
+        };
+        self.ask(t.no, action);
     }
 
     fn actions(&mut self, ui: &mut Ui, t: &TableState) {
@@ -685,25 +752,33 @@ impl ArbiterApp {
             }
         });
         ui.horizontal_wrapped(|ui| {
-            ui.label("Click a square to:");
-            egui::ComboBox::from_label("Correction tool")
-                .selected_text(match self.tool {
-                    Tool::Remove => "remove a man".to_owned(),
-                    Tool::Put(p) => format!("put a {}", piece_words(p)),
-                })
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut self.tool, Tool::Remove, "remove a man");
-                    for color in Color::ALL {
-                        for role in Role::ALL {
-                            let p = Piece { color, role };
-                            ui.selectable_value(
-                                &mut self.tool,
-                                Tool::Put(p),
-                                format!("put a {}", piece_words(p)),
-                            );
-                        }
-                    }
+            ui.label("Square tool:");
+            let mut tools = vec![(Tool::Remove, "✕".to_owned(), "remove a man".to_owned())];
+            for color in Color::ALL {
+                for role in Role::ALL {
+                    let p = Piece { color, role };
+                    tools.push((
+                        Tool::Put(p),
+                        board::glyph(p).to_string(),
+                        format!(
+                            "put a {} {}",
+                            color_name(color).to_lowercase(),
+                            board::role_name(role)
+                        ),
+                    ));
+                }
+            }
+            for (tool, glyph, words) in tools {
+                let selected = self.tool == tool;
+                let r = ui.selectable_label(selected, RichText::new(glyph).size(28.0));
+                let label = format!("Tool: {words}");
+                r.widget_info(|| {
+                    egui::WidgetInfo::selected(egui::Role::Button, true, selected, &label)
                 });
+                if r.on_hover_text(&words).clicked() {
+                    self.tool = tool;
+                }
+            }
         });
         ui.horizontal_wrapped(|ui| {
             let l = ui.label("Correction (FEN, put e4 Q, remove e4):");
@@ -761,11 +836,18 @@ impl ArbiterApp {
             match t.clocks_at(now) {
                 Some((rem, running)) => {
                     for c in Color::ALL {
+                        let left = *rem.get(c);
                         let mark = if running == Some(c) { " ◀" } else { "" };
+                        let low = left == 0 || t.low_time_mark(left).is_some();
                         ui.label(
-                            RichText::new(format!("{} {}{mark}", color_name(c), hms(*rem.get(c))))
+                            RichText::new(format!("{} {}{mark}", color_name(c), hms(left)))
                                 .size(34.0)
-                                .monospace(),
+                                .monospace()
+                                .color(if low && !t.is_over() {
+                                    ALERT
+                                } else {
+                                    Color32::from_gray(245)
+                                }),
                         );
                     }
                 }
@@ -802,7 +884,10 @@ impl ArbiterApp {
                 ui.label("None.");
             }
             for a in alerts {
-                let strong = matches!(a.kind, AlertKind::FlagFallen | AlertKind::Failed);
+                let strong = matches!(
+                    a.kind,
+                    AlertKind::FlagFallen | AlertKind::Failed | AlertKind::LowTime
+                );
                 let mut text = RichText::new(format!("⚠ {}", a.text)).color(ALERT);
                 if strong {
                     text = text.strong();
@@ -846,12 +931,13 @@ impl ArbiterApp {
 
     fn dialogs(&mut self, ctx: &egui::Context, s: &Store) {
         if let Some(c) = self.confirm.clone() {
-            let r = egui::Modal::new(egui::Id::unique("confirm")).show(ctx, |ui| {
+            let r = crate::dialog("confirm", "Confirmation").show(ctx, |ui| {
                 ui.label(big(&c.question));
                 let mut done = None;
                 ui.horizontal(|ui| {
                     let yes = ui.button(big("Confirm"));
-                    if !yes.has_focus() && !ui.ctx().memory(|m| m.focused().is_some()) {
+                    if !c.focused {
+                        // Enter confirms, Esc cancels, Tab reaches Cancel.
                         yes.request_focus();
                     }
                     if yes.clicked() {
@@ -863,17 +949,25 @@ impl ArbiterApp {
                 });
                 done
             });
-            match r.inner {
+            if let Some(open) = self.confirm.as_mut() {
+                open.focused = true;
+            }
+            let answered = match r.inner {
                 Some(true) => {
-                    self.confirm = None;
                     self.send(c.table, c.action);
+                    true
                 }
                 Some(false) => {
-                    self.confirm = None;
                     self.status = "Cancelled.".to_owned();
+                    true
                 }
-                None if r.should_close() => self.confirm = None,
-                None => {}
+                None => r.should_close(),
+            };
+            if answered {
+                self.confirm = None;
+                if let Some(id) = c.return_focus {
+                    self.refocus = Some((id, 1));
+                }
             }
             return;
         }
@@ -883,7 +977,7 @@ impl ArbiterApp {
         };
         if let (Some((result, reason)), Some(no)) = (self.adjudicate.as_mut(), table) {
             let mut go = None;
-            egui::Modal::new(egui::Id::unique("adjudicate")).show(ctx, |ui| {
+            crate::dialog("adjudicate", "Adjudication").show(ctx, |ui| {
                 ui.label(big(format!("Adjudicate table {no}")));
                 ui.horizontal(|ui| {
                     ui.radio_value(result, GameResult::WhiteWins, "1-0 White wins");
@@ -921,7 +1015,7 @@ impl ArbiterApp {
         }
         if let (Some(reason), Some(no)) = (self.void_reason.as_mut(), table) {
             let mut go = None;
-            egui::Modal::new(egui::Id::unique("void")).show(ctx, |ui| {
+            crate::dialog("void", "Void the game").show(ctx, |ui| {
                 ui.label(big(format!("Void the game at table {no}")));
                 let l = ui.label("Reason:");
                 ui.text_edit_singleline(reason).labelled_by(l.id);
@@ -980,7 +1074,7 @@ impl ArbiterApp {
             return;
         };
         let mut go = None;
-        egui::Modal::new(egui::Id::unique("new-game")).show(ctx, |ui| {
+        crate::dialog("new-game", "New game").show(ctx, |ui| {
             ui.label(big("New game"));
             egui::Grid::new("new-game-grid")
                 .num_columns(2)
@@ -995,37 +1089,63 @@ impl ArbiterApp {
                     field(ui, "White player", &mut g.white_player);
                     field(ui, "Black player", &mut g.black_player);
                     ui.label("Rule set");
-                    egui::ComboBox::from_id_salt("rules")
-                        .selected_text(g.rules.id())
-                        .show_ui(ui, |ui| {
-                            for r in RuleSet::ALL {
-                                ui.selectable_value(&mut g.rules, r, r.id());
-                            }
-                        })
-                        .response
-                        .widget_info(|| {
-                            egui::WidgetInfo::labeled(egui::Role::ComboBox, true, "Rule set")
-                        });
+                    ui.horizontal_wrapped(|ui| {
+                        for r in RuleSet::ALL {
+                            ui.radio_value(&mut g.rules, r, r.id());
+                        }
+                    });
                     ui.end_row();
-                    field(ui, "Options (key=value, …)", &mut g.options);
+                    let l = ui.label("Options (key=value, …)");
+                    ui.vertical(|ui| {
+                        ui.add_enabled(!g.simulated, egui::TextEdit::singleline(&mut g.options))
+                            .labelled_by(l.id);
+                        if g.simulated {
+                            ui.label(
+                                RichText::new(format!(
+                                    "Not with simulated boards: they play the {} demo game, \
+                                     scripted for the rule set's own options.",
+                                    g.rules.id()
+                                ))
+                                .size(17.0),
+                            );
+                        }
+                    });
+                    ui.end_row();
                     ui.label("Language");
                     ui.horizontal(|ui| {
-                        for l in ["en", "fr", "ru"] {
-                            ui.radio_value(&mut g.lang, l.to_owned(), l);
+                        for (l, words) in [
+                            ("en", "en English"),
+                            ("fr", "fr français"),
+                            ("ru", "ru русский"),
+                        ] {
+                            ui.radio_value(&mut g.lang, l.to_owned(), words);
                         }
                     });
                     ui.end_row();
                     field(ui, "Time control (25+10 or none)", &mut g.time_control);
                     let l = ui.label("Settle time (ms)");
-                    ui.add(egui::DragValue::new(&mut g.settle_ms).range(100..=1500))
-                        .labelled_by(l.id);
+                    ui.add(
+                        egui::DragValue::new(&mut g.settle_ms)
+                            .range(kriegspiel_table::SETTLE_RANGE),
+                    )
+                    .labelled_by(l.id);
                     ui.end_row();
                     ui.label("Boards");
-                    ui.horizontal(|ui| {
-                        ui.add_enabled_ui(demo, |ui| {
-                            ui.radio_value(&mut g.simulated, true, "simulated (demo game)");
+                    ui.vertical(|ui| {
+                        ui.horizontal(|ui| {
+                            ui.add_enabled_ui(demo, |ui| {
+                                ui.radio_value(&mut g.simulated, true, "simulated (demo game)");
+                            });
+                            ui.radio_value(&mut g.simulated, false, "serial ports");
                         });
-                        ui.radio_value(&mut g.simulated, false, "serial ports");
+                        if !demo {
+                            ui.label(
+                                RichText::new(
+                                    "Simulated boards: only in a window started with --demo.",
+                                )
+                                .size(17.0),
+                            );
+                        }
                     });
                     ui.end_row();
                     if !g.simulated {
@@ -1062,6 +1182,8 @@ impl ArbiterApp {
         }
     }
 
+    /// The table the new-game dialog describes: every field shown is in it (the options
+    /// only on serial ports: simulated boards play a scripted demo game).
     fn new_game_spec(&self) -> Result<TableSpec, String> {
         let Some(g) = &self.new_game else {
             return Err("no new game".to_owned());
@@ -1073,11 +1195,20 @@ impl ArbiterApp {
         let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
         let mut spec = match (g.simulated, self.options.demo_timing) {
             (true, Some(timing)) => {
+                // The simulated players wait for verdicts: their script follows the settle
+                // time chosen.
+                let timing = kriegspiel_games::Timing {
+                    settle_ms: u64::from(g.settle_ms),
+                    ..timing
+                };
                 let built = kriegspiel_games::builtin(g.rules.id(), timing)
                     .map_err(|e| format!("No demo game for {}: {e}", g.rules.id()))?;
                 built.table_spec(&name, &timing)
             }
-            _ => TableSpec {
+            (true, None) => {
+                return Err("Boards: simulated boards only in a window started with --demo".into())
+            }
+            (false, _) => TableSpec {
                 name: name.clone(),
                 setup: TableSetup {
                     rules: g.rules.id().to_owned(),

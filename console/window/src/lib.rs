@@ -39,6 +39,12 @@ impl fmt::Display for WindowError {
 
 impl std::error::Error for WindowError {}
 
+/// A modal dialog, named in the AccessKit tree (a screen reader says its name when it opens).
+pub(crate) fn dialog(id: &str, name: &str) -> egui::Modal {
+    let id = egui::Id::unique(id);
+    egui::Modal::new(id).area(egui::Modal::default_area(id).accessible_name(name))
+}
+
 /// A store that already knows the set-ups of the hall's first tables.
 pub fn store_for(specs: &[TableSpec]) -> SharedStore {
     let mut store = Store::new();
@@ -76,7 +82,10 @@ pub fn run(
         Box::new(|cc| {
             ArbiterApp::style(&cc.egui_ctx);
             let ctx = cc.egui_ctx.clone();
-            if let Err(e) = spawn_reader(events, store.clone(), move || ctx.request_repaint()) {
+            let journal = Some(options.journal.clone());
+            if let Err(e) = spawn_reader(events, store.clone(), journal, move || {
+                ctx.request_repaint();
+            }) {
                 reader_error = Some(e);
             }
             let app = ArbiterApp::new(app_handle, store, options);

@@ -157,21 +157,35 @@ impl SetupView {
         Ok(())
     }
 
-    fn click(&mut self, c: Color, sq: Square) {
+    /// A click or key on a square of `c`'s set-up board: a click (Enter, Space) names the
+    /// man there with the chosen role, or takes it away if it has that role already; a
+    /// piece letter names it with that role (of this side, whatever the Shift); Delete takes
+    /// it away.
+    pub fn act(&mut self, c: Color, pick: board::Pick) {
+        let sq = pick.square;
         let men = &mut self.sides[board::idx(c)].men;
-        if !own_area(c).contains(sq) {
+        if !own_area(c).contains(sq) && pick.act != board::SquareAct::Clear {
             self.message = Some(format!(
                 "{sq} is outside {}'s first three ranks",
                 color_name(c)
             ));
             return;
         }
-        match men.get(&sq) {
-            Some(r) if *r == self.role => {
-                men.remove(&sq);
+        match pick.act {
+            board::SquareAct::Use => match men.get(&sq) {
+                Some(r) if *r == self.role => {
+                    men.remove(&sq);
+                }
+                _ => {
+                    men.insert(sq, self.role);
+                }
+            },
+            board::SquareAct::Put(piece) => {
+                self.role = piece.role;
+                men.insert(sq, piece.role);
             }
-            _ => {
-                men.insert(sq, self.role);
+            board::SquareAct::Clear => {
+                men.remove(&sq);
             }
         }
         self.message = None;
@@ -185,7 +199,7 @@ impl SetupView {
         tables: &[(TableNo, String)],
     ) -> Outcome {
         let mut outcome = Outcome::Stay;
-        egui::Modal::new(egui::Id::unique("russian-setup")).show(ctx, |ui| {
+        crate::dialog("russian-setup", "Russian set-up").show(ctx, |ui| {
             ui.label(RichText::new("Russian set-up (chess battle)").size(28.0).strong());
             ui.label("Each player sets up his 16 men on his own first three ranks: pawns on the 2nd or 3rd rank, one per file; bishops on squares of both colours.");
             ui.horizontal_wrapped(|ui| {
@@ -238,17 +252,18 @@ impl SetupView {
                             sensed: sensed_c.unwrap_or_default(),
                         };
                         ui.label(RichText::new(format!("{}'s set-up", color_name(c))).size(24.0));
-                        let (_, clicked) = board::draw(
-                            ui,
-                            340.0,
-                            Some(&b),
-                            &marks,
-                            c == Color::Black,
-                            &format!("{}'s set-up board", color_name(c)),
-                            true,
-                        );
-                        if let Some(sq) = clicked {
-                            self.click(c, sq);
+                        let label = format!("{}'s set-up board", color_name(c));
+                        let prefix = format!("{}'s set-up: ", color_name(c));
+                        let salt = format!("setup-{}", color_name(c));
+                        let look = board::Look {
+                            label: &label,
+                            flipped: c == Color::Black,
+                            squares: Some(&salt),
+                            square_prefix: &prefix,
+                        };
+                        let (_, pick) = board::draw(ui, 340.0, Some(&b), &marks, &look);
+                        if let Some(pick) = pick {
+                            self.act(c, pick);
                         }
                         let errors = side_errors(c, &self.sides[i], sensed_c);
                         if errors.is_empty() {

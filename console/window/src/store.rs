@@ -8,8 +8,11 @@ use std::time::{Duration, Instant};
 use kriegspiel_boardlink::{Health, LinkEvent};
 use kriegspiel_hall::{GameId, HallEvent, TableNo, TableSetup, TableView};
 use kriegspiel_referee::shakmaty::{ByColor, Color};
-use kriegspiel_referee::{Announcement, Audience, GameResult, Lang, Verdict, Wording};
-use kriegspiel_table::{render, ArbiterNote, Millis, Output, PublicMessage, Termination};
+use kriegspiel_referee::{Announcement, Audience, GameResult, Lang, RuleSet, Verdict, Wording};
+use kriegspiel_table::clock::{hms, LOW_TIME_WARNINGS};
+use kriegspiel_table::{
+    render, ArbiterNote, Millis, Output, PublicMessage, Termination, TimeControl,
+};
 
 /// Log rows kept per table (the journal has them all).
 pub const LOG_ROWS: usize = 400;
@@ -82,6 +85,8 @@ pub struct Alert {
 pub enum AlertKind {
     OutOfSync,
     LinkDown,
+    /// A running game's clock at or under one of the low-time marks (60 s, 10 s).
+    LowTime,
     FlagFallen,
     DrawOffer,
     Refused,
@@ -96,8 +101,12 @@ pub struct TableState {
     pub game: GameId,
     pub lang: Lang,
     pub wording: Wording,
-    /// The set-up the window opened it with (none for a table opened by someone else).
+    /// The table's set-up: the one the window opened it with or read from the journal,
+    /// and only when it agrees with the rule set and language the hall reports (none:
+    /// not known; the rule set and language shown are then the hall's own).
     pub setup: Option<TableSetup>,
+    /// The journal was read for the set-up (whatever it gave), so it is not read again.
+    pub setup_looked_up: bool,
     pub resumed_events: usize,
     pub view: Option<TableView>,
     /// When the last view arrived (live clocks count from it).
@@ -113,6 +122,9 @@ pub struct TableState {
     /// Since when each board has been out of sync with the official position.
     pub out_of_sync_since: [Option<Instant>; 2],
     pub flag_fallen: Option<Color>,
+    /// The most time either clock showed in a view (the base time, when the set-up is not
+    /// known).
+    pub clock_seen_max: Millis,
     pub draw_offer: Option<Color>,
     /// The last refused arbiter action, with the hall's reason.
     pub refused: Option<String>,
@@ -129,6 +141,7 @@ impl TableState {
             lang,
             wording,
             setup: None,
+            setup_looked_up: false,
             resumed_events: 0,
             view: None,
             view_seen: None,
@@ -139,6 +152,7 @@ impl TableState {
             links: Default::default(),
             out_of_sync_since: [None; 2],
             flag_fallen: None,
+            clock_seen_max: 0,
             draw_offer: None,
             refused: None,
             result: None,
@@ -167,9 +181,81 @@ impl TableState {
         )
     }
 
-    /// The rule set's id, when the window knows the set-up.
-    pub fn rules(&self) -> &str {
-        self.setup.as_ref().map_or("?", |s| s.rules.as_str())
+    /// A side in an alert: "White (Ann)", or "White" when no name is known.
+    pub fn who(&self, c: Color) -> String {
+        let name = self.setup.as_ref().and_then(|s| match c {
+            Color::White => s.white_player.as_deref(),
+            Color::Black => s.black_player.as_deref(),
+        });
+        let side = crate::board::color_name(c);
+        match name {
+            Some(n) => format!("{side} ({n})"),
+            None => side.to_owned(),
+        }
+    }
+
+    /// The rule set's id, as the hall reports it (the table's own wording), whatever the
+    /// window expected.
+    pub fn rules(&self) -> &'static str {
+        self.wording.rules.id()
+    }
+
+    /// The rule set with its options in words, e.g. "rand (ladder=true)"; "(options ?)"
+    /// when the set-up is not known.
+    pub fn rules_words(&self) -> String {
+        match &self.setup {
+            Some(s) if s.options.is_empty() => self.rules().to_owned(),
+            Some(s) => {
+                let options: Vec<String> =
+                    s.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                format!("{} ({})", self.rules(), options.join(", "))
+            }
+            None => format!("{} (options ?)", self.rules()),
+        }
+    }
+
+    /// The time control in words: "25+10", "none", or "?" when the set-up is not known
+    /// ("? (clocks running)" when the hall's view shows clocks).
+    pub fn time_control(&self) -> String {
+        match &self.setup {
+            Some(s) => s.time_control.clone(),
+            None if self.view.as_ref().is_some_and(|v| v.clocks.is_some()) => {
+                "? (clocks running)".to_owned()
+            }
+            None => "?".to_owned(),
+        }
+    }
+
+    /// The base time of the game's clocks: the set-up's time control, else the most
+    /// either clock has shown.
+    pub fn clock_base(&self) -> Option<Millis> {
+        let from_setup = self
+            .setup
+            .as_ref()
+            .and_then(|s| s.time_control.parse::<TimeControl>().ok());
+        match from_setup {
+            Some(TimeControl::Fischer { base_ms, .. }) => Some(base_ms),
+            Some(TimeControl::None) => None,
+            None => (self.clock_seen_max > 0).then_some(self.clock_seen_max),
+        }
+    }
+
+    /// The lowest low-time mark `left` is at or under. Marks at or above the base time are
+    /// skipped, as the table skips its warnings to the player (a 1+0 game is not "under a
+    /// minute" from its first second).
+    pub fn low_time_mark(&self, left: Millis) -> Option<Millis> {
+        let base = self.clock_base();
+        LOW_TIME_WARNINGS
+            .iter()
+            .copied()
+            .filter(|m| left <= *m && base.is_none_or(|b| *m < b))
+            .min()
+    }
+
+    /// Whether the set-up agrees with what the hall reports of the table.
+    fn agrees(&self, setup: &TableSetup) -> bool {
+        setup.rules.parse::<RuleSet>().ok() == Some(self.wording.rules)
+            && setup.lang.parse::<Lang>().ok() == Some(self.lang)
     }
 
     pub fn is_over(&self) -> bool {
@@ -199,11 +285,7 @@ impl TableState {
     /// a fallen flag, an open draw offer, a refused action, a stopped table.
     pub fn alerts(&self, now: Instant, sync_after: Duration) -> Vec<Alert> {
         let mut out = Vec::new();
-        let (white, black) = self.players();
-        let who = |c: Color| match c {
-            Color::White => format!("White ({white})"),
-            Color::Black => format!("Black ({black})"),
-        };
+        let who = |c: Color| self.who(c);
         if let Some(e) = &self.failed {
             out.push(Alert {
                 kind: AlertKind::Failed,
@@ -238,6 +320,28 @@ impl TableState {
                 kind: AlertKind::FlagFallen,
                 text: format!("{}'s flag has fallen", who(c)),
             });
+        }
+        if let Some((left, _)) = self.clocks_at(now).filter(|_| !self.is_over()) {
+            for c in Color::ALL {
+                let left = *left.get(c);
+                if left == 0 {
+                    // The table rules on it at the same moment; until its verdict arrives.
+                    out.push(Alert {
+                        kind: AlertKind::FlagFallen,
+                        text: format!("{}'s flag has fallen", who(c)),
+                    });
+                } else if let Some(mark) = self.low_time_mark(left) {
+                    out.push(Alert {
+                        kind: AlertKind::LowTime,
+                        text: format!(
+                            "{}: under {} on the clock ({} left)",
+                            who(c),
+                            duration_words(mark),
+                            hms(left)
+                        ),
+                    });
+                }
+            }
         }
         if let Some(c) = self.draw_offer.filter(|_| !self.is_over()) {
             out.push(Alert {
@@ -274,12 +378,32 @@ impl Store {
         Store::default()
     }
 
-    /// Remembers a table's set-up by name, for the `Opened` event that will follow.
+    /// Remembers the set-up a table of this name is being opened with, for the `Opened`
+    /// event that will follow (taken by it, or dropped by its `OpenFailed`). Tables already
+    /// open keep theirs, even of the same name.
     pub fn expect(&mut self, name: &str, setup: TableSetup) {
-        if let Some(t) = self.tables.values_mut().find(|t| t.name == name) {
-            t.setup = Some(setup.clone());
-        }
         self.setups.insert(name.to_owned(), setup);
+    }
+
+    /// Tables whose set-up is not known and was not looked up yet: (table, game).
+    pub fn setups_to_look_up(&self) -> Vec<(TableNo, GameId)> {
+        self.tables
+            .values()
+            .filter(|t| t.setup.is_none() && !t.setup_looked_up)
+            .map(|t| (t.no, t.game))
+            .collect()
+    }
+
+    /// The set-up the journal holds for a table's game (none: it could not be read). It is
+    /// taken only if it agrees with the rule set and language the hall reports.
+    pub fn looked_up(&mut self, table: TableNo, setup: Option<TableSetup>) {
+        self.generation += 1;
+        if let Some(t) = self.tables.get_mut(&table) {
+            t.setup_looked_up = true;
+            if let Some(s) = setup.filter(|s| t.agrees(s)) {
+                t.setup = Some(s);
+            }
+        }
     }
 
     pub fn lost(&mut self, n: u64) {
@@ -303,18 +427,38 @@ impl Store {
                 lang,
             } => {
                 let mut t = TableState::new(*table, name.clone(), *game, *lang, *wording);
-                t.setup = self.setups.get(name).cloned();
+                if let Some(expected) = self.setups.remove(name) {
+                    if t.agrees(&expected) {
+                        t.setup = Some(expected);
+                    } else {
+                        t.log(
+                            0,
+                            Heard::Arbiter,
+                            format!(
+                                "The hall runs this table with the {} rules in '{}', not the {} rules in '{}' the window expected.",
+                                wording.rules.id(),
+                                lang,
+                                expected.rules,
+                                expected.lang
+                            ),
+                        );
+                    }
+                }
                 t.resumed_events = *resumed_events;
                 if *resumed_events > 0 {
                     t.log(
                         0,
                         Heard::Arbiter,
-                        format!("Resumed from the journal after {resumed_events} events."),
+                        format!(
+                            "Resumed from the journal after {resumed_events} event{}.",
+                            if *resumed_events == 1 { "" } else { "s" }
+                        ),
                     );
                 }
                 self.tables.insert(*table, t);
             }
             HallEvent::OpenFailed { name, error } => {
+                self.setups.remove(name);
                 self.notices
                     .push(format!("Table '{name}' could not be opened: {error}"));
             }
@@ -347,6 +491,9 @@ impl Store {
                     if view.result.is_some() {
                         t.result = view.result;
                     }
+                    if let Some((left, _)) = &view.clocks {
+                        t.clock_seen_max = t.clock_seen_max.max(left.white).max(left.black);
+                    }
                     t.view = Some((**view).clone());
                     t.view_seen = Some(now);
                 }
@@ -363,6 +510,16 @@ impl Store {
                 }
             }
         }
+    }
+}
+
+/// A low-time mark in words: "1 minute", "10 seconds".
+pub fn duration_words(ms: Millis) -> String {
+    let s = ms / 1000;
+    match (s % 60, s / 60) {
+        (0, 1) => "1 minute".to_owned(),
+        (0, m) if m > 1 => format!("{m} minutes"),
+        _ => format!("{s} seconds"),
     }
 }
 

@@ -2,13 +2,18 @@
 //! hall whose demo games play on simulated boards in real time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use egui::accesskit::Role;
 use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::Harness;
 use kriegspiel_games::Timing;
-use kriegspiel_hall::{HallCommand, HallHandle, Journal, TableSpec, TimeMode};
+use kriegspiel_hall::{
+    BoardSource, HallCommand, HallHandle, Journal, TableSetup, TableSpec, TimeMode,
+};
+use kriegspiel_referee::{Lang, RuleSet};
+use kriegspiel_table::{ArbiterAction, Input};
 use kriegspiel_window::{
     app::lock, spawn_reader, store_for, ArbiterApp, SharedStore, WindowOptions,
 };
@@ -26,12 +31,17 @@ const PACE: Timing = Timing {
 struct Hall {
     handle: HallHandle,
     store: SharedStore,
-    dir: tempfile::TempDir,
+    dir: Option<tempfile::TempDir>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-impl Drop for Hall {
-    fn drop(&mut self) {
+impl Hall {
+    fn dir(&self) -> &Path {
+        self.dir.as_ref().unwrap().path()
+    }
+
+    /// Stops the hall and waits for it (the journal is closed after this).
+    fn stop(&mut self) {
         let _ = self.handle.send(HallCommand::Shutdown);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -39,34 +49,72 @@ impl Drop for Hall {
     }
 }
 
-fn hall(rules: &[&str]) -> (Hall, ArbiterApp) {
-    let dir = tempfile::tempdir().unwrap();
-    let journal_path = dir.path().join("journal.sqlite");
+impl Drop for Hall {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// What the window is started with besides the hall's tables.
+struct Window {
+    /// The set-ups the window knows before the hall announces its tables.
+    known: Vec<TableSpec>,
+    /// The reader may read unknown set-ups from the journal.
+    reader_reads_journal: bool,
+    demo_timing: Option<Timing>,
+}
+
+impl Window {
+    fn knowing(specs: &[TableSpec]) -> Window {
+        Window {
+            known: specs.to_vec(),
+            reader_reads_journal: true,
+            demo_timing: Some(PACE),
+        }
+    }
+}
+
+/// A hall on the journal in `dir` with `specs`, and the window on it.
+fn start(dir: &Path, specs: Vec<TableSpec>, mode: TimeMode, window: &Window) -> (Hall, ArbiterApp) {
+    let journal_path = dir.join("journal.sqlite");
     let journal = Journal::open(&journal_path).unwrap();
-    let specs: Vec<TableSpec> = rules
-        .iter()
-        .map(|r| {
-            kriegspiel_games::builtin(r, PACE)
-                .unwrap()
-                .table_spec(&format!("demo-{r}"), &PACE)
-        })
-        .collect();
-    let running = kriegspiel_hall::start(journal, specs.clone(), TimeMode::Real).unwrap();
-    let store = store_for(&specs);
-    spawn_reader(running.events, store.clone(), || {}).unwrap();
+    let running = kriegspiel_hall::start(journal, specs, mode).unwrap();
+    let store = store_for(&window.known);
+    let reader_journal = window.reader_reads_journal.then(|| journal_path.clone());
+    spawn_reader(running.events, store.clone(), reader_journal, || {}).unwrap();
     let mut options = WindowOptions::new(journal_path);
-    options.export_dir = dir.path().to_owned();
-    options.demo_timing = Some(PACE);
+    options.export_dir = dir.to_owned();
+    options.demo_timing = window.demo_timing;
     let app = ArbiterApp::new(running.handle.clone(), store.clone(), options);
     (
         Hall {
             handle: running.handle,
             store,
-            dir,
+            dir: None,
             thread: Some(running.thread),
         },
         app,
     )
+}
+
+fn demo_spec(rules: &str) -> TableSpec {
+    kriegspiel_games::builtin(rules, PACE)
+        .unwrap()
+        .table_spec(&format!("demo-{rules}"), &PACE)
+}
+
+/// The demo games of `rules` on simulated boards in real time, in a window that knows them.
+fn hall(rules: &[&str]) -> (Hall, ArbiterApp) {
+    let dir = tempfile::tempdir().unwrap();
+    let specs: Vec<TableSpec> = rules.iter().map(|r| demo_spec(r)).collect();
+    let (mut hall, app) = start(
+        dir.path(),
+        specs.clone(),
+        TimeMode::Real,
+        &Window::knowing(&specs),
+    );
+    hall.dir = Some(dir);
+    (hall, app)
 }
 
 fn harness(app: ArbiterApp) -> Harness<'static, ArbiterApp> {
@@ -272,7 +320,7 @@ fn a_take_back_an_adjudication_and_an_export() {
     click(&mut h, "Confirm");
     wait(&mut h, "the result", |h| has_label(h, "Game over: 1-0"));
 
-    let pgn = hall.dir.path().join("table1.pgn");
+    let pgn = hall.dir().join("table1.pgn");
     let node = h.get_by_label("PGN file:");
     node.focus();
     h.step();
@@ -310,18 +358,642 @@ fn a_new_game_opens_a_table_through_the_hall() {
     drop(hall);
 }
 
+/// The roles of the controls a screen reader user operates.
+const CONTROLS: [Role; 16] = [
+    Role::Button,
+    Role::DefaultButton,
+    Role::CheckBox,
+    Role::RadioButton,
+    Role::Switch,
+    Role::TextInput,
+    Role::MultilineTextInput,
+    Role::SearchInput,
+    Role::NumberInput,
+    Role::ComboBox,
+    Role::EditableComboBox,
+    Role::SpinButton,
+    Role::Slider,
+    Role::Tab,
+    Role::Link,
+    Role::MenuItem,
+];
+
+/// Every control on the screen has a label, and Tab reaches every enabled one (the panel's
+/// resize handle, a splitter for the mouse, is only checked for its label). Returns how
+/// many controls there are.
+fn every_control_labelled_and_reached(h: &mut Harness<'_, ArbiterApp>, screen: &str) -> usize {
+    let mut controls = std::collections::BTreeMap::new();
+    // A modal dialog's controls only: the window's behind it are out of reach.
+    let root = h.query_by_role(Role::Dialog).unwrap_or_else(|| h.root());
+    for n in root.query_all_by(|n| CONTROLS.contains(&n.role()) || n.role() == Role::Splitter) {
+        let a = n.accesskit_node();
+        let label = a.label().unwrap_or_default();
+        assert!(
+            !label.trim().is_empty(),
+            "{screen}: a {:?} without a label: {n:?}",
+            a.role()
+        );
+        if CONTROLS.contains(&a.role()) && !a.is_disabled() {
+            controls.insert(a.id(), label);
+        }
+    }
+    let mut reached = std::collections::BTreeSet::new();
+    for _ in 0..controls.len() * 2 + 10 {
+        press(h, egui::Key::Tab);
+        if let Some(n) = h.query_all_by(|n| n.is_focused()).next() {
+            reached.insert(n.accesskit_node().id());
+        }
+        if controls.keys().all(|id| reached.contains(id)) {
+            break;
+        }
+    }
+    let missed: Vec<&String> = controls
+        .iter()
+        .filter(|(id, _)| !reached.contains(id))
+        .map(|(_, l)| l)
+        .collect();
+    assert!(missed.is_empty(), "{screen}: Tab never reaches {missed:?}");
+    controls.len()
+}
+
+/// A table with no boards and no clock: nothing changes on its screen unless asked.
+fn quiet_spec(name: &str) -> TableSpec {
+    TableSpec {
+        name: name.to_owned(),
+        setup: TableSetup {
+            white_player: Some("Ann".to_owned()),
+            black_player: Some("Bob".to_owned()),
+            ..TableSetup::default()
+        },
+        white: BoardSource::Absent,
+        black: BoardSource::Absent,
+        scripted: Vec::new(),
+        resume: false,
+    }
+}
+
 #[test]
-fn every_button_has_a_label() {
+fn every_control_is_labelled_and_reached_by_the_keyboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = vec![quiet_spec("quiet-1"), quiet_spec("quiet-2")];
+    let (hall, app) = start(
+        dir.path(),
+        specs.clone(),
+        TimeMode::Real,
+        &Window::knowing(&specs),
+    );
+    let mut h = harness(app);
+    wait(&mut h, "both cards", |h| has_label(h, "Table 2: quiet-2"));
+    let n = every_control_labelled_and_reached(&mut h, "overview");
+    assert!(n >= 7, "{n} controls on the overview");
+
+    press(&mut h, egui::Key::Num1);
+    wait(&mut h, "the table view", |h| {
+        has_label(h, "Official position of table 1")
+    });
+    let n = every_control_labelled_and_reached(&mut h, "table view");
+    assert!(n >= 64 + 13 + 9, "{n} controls in the table view");
+
+    for (open, title, screen, least) in [
+        ("Adjudicate…", "Adjudicate table 1", "adjudication", 6),
+        ("Void…", "Void the game at table 1", "void", 3),
+        // 5 fields, 7 rule sets, 3 languages, 2 kinds of boards, 2 buttons (the options
+        // field is disabled: simulated boards are chosen).
+        ("New game…", "New game", "new game", 19),
+        // Two boards of squares, 6 roles, 5 fields, 4 buttons, the table list.
+        (
+            "Russian set-up…",
+            "Russian set-up (chess battle)",
+            "Russian set-up",
+            128 + 15,
+        ),
+    ] {
+        click(&mut h, open);
+        wait(&mut h, title, |h| has_label(h, title));
+        let n = every_control_labelled_and_reached(&mut h, screen);
+        assert!(n >= least, "{n} controls in the {screen} dialog");
+        press(&mut h, egui::Key::Escape);
+        wait(&mut h, "the dialog closed", |h| {
+            h.query_by_role(Role::Dialog).is_none()
+        });
+    }
+    // The confirmation: Confirm has the focus, Tab reaches Cancel.
+    click(&mut h, "Take back");
+    wait(&mut h, "the confirmation", |h| {
+        has_label(h, "take back the last move?")
+    });
+    assert_eq!(focused(&h).as_deref(), Some("Confirm"));
+    every_control_labelled_and_reached(&mut h, "confirmation");
+    drop(hall);
+}
+
+// ---------------------------------------------------------------------------------------
+// Without a mouse.
+
+/// The node that has the keyboard focus, by its label.
+fn focused(h: &Harness<'_, ArbiterApp>) -> Option<String> {
+    h.query_all_by(|n| n.is_focused())
+        .next()
+        .map(|n| n.accesskit_node().label().unwrap_or_default())
+}
+
+fn press(h: &mut Harness<'_, ArbiterApp>, key: egui::Key) {
+    h.key_press(key);
+    h.step();
+    h.step();
+}
+
+/// Presses Tab until the focused control's label satisfies `ok`, or fails after 200 presses.
+fn tab_to(h: &mut Harness<'_, ArbiterApp>, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    for _ in 0..200 {
+        press(h, egui::Key::Tab);
+        if let Some(label) = focused(h).filter(|l| ok(l)) {
+            return label;
+        }
+    }
+    panic!("Tab never reached {what}; focus on {:?}", focused(h));
+}
+
+/// A square of the official board from its label ("e4, white knight").
+fn square_of(label: &str) -> Option<(i32, i32)> {
+    let b = label.as_bytes();
+    (b.len() >= 4 && (b'a'..=b'h').contains(&b[0]) && (b'1'..=b'8').contains(&b[1]) && b[2] == b',')
+        .then(|| (i32::from(b[0] - b'a'), i32::from(b[1] - b'1')))
+}
+
+/// Moves the focus from square to square with the arrow keys, checking every step.
+fn arrows_to(h: &mut Harness<'_, ArbiterApp>, target: (i32, i32)) {
+    loop {
+        let here = focused(h)
+            .and_then(|l| square_of(&l))
+            .expect("a square has the focus");
+        if here == target {
+            return;
+        }
+        let (key, next) = if here.0 < target.0 {
+            (egui::Key::ArrowRight, (here.0 + 1, here.1))
+        } else if here.0 > target.0 {
+            (egui::Key::ArrowLeft, (here.0 - 1, here.1))
+        } else if here.1 < target.1 {
+            (egui::Key::ArrowUp, (here.0, here.1 + 1))
+        } else {
+            (egui::Key::ArrowDown, (here.0, here.1 - 1))
+        };
+        press(h, key);
+        let now = focused(h).and_then(|l| square_of(&l));
+        assert_eq!(
+            now,
+            Some(next),
+            "{key:?} from {here:?}: focus on {:?}",
+            focused(h)
+        );
+    }
+}
+
+fn square_name((f, r): (i32, i32)) -> String {
+    format!("{}{}", char::from(b'a' + f as u8), r + 1)
+}
+
+#[test]
+fn a_square_found_by_its_label_is_corrected_by_key_presses_only() {
     let (hall, app) = hall(&["cincinnati"]);
     let mut h = harness(app);
-    open_table_1(&mut h);
-    wait(&mut h, "a try", |h| has_label(h, "Tries (move"));
-    let mut buttons = 0;
-    for b in h.query_all_by_role(Role::Button) {
-        buttons += 1;
-        let label = b.accesskit_node().label().unwrap_or_default();
-        assert!(!label.trim().is_empty(), "a button without a label: {b:?}");
+    wait(&mut h, "the table's card", |h| {
+        has_label(h, "Table 1: demo-cincinnati")
+    });
+    // 1 opens the first table; Tab reaches Pause, Enter presses it.
+    press(&mut h, egui::Key::Num1);
+    wait(&mut h, "the table view", |h| {
+        has_label(h, "Official position of table 1")
+    });
+    tab_to(&mut h, "Pause", |l| l == "Pause");
+    press(&mut h, egui::Key::Enter);
+    wait(&mut h, "the game paused", |h| has_label(h, "PAUSED"));
+
+    // Every square is a labelled button; the one to correct is found by its label.
+    let squares: Vec<String> = h
+        .query_all_by_role(Role::Button)
+        .filter_map(|n| n.accesskit_node().label())
+        .filter(|l| square_of(l).is_some())
+        .collect();
+    assert_eq!(squares.len(), 64, "{squares:?}");
+    let target_label = squares
+        .iter()
+        .find(|l| l.ends_with(", white knight"))
+        .unwrap()
+        .clone();
+    let target = square_of(&target_label).unwrap();
+    let name = square_name(target);
+
+    // Tab into the board, then the arrows to the square.
+    tab_to(&mut h, "a square", |l| square_of(l).is_some());
+    arrows_to(&mut h, target);
+    assert_eq!(focused(&h).as_deref(), Some(target_label.as_str()));
+
+    // Delete empties it once Enter confirms; the focus comes back to the square.
+    press(&mut h, egui::Key::Delete);
+    wait(&mut h, "the confirmation", |h| {
+        has_label(h, &format!("empty {name}?"))
+    });
+    assert_eq!(focused(&h).as_deref(), Some("Confirm"));
+    press(&mut h, egui::Key::Enter);
+    let empty = format!("{name}, empty");
+    wait(&mut h, "the square emptied", |h| {
+        h.query_by_role_and_label(Role::Button, &empty).is_some()
+    });
+    assert!(has_label(&h, "The arbiter has corrected the position"));
+    assert_eq!(focused(&h).as_deref(), Some(empty.as_str()));
+
+    // Shift+Q asks to put a white queen there; Esc at the question changes nothing.
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::Q);
+    h.step();
+    h.step();
+    wait(&mut h, "the question", |h| {
+        has_label(h, &format!("put a white queen ♕ on {name}?"))
+    });
+    press(&mut h, egui::Key::Escape);
+    wait(&mut h, "the question gone", |h| !has_label(h, "?"));
+    assert_eq!(focused(&h).as_deref(), Some(empty.as_str()));
+
+    // Enter uses the tool chosen among the tool buttons, which Tab reaches too.
+    let man = target_label.split_once(", ").unwrap().1.to_owned();
+    tab_to(&mut h, "the tool", |l| l == format!("Tool: put a {man}"));
+    press(&mut h, egui::Key::Enter);
+    tab_to(&mut h, "the square again", |l| l == empty);
+    press(&mut h, egui::Key::Enter);
+    wait(&mut h, "the question", |h| {
+        has_label(h, &format!("put a {man} "))
+    });
+    press(&mut h, egui::Key::Enter);
+    wait(&mut h, "the man back on the square", |h| {
+        h.query_by_role_and_label(Role::Button, &target_label)
+            .is_some()
+    });
+    assert_eq!(focused(&h).as_deref(), Some(target_label.as_str()));
+
+    // Shift+Q then Enter: a ninth white queen's worth of material is refused, with the reason.
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::Q);
+    h.step();
+    h.step();
+    wait(&mut h, "the question", |h| {
+        has_label(h, "put a white queen")
+    });
+    press(&mut h, egui::Key::Enter);
+    wait(&mut h, "the refusal", |h| {
+        has_label(h, "Refused: Arbiter action 'put' refused")
+    });
+    assert!(has_label(&h, "too much material"));
+    assert!(h
+        .query_by_role_and_label(Role::Button, &target_label)
+        .is_some());
+    drop(hall);
+}
+
+// ---------------------------------------------------------------------------------------
+// The new-game dialog.
+
+/// Replaces the text of the field labelled `label`.
+fn replace_text(h: &mut Harness<'_, ArbiterApp>, label: &str, text: &str) {
+    h.get_by_label(label).focus();
+    h.step();
+    h.key_combination_modifiers(egui::Modifiers::COMMAND, &[egui::Key::A]);
+    h.step();
+    type_into(h, label, text);
+}
+
+/// Clicks a radio button and checks that it is chosen.
+fn choose(h: &mut Harness<'_, ArbiterApp>, label: &str) {
+    h.get_by_role_and_label(Role::RadioButton, label).click();
+    h.step();
+    h.step();
+    let node = h.get_by_role_and_label(Role::RadioButton, label);
+    assert_eq!(
+        node.accesskit_node().toggled(),
+        Some(egui::accesskit::Toggled::True),
+        "{label} is not chosen"
+    );
+}
+
+/// The set-up the journal holds for a table's game (read-only, beside the running hall).
+fn journal_setup(dir: &Path, store: &SharedStore, table: usize) -> TableSetup {
+    let game = lock(store).tables[&table].game;
+    let j = Journal::open_read_only(&dir.join("journal.sqlite")).unwrap();
+    j.games()
+        .unwrap()
+        .into_iter()
+        .find(|g| g.id == game)
+        .unwrap()
+        .setup
+}
+
+#[test]
+fn a_new_game_on_simulated_boards_honours_every_option_shown() {
+    let (hall, app) = hall(&["cincinnati"]);
+    let mut h = harness(app);
+    wait(&mut h, "the first table", |h| {
+        has_label(h, "Table 1: demo-cincinnati")
+    });
+    click(&mut h, "New game…");
+    wait(&mut h, "the dialog", |h| {
+        h.query_by_role(Role::Dialog).is_some()
+    });
+    // A new area finds its place in its first frames.
+    h.run_steps(3);
+    replace_text(&mut h, "Table name", "board-7");
+    type_into(&mut h, "White player", "Ann");
+    type_into(&mut h, "Black player", "Bob");
+    choose(&mut h, "wild16");
+    choose(&mut h, "fr français");
+    replace_text(&mut h, "Time control (25+10 or none)", "5+3");
+    replace_text(&mut h, "Settle time (ms)", "1000");
+    h.key_press(egui::Key::Enter);
+    h.step();
+    h.step();
+    // Simulated boards play a scripted game: the options field says why it is off.
+    let options = h.get_by_label("Options (key=value, …)");
+    assert!(options.accesskit_node().is_disabled());
+    assert!(has_label(
+        &h,
+        "Not with simulated boards: they play the wild16 demo game"
+    ));
+    click(&mut h, "Open the table");
+    wait(&mut h, "the new table", |h| {
+        h.query_by_role_and_label(Role::Button, "Table 2: board-7")
+            .is_some()
+    });
+
+    // What the hall reports: the rule set and language it runs, the clocks at 5 minutes.
+    let store = hall.store.clone();
+    wait(&mut h, "the new table's view", |_| {
+        lock(&store)
+            .tables
+            .get(&2)
+            .is_some_and(|t| t.view.is_some())
+    });
+    {
+        let s = lock(&store);
+        let t = &s.tables[&2];
+        assert_eq!(t.wording.rules, RuleSet::Wild16);
+        assert_eq!(t.lang, Lang::Fr);
+        let (left, _) = t.view.as_ref().unwrap().clocks.unwrap();
+        assert!((290_000..=300_000).contains(&left.white), "{left:?}");
+        assert_eq!(left.black, 300_000);
     }
-    assert!(buttons >= 10, "{buttons} buttons");
+    // What the journal keeps: every field of the dialog.
+    let setup = journal_setup(hall.dir(), &store, 2);
+    assert_eq!(setup.rules, "wild16");
+    assert_eq!(setup.lang, "fr");
+    assert_eq!(setup.time_control, "5+3");
+    assert_eq!(setup.settle_ms, 1000);
+    assert_eq!(setup.white_player.as_deref(), Some("Ann"));
+    assert_eq!(setup.black_player.as_deref(), Some("Bob"));
+    assert!(setup.options.is_empty());
+    // The card says so.
+    wait(&mut h, "the card", |h| {
+        has_label(h, "Rules: wild16")
+            && has_label(h, "Time control: 5+3")
+            && has_label(h, "Ann – Bob")
+    });
+    // The simulated players wait out the 1 s settle time (a player who tried again 400 ms
+    // after a verdict timed for 150 ms would spoil his own try): the demo game's first six
+    // tries, two of them refused, come as written.
+    let tries = |store: &SharedStore| -> Vec<String> {
+        lock(store).tables[&2]
+            .log
+            .iter()
+            .filter_map(|r| r.text.split_once(" tries "))
+            .filter_map(|(_, rest)| rest.split_once(':'))
+            .map(|(uci, _)| uci.to_owned())
+            .collect()
+    };
+    wait(&mut h, "six tries", |_| tries(&store).len() >= 6);
+    assert_eq!(
+        tries(&store)[..6],
+        ["e2e4", "b7b6", "e4e5", "b8b7", "e7e5", "a7a6"]
+    );
+    drop(hall);
+}
+
+#[test]
+fn a_new_game_on_serial_ports_takes_the_rule_set_s_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = vec![quiet_spec("quiet-1")];
+    let window = Window {
+        demo_timing: None,
+        ..Window::knowing(&specs)
+    };
+    let (hall, app) = start(dir.path(), specs, TimeMode::Real, &window);
+    let mut h = harness(app);
+    wait(&mut h, "the first table", |h| {
+        has_label(h, "Table 1: quiet-1")
+    });
+    click(&mut h, "New game…");
+    wait(&mut h, "the dialog", |h| {
+        h.query_by_role(Role::Dialog).is_some()
+    });
+    // A new area finds its place in its first frames.
+    h.run_steps(3);
+    // Without the demo there are no simulated boards, and the dialog says why.
+    let simulated = h.get_by_role_and_label(Role::RadioButton, "simulated (demo game)");
+    assert!(simulated.accesskit_node().is_disabled());
+    assert!(has_label(
+        &h,
+        "Simulated boards: only in a window started with --demo."
+    ));
+    choose(&mut h, "rand");
+    type_into(&mut h, "Options (key=value, …)", "ladder=maybe");
+    click(&mut h, "Open the table");
+    wait(&mut h, "the option refused", |h| {
+        has_label(h, "options: option 'ladder'")
+    });
+    replace_text(&mut h, "Options (key=value, …)", "ladder=true");
+    click(&mut h, "Open the table");
+
+    wait(&mut h, "the new table", |h| {
+        h.query_by_role_and_label(Role::Button, "Table 2: table-2")
+            .is_some()
+            && has_label(h, "Rules: rand (ladder=true)")
+            && has_label(h, "Time control: none")
+    });
+    let store = hall.store.clone();
+    assert_eq!(lock(&store).tables[&2].wording.rules, RuleSet::Rand);
+    let setup = journal_setup(dir.path(), &store, 2);
+    assert_eq!(
+        setup.options.get("ladder").map(String::as_str),
+        Some("true")
+    );
+    assert_eq!(setup.rules, "rand");
+    drop(hall);
+}
+
+// ---------------------------------------------------------------------------------------
+// Tables the window did not open.
+
+/// A label's text: the value of a label node, the label of any other.
+fn text_of(n: &egui_kittest::Node<'_>) -> String {
+    let a = n.accesskit_node();
+    a.value().or_else(|| a.label()).unwrap_or_default()
+}
+
+#[test]
+fn a_table_the_window_did_not_open_shows_what_the_hall_and_the_journal_say() {
+    // The window knows nothing of the table: the hall's rule set, the journal's set-up.
+    let dir = tempfile::tempdir().unwrap();
+    let nothing = Window {
+        known: Vec::new(),
+        ..Window::knowing(&[])
+    };
+    let (hall, app) = start(
+        dir.path(),
+        vec![demo_spec("wild16")],
+        TimeMode::Real,
+        &nothing,
+    );
+    let mut h = harness(app);
+    wait(&mut h, "the card from the journal", |h| {
+        has_label(h, "Table 1: demo-wild16")
+            && has_label(h, "Rules: wild16")
+            && has_label(h, "Simulated White – Simulated Black")
+            && has_label(h, "Time control: none")
+    });
+    drop(h);
+    drop(hall);
+
+    // The window expected another rule set under that name, and cannot read the journal:
+    // it shows the hall's rule set and says what it does not know.
+    let dir = tempfile::tempdir().unwrap();
+    let mut wrong = demo_spec("wild16");
+    wrong.setup.rules = "cincinnati".to_owned();
+    let blind = Window {
+        reader_reads_journal: false,
+        ..Window::knowing(&[wrong])
+    };
+    let (hall, app) = start(
+        dir.path(),
+        vec![demo_spec("wild16")],
+        TimeMode::Real,
+        &blind,
+    );
+    let mut h = harness(app);
+    wait(&mut h, "the card", |h| {
+        has_label(h, "Rules: wild16 (options ?)")
+            && has_label(h, "Time control: ?")
+            && has_label(h, "White – Black")
+    });
+    assert!(!has_label(&h, "Rules: cincinnati"));
+    press(&mut h, egui::Key::Num1);
+    wait(&mut h, "the note in the log", |h| {
+        has_label(
+            h,
+            "The hall runs this table with the wild16 rules in 'en', not the cincinnati rules",
+        )
+    });
+    drop(h);
+    drop(hall);
+
+    // A game resumed from the journal by a hall the window knows nothing about.
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = quiet_spec("resumed");
+    spec.setup.rules = "berkeley".to_owned();
+    spec.setup.time_control = "25+10".to_owned();
+    spec.resume = true;
+    let (mut hall, app) = start(
+        dir.path(),
+        vec![spec.clone()],
+        TimeMode::Real,
+        &Window::knowing(&[spec.clone()]),
+    );
+    let mut h = harness(app);
+    wait(&mut h, "the table", |h| has_label(h, "Table 1: resumed"));
+    hall.handle
+        .input(1, Input::Arbiter(ArbiterAction::Pause))
+        .unwrap();
+    wait(&mut h, "paused", |h| has_label(h, "PAUSED"));
+    drop(h);
+    hall.stop();
+    let (hall, app) = start(dir.path(), vec![spec], TimeMode::Real, &nothing);
+    let mut h = harness(app);
+    wait(&mut h, "the resumed table's card", |h| {
+        has_label(h, "Table 1: resumed")
+            && has_label(h, "Rules: berkeley")
+            && has_label(h, "Time control: 25+10")
+            && has_label(h, "Ann – Bob")
+    });
+    assert!(!has_label(&h, "Rules: cincinnati"));
+    press(&mut h, egui::Key::Num1);
+    wait(&mut h, "the resumption in the log", |h| {
+        h.query_all_by_label_contains("Resumed from the journal")
+            .any(|n| text_of(&n).ends_with("Resumed from the journal after 1 event."))
+    });
+    drop(hall);
+}
+
+// ---------------------------------------------------------------------------------------
+// Alerts before the game ends.
+
+/// A table with a short time control on simulated time: the arbiter pauses it (a scripted
+/// input) `pause_at` ms into the game, White to move all along.
+fn blitz_spec(name: &str, time_control: &str, pause_at: u64) -> TableSpec {
+    let mut spec = quiet_spec(name);
+    spec.setup.time_control = time_control.to_owned();
+    spec.scripted = vec![(pause_at, Input::Arbiter(ArbiterAction::Pause))];
+    spec
+}
+
+#[test]
+fn low_time_and_a_fallen_flag_are_alerts_on_the_card_and_in_the_table_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = vec![
+        // 1+0 paused at 55 s: 5 s left (the 1-minute mark is the base time: no alert).
+        blitz_spec("blitz-1", "1+0", 55_000),
+        // 2+0 paused at 75 s: 45 s left.
+        blitz_spec("blitz-2", "2+0", 75_000),
+        // 2+0 paused at 30 s: 1:30 left, no alert.
+        blitz_spec("blitz-3", "2+0", 30_000),
+    ];
+    let (hall, app) = start(
+        dir.path(),
+        specs.clone(),
+        TimeMode::Simulated,
+        &Window::knowing(&specs),
+    );
+    let mut h = harness(app);
+    wait(&mut h, "the alerts on the cards", |h| {
+        has_label(
+            h,
+            "⚠ White (Ann): under 10 seconds on the clock (0:00:05 left)",
+        ) && has_label(
+            h,
+            "⚠ White (Ann): under 1 minute on the clock (0:00:45 left)",
+        ) && h.query_all_by_label_contains("PAUSED").count() == 3
+    });
+    assert!(!has_label(&h, "under 1 minute on the clock (0:00:05 left)"));
+    assert!(!has_label(&h, "0:01:30 left"));
+    assert!(!has_label(&h, "Black (Bob): under"));
+    assert!(!has_label(&h, "flag"));
+
+    // In the table view too; resumed, White's flag falls (simulated time runs on at once).
+    press(&mut h, egui::Key::Num1);
+    wait(&mut h, "the table view", |h| {
+        has_label(h, "Official position of table 1")
+    });
+    assert!(has_label(
+        &h,
+        "⚠ White (Ann): under 10 seconds on the clock (0:00:05 left)"
+    ));
+    click(&mut h, "Resume");
+    wait(&mut h, "the fallen flag in the table view", |h| {
+        has_label(h, "⚠ White (Ann)'s flag has fallen") && has_label(h, "Game over: 0-1")
+    });
+    assert!(
+        !has_label(&h, "under 10 seconds"),
+        "no low-time alert after the end"
+    );
+    press(&mut h, egui::Key::Escape);
+    wait(&mut h, "the fallen flag on the card", |h| {
+        !has_label(h, "Official position of table 1")
+            && has_label(h, "⚠ White (Ann)'s flag has fallen")
+            && has_label(h, "under 1 minute on the clock (0:00:45 left)")
+    });
     drop(hall);
 }
