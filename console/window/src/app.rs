@@ -251,6 +251,8 @@ fn big(text: impl Into<String>) -> RichText {
 }
 
 const ALERT: Color32 = Color32::from_rgb(255, 110, 90);
+/// The narrowest a table's card on the overview gets.
+const CARD_WIDTH: f32 = 440.0;
 const GOOD: Color32 = Color32::from_rgb(120, 230, 120);
 
 impl ArbiterApp {
@@ -513,12 +515,20 @@ impl ArbiterApp {
             ui.label(big("Waiting for the hall's tables…"));
             return;
         }
+        // As many cards side by side as fit (each at least CARD_WIDTH wide), row under row.
         egui::ScrollArea::vertical().show(ui, |ui| {
-            ui.horizontal_wrapped(|ui| {
-                for t in s.tables.values() {
-                    self.card(ui, t, now);
-                }
-            });
+            let gap = ui.spacing().item_spacing.x;
+            let fit = ((ui.available_width() + gap) / (CARD_WIDTH + gap)).floor();
+            let columns = (fit as usize).max(1);
+            let tables: Vec<&TableState> = s.tables.values().collect();
+            for row in tables.chunks(columns) {
+                ui.columns(columns, |cols| {
+                    for (col, t) in cols.iter_mut().zip(row) {
+                        self.card(col, t, now);
+                    }
+                });
+                ui.add_space(gap);
+            }
         });
     }
 
@@ -533,7 +543,7 @@ impl ArbiterApp {
             .stroke(stroke)
             .inner_margin(12.0)
             .show(ui, |ui| {
-                ui.set_width(440.0);
+                ui.set_width(ui.available_width());
                 ui.vertical(|ui| {
                     let open = ui.button(big(format!("Table {}: {}", t.no, t.name)));
                     if open.clicked() {

@@ -997,3 +997,29 @@ fn low_time_and_a_fallen_flag_are_alerts_on_the_card_and_in_the_table_view() {
     });
     drop(hall);
 }
+
+#[test]
+fn the_overview_shows_eight_cards_inside_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs: Vec<TableSpec> = (1..=8).map(|i| quiet_spec(&format!("q{i}"))).collect();
+    let (hall, app) = start(
+        dir.path(),
+        specs.clone(),
+        TimeMode::Real,
+        &Window::knowing(&specs),
+    );
+    let mut h = harness(app);
+    wait(&mut h, "eight cards", |h| has_label(h, "Table 8: q8"));
+    h.run_steps(2);
+    let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1600.0, 1100.0));
+    for i in 1..=8 {
+        let label = format!("Table {i}: q{i}");
+        let card = h.get_by_role_and_label(Role::Button, &label);
+        assert!(
+            window.contains_rect(card.rect()),
+            "table {i}'s card at {:?} is outside the window",
+            card.rect()
+        );
+    }
+    drop(hall);
+}
