@@ -15,6 +15,7 @@ use kriegspiel_referee::{GameResult, Lang, Wording};
 use kriegspiel_table::{BoardInput, Event, Input, Millis, Output, Table};
 use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
 
 use crate::clock::TableClock;
 use crate::journal::{EventRow, GameId, Journal, JournalError};
@@ -402,7 +403,7 @@ async fn run(
 ) {
     let mut inputs = Vec::with_capacity(prepared.len());
     let mut tasks = Vec::with_capacity(prepared.len());
-    let mut spawn = |p: Prepared, inputs: &mut Vec<mpsc::UnboundedSender<Input>>| {
+    let mut spawn = |p: Prepared, inputs: &mut Vec<mpsc::UnboundedSender<(Input, Instant)>>| {
         let (tx, rx) = mpsc::unbounded_channel();
         inputs.push(tx);
         tasks.push(tokio::spawn(run_table(
@@ -436,8 +437,10 @@ async fn run(
             }
             HallCommand::Input { table, input } => {
                 if let Some(tx) = table.checked_sub(1).and_then(|i| inputs.get(i)) {
+                    // Stamped now, on the clock the links stamp their reports with, so that
+                    // the table takes a command and a board event in the order they came.
                     // A stopped table (journal failure) has said so already.
-                    let _ = tx.send(input);
+                    let _ = tx.send((input, Instant::now()));
                 }
             }
             HallCommand::Shutdown => break,
@@ -514,7 +517,7 @@ impl BoardFeed {
     }
 
     /// The arrival of the next report already here, without waiting.
-    fn ready(&mut self) -> Option<tokio::time::Instant> {
+    fn ready(&mut self) -> Option<Instant> {
         if self.held.is_none() && !self.ended {
             match self.reports.try_recv() {
                 Ok(r) => self.held = Some(r),
@@ -539,6 +542,31 @@ impl BoardFeed {
     }
 }
 
+/// The players' and the arbiter's commands for one table, each with its arrival.
+struct Commands {
+    rx: mpsc::UnboundedReceiver<(Input, Instant)>,
+    /// A command taken in to compare arrivals, not yet handed to the table.
+    held: Option<(Input, Instant)>,
+}
+
+impl Commands {
+    /// The arrival of the next command already here, without waiting.
+    fn ready(&mut self) -> Option<Instant> {
+        if self.held.is_none() {
+            self.held = self.rx.try_recv().ok();
+        }
+        self.held.as_ref().map(|(_, at)| *at)
+    }
+
+    /// The next command; `None` once the hall is gone.
+    async fn next(&mut self) -> Option<(Input, Instant)> {
+        match self.held.take() {
+            Some(c) => Some(c),
+            None => self.rx.recv().await,
+        }
+    }
+}
+
 async fn next_report(feed: &mut Option<BoardFeed>) -> Option<Report> {
     match feed {
         Some(f) => f.next().await,
@@ -546,13 +574,13 @@ async fn next_report(feed: &mut Option<BoardFeed>) -> Option<Report> {
     }
 }
 
-/// Of the reports already here, the board whose report arrived first.
-fn first_ready(feeds: &mut [Option<BoardFeed>; 2]) -> Option<usize> {
+/// Of the reports already here, the board whose report arrived first, and when.
+fn first_ready(feeds: &mut [Option<BoardFeed>; 2]) -> Option<(usize, Instant)> {
     let arrivals = [0, 1].map(|i| feeds[i].as_mut().and_then(BoardFeed::ready));
     match arrivals {
-        [Some(w), Some(b)] => Some(usize::from(b < w)),
-        [Some(_), None] => Some(0),
-        [None, Some(_)] => Some(1),
+        [Some(w), Some(b)] if b < w => Some((1, b)),
+        [Some(w), _] => Some((0, w)),
+        [None, Some(b)] => Some((1, b)),
         [None, None] => None,
     }
 }
@@ -595,8 +623,12 @@ async fn run_table(
     p: Prepared,
     journal: JournalQueue,
     events: broadcast::Sender<HallEvent>,
-    mut inputs: mpsc::UnboundedReceiver<Input>,
+    inputs: mpsc::UnboundedReceiver<(Input, Instant)>,
 ) {
+    let mut commands = Commands {
+        rx: inputs,
+        held: None,
+    };
     let Prepared {
         no,
         spec,
@@ -639,16 +671,23 @@ async fn run_table(
     ];
     let mut ended = table.is_over();
     loop {
-        // Reports already here go first, the earliest arrival first, before any timer that
-        // fell due meanwhile: the table sees the boards' events in the order they happened.
-        let ready = first_ready(&mut feeds).and_then(|i| feeds[i].as_mut());
-        let input = match (pending.take(), ready) {
-            (Some(i), _) => Some(i),
-            (None, Some(feed)) => {
-                let report = feed.held.take();
-                link(no, feed, report, clock, &publish)
-            }
-            (None, None) => {
+        // What is already here goes first, the earliest arrival first (a report before a
+        // command of the same instant), each timed by its arrival: the table sees the boards'
+        // events and the commands in the order they came, and runs any timer that fell due
+        // meanwhile before them, however long the journal kept it waiting.
+        let command = commands.ready();
+        let board = first_ready(&mut feeds).filter(|(_, b)| command.is_none_or(|c| *b <= c));
+        let input = match (pending.take(), board, command) {
+            (Some(i), ..) => Some(i),
+            (None, Some((i, _)), _) => match feeds[i].as_mut() {
+                Some(feed) => {
+                    let report = feed.held.take();
+                    link(no, feed, report, clock, &publish)
+                }
+                None => None,
+            },
+            (None, _, Some(_)) => commands.next().await.map(|c| command_input(c, clock)),
+            (None, None, None) => {
                 let scripted_at = spec.scripted.get(next_scripted).map(|(at, _)| *at);
                 let deadline = match (table.next_deadline(), scripted_at) {
                     (Some(a), Some(b)) => Some(a.min(b)),
@@ -660,8 +699,8 @@ async fn run_table(
                     biased;
                     r = next_report(white) => white.as_ref().and_then(|f| link(no, f, r, clock, &publish)),
                     r = next_report(black) => black.as_ref().and_then(|f| link(no, f, r, clock, &publish)),
-                    i = inputs.recv() => match i {
-                        Some(i) => Some((i, Stamp::default())),
+                    c = commands.next() => match c {
+                        Some(c) => Some(command_input(c, clock)),
                         None => return,
                     },
                     () = sleep_until(deadline) => {
@@ -713,6 +752,15 @@ async fn run_table(
             });
         }
     }
+}
+
+/// A command as the table takes it, timed by its arrival.
+fn command_input((input, at): (Input, Instant), clock: TableClock) -> (Input, Stamp) {
+    let stamp = Stamp {
+        arrived: Some(clock.millis_at(at)),
+        ..Stamp::default()
+    };
+    (input, stamp)
 }
 
 /// Publishes a link report and gives the board input it means, timed by its arrival.
