@@ -58,7 +58,7 @@ impl Collected {
     }
 }
 
-/// The board program scans every 4 ms and reports changes seen in one scan in square order,
+/// The board program scans every millisecond and reports changes seen in one scan in square order,
 /// so these tests run one at a time to keep its scans on time on a 2-core machine.
 /// An async mutex: the guard is held across the test's awaits, and a failed test (a panic
 /// while holding it) does not poison it for the others.

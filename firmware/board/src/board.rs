@@ -38,12 +38,14 @@ pub struct BoardConfig {
 }
 
 impl Default for BoardConfig {
-    /// 4 scans at 250 Hz: a change is accepted 12–16 ms after it happens.
+    /// 5 scans at 1 kHz: a change is accepted 4–5 ms after it happens. A reed switch
+    /// bounces for well under a millisecond, so 4 ms of agreement is ample (keyberon's
+    /// choice for key switches), and the debounce is most of a try's latency to the console.
     fn default() -> Self {
         BoardConfig {
             board_id: 0,
-            debounce_scans: 4,
-            scan_hz: 250,
+            debounce_scans: 5,
+            scan_hz: 1000,
         }
     }
 }
@@ -437,12 +439,13 @@ mod tests {
             out
         }
 
-        /// Runs ticks every 4 ms for `ms` milliseconds.
+        /// Runs ticks one scan period apart for `ms` milliseconds.
         fn run(&mut self, ms: u32) -> Vec<BoardMsg> {
+            let period = (self.board.scan_period_us() / 1000).max(1);
             let end = self.now + ms;
             while self.now < end {
                 self.board.tick(self.now).unwrap();
-                self.now += 4;
+                self.now += period;
             }
             self.frames()
         }
@@ -515,11 +518,29 @@ mod tests {
     }
 
     #[test]
+    fn by_default_a_change_is_sent_4_ms_after_the_scan_that_saw_it() {
+        let mut rig = Rig::new(Occupancy::WHITE_START, BoardConfig::default());
+        rig.run(100);
+        rig.set(Occupancy::WHITE_START.without(sq("g1")));
+        let lifted_at = rig.now;
+        // Four more scans, one each millisecond, must agree before the lift goes out.
+        assert_eq!(rig.run(4), []);
+        assert_eq!(
+            rig.run(1),
+            [BoardMsg::Lift {
+                square: 6,
+                board_ms: lifted_at
+            }]
+        );
+    }
+
+    #[test]
     fn bounces_shorter_than_the_debounce_produce_nothing() {
         let mut rig = Rig::new(
             Occupancy::EMPTY,
             BoardConfig {
                 debounce_scans: 4,
+                scan_hz: 250,
                 ..BoardConfig::default()
             },
         );
@@ -671,9 +692,10 @@ mod tests {
         );
         // The new debounce length is in force: 7 scans are not enough any more.
         rig.set(Occupancy::EMPTY.with(sq("a8")));
-        let frames = rig.run(7 * 4);
+        // (and a scan is every 2 ms at 500 Hz).
+        let frames = rig.run(7 * 2);
         assert!(!frames.iter().any(|m| matches!(m, BoardMsg::Place { .. })));
-        let frames = rig.run(4);
+        let frames = rig.run(2);
         assert!(frames
             .iter()
             .any(|m| matches!(m, BoardMsg::Place { square: 56, .. })));

@@ -2,8 +2,8 @@
 //!
 //! ```toml
 //! board_id = 1          # tells the console whose board this is
-//! scan_hz = 250         # 200..=2000
-//! debounce_scans = 4    # 1..=16
+//! scan_hz = 1000        # 200..=2000
+//! debounce_scans = 5    # 1..=16
 //! baud = 115200         # UART speed (ignored by a USB gadget)
 //!
 //! [matrix]              # either a diode matrix ...
