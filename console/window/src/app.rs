@@ -613,7 +613,7 @@ impl ArbiterApp {
         self.actions(ui, t);
         let official = t.view.as_ref().and_then(|v| board::board_of(&v.fen));
         let avail = ui.available_size();
-        let size = (avail.y - 260.0).min(avail.x * 0.62).clamp(240.0, 720.0);
+        let size = (avail.y - 190.0).min(avail.x * 0.62).clamp(240.0, 720.0);
         ui.horizontal_top(|ui| {
             let marks = Marks {
                 touched: None,
