@@ -3,18 +3,26 @@
 //! one table on two serial boards (the options of `kriegspiel table`), or the demo game(s) on
 //! simulated boards (`--demo`, also the default when nothing else is given). A program of its
 //! own so that the GUI's libraries weigh on neither the headless programs nor their tests.
+//!
+//! The tables speak as `kriegspiel hall` and `kriegspiel table` make them speak, with the
+//! same speakers and subscriber (the `kriegspiel` library's): a round file's tables by their
+//! audio keys, one table by the audio options of `kriegspiel table`, the demo's first table
+//! by those options too (several demo tables in one room would talk over each other);
+//! `--no-speech` silences every table.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use kriegspiel_hall::{BoardSource, Journal, TableSetup, TableSpec, TimeMode};
+use kriegspiel_hall::{BoardSource, Journal, TableNo, TableSetup, TableSpec, TimeMode};
 use kriegspiel_window::WindowOptions;
 
 use clap::Parser;
 use kriegspiel::demo_cmd::HUMAN_PACE;
-use kriegspiel::frontend::{journal_path, GameArgs};
-use kriegspiel::hall_cmd::read_round;
+use kriegspiel::frontend::{journal_path, spawn_speaker, GameArgs, SpeechArgs};
+use kriegspiel::hall_cmd::read_round_with_audio;
+use kriegspiel::speech::{AudioOptions, PublicTo, Speakers};
+use kriegspiel::table_cmd::speaker;
 
 const PROGRAM: &str = "kriegspiel-console";
 
@@ -66,18 +74,98 @@ struct Args {
     /// A board out of sync this many seconds is an alert.
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     sync_alert: u64,
+    /// How one table, or the demo's first table, speaks (a round file's tables speak by
+    /// its audio keys; --no-speech silences every table).
+    #[command(flatten)]
+    audio: SpeechArgs,
 }
 
-/// The hall's tables the command line describes, and whether they are demo tables.
+/// The tables the command line describes.
+struct Tables {
+    specs: Vec<TableSpec>,
+    /// How each table speaks (none: silent), and its name in messages.
+    audio: Vec<(Option<AudioOptions>, String)>,
+    /// Demo tables on simulated boards.
+    demo: bool,
+}
+
+/// Whether any audio option other than --no-speech was given.
+fn audio_options_given(a: &SpeechArgs) -> bool {
+    a.speech_wav.is_some()
+        || a.public_audio.is_some()
+        || a.white_audio.is_some()
+        || a.black_audio.is_some()
+        || a.public_to != PublicTo::Room
+        || a.voice.is_some()
+        || a.rate.is_some()
+        || a.volume.is_some()
+        || a.speech_log.is_some()
+        || a.no_speech_dispatcher
+}
+
+/// The hall's tables the command line describes, how each speaks, and whether they are
+/// demo tables.
+fn tables(args: &Args) -> Result<Tables, String> {
+    if let Some(path) = &args.config {
+        if audio_options_given(&args.audio) {
+            return Err(
+                "with --config the round file's audio keys say how each table speaks (only --no-speech applies)"
+                    .into(),
+            );
+        }
+        let (specs, audio) = read_round_with_audio(path)?
+            .into_iter()
+            .map(|mut e| {
+                e.spec.resume = !args.new_game;
+                e.audio.off |= args.audio.no_speech;
+                (e.spec, (Some(e.audio), e.label))
+            })
+            .unzip();
+        return Ok(Tables {
+            specs,
+            audio,
+            demo: false,
+        });
+    }
+    let (specs, demo) = specs(args)?;
+    let options = args.audio.options();
+    options.check().map_err(|e| e.to_string())?;
+    // One table, or the demo's first table.
+    let audio = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let label = format!("table {} ('{}')", i + 1, s.name);
+            ((i == 0).then(|| options.clone()), label)
+        })
+        .collect();
+    Ok(Tables { specs, audio, demo })
+}
+
+/// Each speaking table's speakers (the `kriegspiel` library's, as `kriegspiel table` and
+/// `kriegspiel hall` build them); an error names the table.
+fn speakers(tables: &Tables) -> Result<Vec<(TableNo, Speakers)>, String> {
+    let mut out = Vec::new();
+    for (i, (spec, (audio, label))) in tables.specs.iter().zip(&tables.audio).enumerate() {
+        let Some(audio) = audio.as_ref().filter(|a| !a.off) else {
+            continue;
+        };
+        let lang = spec
+            .setup
+            .config()
+            .map_err(|e| format!("{label}: {e}"))?
+            .lang;
+        let program = format!("{PROGRAM}: {label}");
+        if let Some(s) = speaker(&program, lang, audio).map_err(|e| format!("{label}: {e}"))? {
+            out.push((i + 1, s));
+        }
+    }
+    Ok(out)
+}
+
+/// The tables of one table's boards or of the demo, and whether they are demo tables.
 fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
     let game = args.game.clone();
-    if let Some(path) = &args.config {
-        let mut specs = read_round(path)?;
-        for s in &mut specs {
-            s.resume = !args.new_game;
-        }
-        return Ok((specs, false));
-    }
     if let (Some(white), Some(black)) = (&args.white, &args.black) {
         if white == black {
             return Err(format!(
@@ -151,13 +239,21 @@ fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let (specs, demo) = match specs(&args) {
+    let tables = match tables(&args) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let speakers = match speakers(&tables) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
         }
     };
+    let Tables { specs, demo, .. } = tables;
     let path = match journal_path(args.journal.clone()) {
         Ok(p) => p,
         Err(e) => {
@@ -186,7 +282,20 @@ fn main() -> ExitCode {
     if demo {
         options.demo_timing = Some(HUMAN_PACE);
     }
-    match kriegspiel_window::run(hall, &specs, options) {
+    // Each speaking table hears every event the window reads, from the first, on its own
+    // subscription: a slow speaker lags alone and never holds the window or the table back.
+    let relay = kriegspiel_window::relay();
+    let voices: Vec<_> = speakers
+        .into_iter()
+        .map(|(table, s)| spawn_speaker(relay.subscribe(), table, s, Duration::from_secs(10)))
+        .collect();
+    options.relay = Some(relay);
+    let result = kriegspiel_window::run(hall, &specs, options);
+    // The relay closed with the hall: each speaker says what it still has, then ends.
+    for v in voices {
+        let _ = v.join();
+    }
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");

@@ -8,67 +8,13 @@
 //! writes docs/window-overview.png and docs/window-table.png.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn tool(name: &str) -> Command {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
-        .unwrap_or(false);
-    assert!(
-        found,
-        "{name} is missing: run `source tests/system-packages.sh && ensure_packages`"
-    );
-    Command::new(name)
-}
-
-/// Starts Xvfb on the first free display from :91.
-fn xvfb() -> (Killed, String) {
-    for n in 91..140 {
-        if Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-        {
-            continue;
-        }
-        let child = tool("Xvfb")
-            .args([
-                &format!(":{n}"),
-                "-screen",
-                "0",
-                "1600x1000x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut x = Killed(child);
-        let socket = format!("/tmp/.X11-unix/X{n}");
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(10) {
-            if Path::new(&socket).exists() {
-                return (x, format!(":{n}"));
-            }
-            if let Ok(Some(_)) = x.0.try_wait() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        drop(x);
-    }
-    panic!("no free X display for Xvfb");
-}
+use common::{tool, xvfb, Killed};
 
 /// Runs the window with `args`, waits `wait`, and takes a screenshot of the whole screen.
 fn shot(display: &str, args: &[&str], wait: Duration, out: &Path) {
@@ -76,7 +22,7 @@ fn shot(display: &str, args: &[&str], wait: Duration, out: &Path) {
     let journal = dir.path().join("journal.sqlite");
     let child = Command::new(env!("CARGO_BIN_EXE_kriegspiel-console"))
         .args(args)
-        .args(["--journal", journal.to_str().unwrap()])
+        .args(["--journal", journal.to_str().unwrap(), "--no-speech"])
         .env("DISPLAY", display)
         .env_remove("WAYLAND_DISPLAY")
         .stdout(Stdio::null())

@@ -34,6 +34,9 @@ pub struct WindowOptions {
     pub export_dir: PathBuf,
     /// The table shown first (none: the overview).
     pub start_table: Option<TableNo>,
+    /// Every hall event the window reads is passed on here too, from the first (the
+    /// speakers subscribe to it: see [`crate::relay`]).
+    pub relay: Option<broadcast::Sender<HallEvent>>,
 }
 
 impl WindowOptions {
@@ -44,6 +47,7 @@ impl WindowOptions {
             demo_timing: None,
             export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             start_table: None,
+            relay: None,
         }
     }
 }
@@ -78,14 +82,21 @@ fn look_up_setups(store: &SharedStore, journal: Option<&std::path::Path>) {
 }
 
 /// Reads hall events into the store on its own thread, calling `wake` after each batch
-/// (the window passes `ctx.request_repaint`). The set-ups of tables the window did not open
-/// are read from `journal` (none: they stay unknown). Ends when the hall stops.
+/// (the window passes `ctx.request_repaint`), and passes each on to `relay` (nobody
+/// listening there is no error). The set-ups of tables the window did not open are read
+/// from `journal` (none: they stay unknown). Ends when the hall stops, and the relay with it.
 pub fn spawn_reader(
     mut events: broadcast::Receiver<HallEvent>,
     store: SharedStore,
     journal: Option<PathBuf>,
+    relay: Option<broadcast::Sender<HallEvent>>,
     wake: impl Fn() + Send + 'static,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let pass_on = move |e: &HallEvent| {
+        if let Some(r) = &relay {
+            let _ = r.send(e.clone());
+        }
+    };
     std::thread::Builder::new()
         .name("window-events".to_owned())
         .spawn(move || loop {
@@ -94,7 +105,10 @@ pub fn spawn_reader(
             {
                 let mut s = lock(&store);
                 match first {
-                    Ok(e) => s.apply(&e, now),
+                    Ok(e) => {
+                        pass_on(&e);
+                        s.apply(&e, now);
+                    }
                     Err(RecvError::Lagged(n)) => s.lost(n),
                     Err(RecvError::Closed) => {
                         s.notices.push("The hall has stopped.".to_owned());
@@ -106,7 +120,10 @@ pub fn spawn_reader(
                 // Whatever else is already queued, under the same lock: one repaint.
                 loop {
                     match events.try_recv() {
-                        Ok(e) => s.apply(&e, now),
+                        Ok(e) => {
+                            pass_on(&e);
+                            s.apply(&e, now);
+                        }
                         Err(broadcast::error::TryRecvError::Lagged(n)) => s.lost(n),
                         Err(_) => break,
                     }

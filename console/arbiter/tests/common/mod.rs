@@ -1,0 +1,65 @@
+//! What the tests of the real window share: a child process ended when dropped, the tools
+//! from tests/system-packages.sh, and an Xvfb display of their own.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Killed(pub Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn tool(name: &str) -> Command {
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+        .unwrap_or(false);
+    assert!(
+        found,
+        "{name} is missing: run `source tests/system-packages.sh && ensure_packages`"
+    );
+    Command::new(name)
+}
+
+/// Starts Xvfb on the first free display from :91.
+pub fn xvfb() -> (Killed, String) {
+    for n in 91..140 {
+        if Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        {
+            continue;
+        }
+        let child = tool("Xvfb")
+            .args([
+                &format!(":{n}"),
+                "-screen",
+                "0",
+                "1600x1000x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut x = Killed(child);
+        let socket = format!("/tmp/.X11-unix/X{n}");
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if Path::new(&socket).exists() {
+                return (x, format!(":{n}"));
+            }
+            if let Ok(Some(_)) = x.0.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        drop(x);
+    }
+    panic!("no free X display for Xvfb");
+}
