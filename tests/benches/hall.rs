@@ -15,6 +15,9 @@
 //!   round, about 5 minutes); the default is a brisker pace with the same 300 ms settle
 //!   window, two rounds of about 107 s; `rounds=N` sets the rounds.
 //! - `journal`: 10,000 `Journal::append` calls on a file on disk (WAL, synchronous=FULL).
+//!
+//! Journals go to target/tmp (the workspace's disk); `KRIEGSPIEL_BENCH_SCRATCH=/dev/shm`
+//! puts them in memory instead, to tell the disk's share from the hall's.
 //! - `resume`: a journal holding an unfinished game of 200+ plies, then
 //!   `kriegspiel_hall::start` → the resumed table's first `HallEvent::View`.
 //! - `demo`: `target/release/kriegspiel demo --fast --no-speech --journal FILE`, wall time
@@ -136,7 +139,17 @@ fn unix_ns() -> i128 {
 }
 
 fn scratch_dir() -> tempfile::TempDir {
+    // KRIEGSPIEL_BENCH_SCRATCH=/dev/shm compares the disk with memory; by default
     // target/tmp: on the workspace's disk (never a tmpfs), so fsync means a disk write.
+    if let Some(dir) = std::env::var_os("KRIEGSPIEL_BENCH_SCRATCH") {
+        let dir = tempfile::tempdir_in(dir).unwrap();
+        println!(
+            "  scratch: {} ({})",
+            dir.path().display(),
+            fs_type(dir.path())
+        );
+        return dir;
+    }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let fs = fs_type(dir.path());
     assert!(fs != "tmpfs", "{} is on a tmpfs", dir.path().display());
