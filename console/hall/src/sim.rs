@@ -92,10 +92,32 @@ impl FrameWriter for Frames {
     }
 }
 
-/// How long after a switch change the board scans at its full rate (the debounce needs a
-/// few scans); the rest of the time a slower beat keeps its snapshots and heartbeats.
-const BUSY_MS: Millis = 60;
+/// After a switch change the board scans at its full rate for the debounce's scans and two
+/// more; the rest of the time a slower beat keeps its snapshots and heartbeats (scans of
+/// still magnets change nothing, and each costs a wake-up).
+const BUSY_EXTRA_SCANS: u64 = 2;
 const IDLE_BEAT: Duration = Duration::from_millis(50);
+
+/// The board clock is the table clock, wrapped as a board's would be.
+fn board_time(at: Millis) -> u32 {
+    (at & u64::from(u32::MAX)) as u32
+}
+
+/// Applies the script's actions due by `at`; gives the index of the next one.
+fn move_magnets(
+    script: &SimScript,
+    mut next: usize,
+    at: Millis,
+    magnets: &AtomicU64,
+    last_change: &mut Millis,
+) -> usize {
+    while let Some(a) = script.actions.get(next).filter(|a| a.at <= at) {
+        magnets.store(apply(magnets.load(Ordering::Relaxed), a), Ordering::Relaxed);
+        *last_change = at;
+        next += 1;
+    }
+    next
+}
 
 /// Connects a new simulated board: returns the console's end of its byte stream. The board
 /// starts with the magnets the script has at this moment, as a board plugged in again would.
@@ -115,17 +137,27 @@ async fn run(script: Arc<SimScript>, board_id: u32, clock: TableClock, mut strea
     let frames = Frames::default();
     let mut board = Board::new(Magnets(magnets.clone()), frames.clone(), config);
     let scan = Duration::from_micros(u64::from(board.scan_period_us()));
+    let period_ms: Millis = (u64::from(board.scan_period_us()) / 1000).max(1);
+    let busy_ms = period_ms * (u64::from(config.debounce_scans) + BUSY_EXTRA_SCANS);
     let mut last_change: Millis = 0;
+    let mut last_scan: Millis = clock.now();
     let mut buf = [0u8; 1024];
     loop {
         let now = clock.now();
-        while let Some(a) = script.actions.get(next).filter(|a| a.at <= now) {
-            magnets.store(apply(magnets.load(Ordering::Relaxed), a), Ordering::Relaxed);
-            last_change = now;
-            next += 1;
+        // While men move, the scans a real board would have made since the last wake-up
+        // (tokio's timer wakes at a millisecond's end, often a millisecond late): the
+        // debounce counts scans, so skipping them would make the board slower than one.
+        let mut t = last_scan + period_ms;
+        while t < now && t.saturating_sub(last_change) < busy_ms {
+            next = move_magnets(&script, next, t, &magnets, &mut last_change);
+            if board.tick(board_time(t)).is_err() {
+                return;
+            }
+            t += period_ms;
         }
-        // The board clock is the table clock, wrapped as a board's would be.
-        let board_ms = (now & u64::from(u32::MAX)) as u32;
+        next = move_magnets(&script, next, now, &magnets, &mut last_change);
+        last_scan = now;
+        let board_ms = board_time(now);
         if board.tick(board_ms).is_err() {
             return;
         }
@@ -133,7 +165,7 @@ async fn run(script: Arc<SimScript>, board_id: u32, clock: TableClock, mut strea
         if !bytes.is_empty() && stream.write_all(&bytes).await.is_err() {
             return; // the console closed the stream
         }
-        let busy = now.saturating_sub(last_change) < BUSY_MS;
+        let busy = now.saturating_sub(last_change) < busy_ms;
         let beat = if busy { scan } else { IDLE_BEAT };
         let wake = match script.actions.get(next) {
             Some(a) => clock.instant_at(a.at).min(clock.instant_at(now) + beat),
