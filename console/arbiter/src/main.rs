@@ -143,22 +143,41 @@ fn tables(args: &Args) -> Result<Tables, String> {
 }
 
 /// Each speaking table's speakers (the `kriegspiel` library's, as `kriegspiel table` and
-/// `kriegspiel hall` build them); an error names the table.
+/// `kriegspiel hall` build them), built at once on a thread each: reaching speech-dispatcher
+/// takes a moment per table, and the window opens when all are there. An error names the
+/// table.
 fn speakers(tables: &Tables) -> Result<Vec<(TableNo, Speakers)>, String> {
+    let built: Vec<Result<Option<(TableNo, Speakers)>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = tables
+            .specs
+            .iter()
+            .zip(&tables.audio)
+            .enumerate()
+            .filter_map(|(i, (spec, (audio, label)))| {
+                let audio = audio.as_ref().filter(|a| !a.off)?;
+                Some(scope.spawn(move || {
+                    let lang = spec
+                        .setup
+                        .config()
+                        .map_err(|e| format!("{label}: {e}"))?
+                        .lang;
+                    let program = format!("{PROGRAM}: {label}");
+                    let s = speaker(&program, lang, audio).map_err(|e| format!("{label}: {e}"))?;
+                    Ok(s.map(|s| (i + 1, s)))
+                }))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a table's speakers could not be started".to_owned()))
+            })
+            .collect()
+    });
     let mut out = Vec::new();
-    for (i, (spec, (audio, label))) in tables.specs.iter().zip(&tables.audio).enumerate() {
-        let Some(audio) = audio.as_ref().filter(|a| !a.off) else {
-            continue;
-        };
-        let lang = spec
-            .setup
-            .config()
-            .map_err(|e| format!("{label}: {e}"))?
-            .lang;
-        let program = format!("{PROGRAM}: {label}");
-        if let Some(s) = speaker(&program, lang, audio).map_err(|e| format!("{label}: {e}"))? {
-            out.push((i + 1, s));
-        }
+    for b in built {
+        out.extend(b?);
     }
     Ok(out)
 }
