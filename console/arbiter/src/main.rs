@@ -21,7 +21,7 @@ use clap::Parser;
 use kriegspiel::demo_cmd::HUMAN_PACE;
 use kriegspiel::frontend::{journal_path, spawn_speaker, GameArgs, SpeechArgs};
 use kriegspiel::hall_cmd::read_round_with_audio;
-use kriegspiel::speech::{AudioOptions, PublicTo, Speakers};
+use kriegspiel::speech::{AudioOptions, Speakers};
 use kriegspiel::table_cmd::speaker;
 
 const PROGRAM: &str = "kriegspiel-console";
@@ -91,16 +91,11 @@ struct Tables {
 
 /// Whether any audio option other than --no-speech was given.
 fn audio_options_given(a: &SpeechArgs) -> bool {
-    a.speech_wav.is_some()
-        || a.public_audio.is_some()
-        || a.white_audio.is_some()
-        || a.black_audio.is_some()
-        || a.public_to != PublicTo::Room
-        || a.voice.is_some()
-        || a.rate.is_some()
-        || a.volume.is_some()
-        || a.speech_log.is_some()
-        || a.no_speech_dispatcher
+    let only_off = SpeechArgs {
+        no_speech: a.no_speech,
+        ..SpeechArgs::default()
+    };
+    a.options() != only_off.options()
 }
 
 /// The hall's tables the command line describes, how each speaks, and whether they are
