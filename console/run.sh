@@ -43,8 +43,14 @@ source tests/system-packages.sh
 ensure_packages
 
 cargo build --release --locked -p kriegspiel -p kriegspiel-console -p kriegspiel-board --bins
-# The programs: target/release/kriegspiel, kriegspiel-console and kriegspiel-board.
-export PATH="$PWD/target/release:$PATH"
+# The programs: target/release/kriegspiel, kriegspiel-console and kriegspiel-board (in
+# $CARGO_TARGET_DIR/release when that is set).
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+case "$target_dir" in
+    /*) ;;
+    *) target_dir="$PWD/$target_dir" ;;
+esac
+export PATH="$target_dir/release:$PATH"
 if [ -n "${KRIEGSPIEL_WHITE:-}" ] && [ -n "${KRIEGSPIEL_BLACK:-}" ]; then
     echo "Boards: White on $KRIEGSPIEL_WHITE, Black on $KRIEGSPIEL_BLACK."
     exec kriegspiel table --white "$KRIEGSPIEL_WHITE" --black "$KRIEGSPIEL_BLACK" "$@"
