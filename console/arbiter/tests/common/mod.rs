@@ -26,12 +26,51 @@ pub fn tool(name: &str) -> Command {
     Command::new(name)
 }
 
+/// An X server of a test's own: ended with SIGTERM when dropped, so that it removes its
+/// lock file and socket (a killed one leaves them, and the displays run out).
+pub struct XServer(Child);
+
+impl Drop for XServer {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(3) {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Whether display `n` is taken: its lock file names a running process. The files of a
+/// server that is gone are removed.
+fn taken(n: u32) -> bool {
+    let lock = format!("/tmp/.X{n}-lock");
+    let socket = format!("/tmp/.X11-unix/X{n}");
+    match std::fs::read_to_string(&lock) {
+        Ok(text) => match text.trim().parse::<u32>() {
+            Ok(pid) if Path::new(&format!("/proc/{pid}")).exists() => true,
+            Ok(_) => {
+                let _ = std::fs::remove_file(&lock);
+                let _ = std::fs::remove_file(&socket);
+                false
+            }
+            // Being written by a server starting now.
+            Err(_) => true,
+        },
+        Err(_) => Path::new(&socket).exists(),
+    }
+}
+
 /// Starts Xvfb on the first free display from :91.
-pub fn xvfb() -> (Killed, String) {
+pub fn xvfb() -> (XServer, String) {
     for n in 91..140 {
-        if Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-        {
+        if taken(n) {
             continue;
         }
         let child = tool("Xvfb")
@@ -47,7 +86,7 @@ pub fn xvfb() -> (Killed, String) {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let mut x = Killed(child);
+        let mut x = XServer(child);
         let socket = format!("/tmp/.X11-unix/X{n}");
         let start = Instant::now();
         while start.elapsed() < Duration::from_secs(10) {
