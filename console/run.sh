@@ -27,7 +27,7 @@ RULES        cincinnati (default), wild16, traditional, rand, berkeley, berkeley
 demo only:   --fast (simulated time, no waits), --json (JSON lines instead of text)
 table only:  --option KEY=VALUE, --fen FEN, --white-board-id N, --black-board-id N
 window only: --tables N (demo tables), --open N (show table N first), --sync-alert SECONDS;
-             --fast, --json and the speech options ask for the text demo instead
+             --fast and --json ask for the text demo instead (the window speaks too)
 
 Every option of the programs: target/release/kriegspiel demo --help, ... table --help.
 USAGE
@@ -58,7 +58,7 @@ fi
 text_only=""
 for arg in "$@"; do
     case "$arg" in
-        --fast|--json|--no-speech|--speech-wav|--speech-wav=*) text_only=1 ;;
+        --fast|--json) text_only=1 ;;
     esac
 done
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -z "$text_only" ]; then
