@@ -128,13 +128,7 @@ pub struct GameEvents {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventRow {
     game: GameId,
-    seq: i64,
-    at: i64,
-    wall_ms: i64,
-    line: String,
-    board_ms: Option<u32>,
-    board_seq: Option<u16>,
-    crc: u32,
+    row: Row,
 }
 
 impl EventRow {
@@ -156,17 +150,17 @@ impl EventRow {
         }
         let at = i64::try_from(event.at)
             .map_err(|_| JournalError::BadEvent("a table time beyond any game".to_owned()))?;
-        let crc = event_crc(game, seq, at, wall_ms, &line, board_ms, board_seq);
-        Ok(EventRow {
-            game,
+        let mut row = Row {
             seq,
             at,
             wall_ms,
             line,
             board_ms,
             board_seq,
-            crc,
-        })
+            crc: 0,
+        };
+        row.crc = row.checksum(game);
+        Ok(EventRow { game, row })
     }
 }
 
@@ -321,10 +315,10 @@ impl Journal {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 )
                 .map_err(sql("writing an event"))?;
-            for r in rows {
+            for EventRow { game, row: r } in rows {
                 insert
                     .execute(params![
-                        r.game,
+                        game,
                         r.seq,
                         r.at,
                         r.wall_ms,
@@ -440,6 +434,16 @@ impl Journal {
                 seq: expected_seq,
                 what,
             };
+            let stored = read(row).map_err(|e| damaged(format!("unreadable row: {e}")))?;
+            if stored.seq != expected_seq {
+                return Err(damaged(format!(
+                    "event {expected_seq} is missing (found {})",
+                    stored.seq
+                )));
+            }
+            if stored.checksum(game) != stored.crc {
+                return Err(damaged("the event does not match its checksum".to_owned()));
+            }
             let Row {
                 seq,
                 at,
@@ -447,16 +451,8 @@ impl Journal {
                 line,
                 board_ms,
                 board_seq,
-                crc,
-            } = read(row).map_err(|e| damaged(format!("unreadable row: {e}")))?;
-            if seq != expected_seq {
-                return Err(damaged(format!(
-                    "event {expected_seq} is missing (found {seq})"
-                )));
-            }
-            if event_crc(game, seq, at, wall_ms, &line, board_ms, board_seq) != crc {
-                return Err(damaged("the event does not match its checksum".to_owned()));
-            }
+                ..
+            } = stored;
             let event =
                 parse_event(&line).map_err(|e| damaged(format!("unreadable event: {e}")))?;
             if Millis::try_from(at).ok() != Some(event.at) || event.at < last_at {
@@ -530,6 +526,7 @@ fn game_crc(name: &str, setup: &str, wall_ms: i64) -> u32 {
 }
 
 /// One row of the events table as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Row {
     seq: i64,
     at: i64,
@@ -540,28 +537,23 @@ struct Row {
     crc: u32,
 }
 
-fn event_crc(
-    game: GameId,
-    seq: i64,
-    at: i64,
-    wall_ms: i64,
-    line: &str,
-    board_ms: Option<u32>,
-    board_seq: Option<u16>,
-) -> u32 {
-    let mut d = CRC.digest();
-    d.update(&game.to_le_bytes());
-    d.update(&seq.to_le_bytes());
-    d.update(&at.to_le_bytes());
-    d.update(&wall_ms.to_le_bytes());
-    d.update(line.as_bytes());
-    match board_ms {
-        Some(ms) => d.update(&ms.to_le_bytes()),
-        None => d.update(&[0xff]),
+impl Row {
+    /// The checksum of everything the row holds but the checksum, and of its game.
+    fn checksum(&self, game: GameId) -> u32 {
+        let mut d = CRC.digest();
+        d.update(&game.to_le_bytes());
+        d.update(&self.seq.to_le_bytes());
+        d.update(&self.at.to_le_bytes());
+        d.update(&self.wall_ms.to_le_bytes());
+        d.update(self.line.as_bytes());
+        match self.board_ms {
+            Some(ms) => d.update(&ms.to_le_bytes()),
+            None => d.update(&[0xff]),
+        }
+        match self.board_seq {
+            Some(n) => d.update(&n.to_le_bytes()),
+            None => d.update(&[0xfe]),
+        }
+        d.finalize()
     }
-    match board_seq {
-        Some(n) => d.update(&n.to_le_bytes()),
-        None => d.update(&[0xfe]),
-    }
-    d.finalize()
 }

@@ -781,15 +781,17 @@ fn link(
         event: report.event,
         health: report.health,
     });
-    let stamp = Stamp {
-        arrived: Some(arrived),
-        board_ms: None,
-        seq: report.seq,
-    };
-    input.map(|(input, board_ms)| (Input::Board { color, input }, Stamp { board_ms, ..stamp }))
+    input.map(|(input, board_ms)| {
+        let stamp = Stamp {
+            arrived: Some(arrived),
+            board_ms,
+            seq: report.seq,
+        };
+        (Input::Board { color, input }, stamp)
+    })
 }
 
-async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
