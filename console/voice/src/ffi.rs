@@ -70,6 +70,20 @@ extern "C" {
         strict: i32,
     ) -> *mut CmdLn;
     fn cmd_ln_free_r(cmdln: *mut CmdLn) -> c_int;
+    fn err_set_logfp(stream: *mut std::ffi::c_void);
+}
+
+/// PocketSphinx logs through one process-wide stream. Its `-logfn` option opens a new stream
+/// and closes the old one on every decoder's creation, while other decoders on other threads
+/// may be writing to it: the heap is corrupted. So logging is switched off once, before the
+/// first decoder, and `-logfn` is refused.
+fn silence_the_library_log() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: a null stream disables logging (sphinxbase/err.h); it runs once, before any
+        // decoder exists that could be logging, because every decoder is made after it.
+        unsafe { err_set_logfp(std::ptr::null_mut()) }
+    });
 }
 
 /// A failed PocketSphinx call, named by the function that failed.
@@ -131,6 +145,12 @@ unsafe impl Send for Decoder {}
 impl Decoder {
     /// A decoder from command-line style options (`-hmm DIR`, `-dict FILE`, ...).
     pub fn new(options: &[(&str, &str)]) -> Result<Decoder, FfiError> {
+        if options.iter().any(|(k, _)| *k == "-logfn") {
+            return Err(FfiError(
+                "-logfn would close the log stream other decoders write to".into(),
+            ));
+        }
+        silence_the_library_log();
         let mut owned = vec![cstring("program name", "kriegspiel")?];
         for (k, v) in options {
             owned.push(cstring("option name", k)?);

@@ -136,7 +136,6 @@ impl Recognizer {
         let mut decoder = Decoder::new(&[
             ("-hmm", &hmm),
             ("-dict", &dict_path),
-            ("-logfn", "/dev/null"),
             ("-samprate", "16000"),
             ("-allphone_ci", "yes"),
         ])?;
