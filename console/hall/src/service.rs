@@ -574,14 +574,30 @@ async fn next_report(feed: &mut Option<BoardFeed>) -> Option<Report> {
     }
 }
 
-/// Of the reports already here, the board whose report arrived first, and when.
-fn first_ready(feeds: &mut [Option<BoardFeed>; 2]) -> Option<(usize, Instant)> {
-    let arrivals = [0, 1].map(|i| feeds[i].as_mut().and_then(BoardFeed::ready));
-    match arrivals {
+/// Which waiting input a table takes next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// The report held by this board (0 White, 1 Black).
+    Board(usize),
+    Command,
+}
+
+/// Of the inputs already here (each board's held report and the held command, by arrival),
+/// the one that arrived first. On a tie White's board goes before Black's and a report before
+/// a command: a command is stamped when the hall routes it, later than the press it answers,
+/// while a report carries its arrival at the link.
+fn earliest(boards: [Option<Instant>; 2], command: Option<Instant>) -> Option<Next> {
+    let board = match boards {
         [Some(w), Some(b)] if b < w => Some((1, b)),
         [Some(w), _] => Some((0, w)),
         [None, Some(b)] => Some((1, b)),
         [None, None] => None,
+    };
+    match (board, command) {
+        (Some((i, b)), Some(c)) if b <= c => Some(Next::Board(i)),
+        (Some((i, _)), None) => Some(Next::Board(i)),
+        (_, Some(_)) => Some(Next::Command),
+        (None, None) => None,
     }
 }
 
@@ -675,19 +691,21 @@ async fn run_table(
         // command of the same instant), each timed by its arrival: the table sees the boards'
         // events and the commands in the order they came, and runs any timer that fell due
         // meanwhile before them, however long the journal kept it waiting.
-        let command = commands.ready();
-        let board = first_ready(&mut feeds).filter(|(_, b)| command.is_none_or(|c| *b <= c));
-        let input = match (pending.take(), board, command) {
-            (Some(i), ..) => Some(i),
-            (None, Some((i, _)), _) => match feeds[i].as_mut() {
+        let boards = feeds
+            .each_mut()
+            .map(|f| f.as_mut().and_then(BoardFeed::ready));
+        let next = earliest(boards, commands.ready());
+        let input = match (pending.take(), next) {
+            (Some(i), _) => Some(i),
+            (None, Some(Next::Board(i))) => match feeds[i].as_mut() {
                 Some(feed) => {
                     let report = feed.held.take();
                     link(no, feed, report, clock, &publish)
                 }
                 None => None,
             },
-            (None, _, Some(_)) => commands.next().await.map(|c| command_input(c, clock)),
-            (None, None, None) => {
+            (None, Some(Next::Command)) => commands.next().await.map(|c| command_input(c, clock)),
+            (None, None) => {
                 let scripted_at = spec.scripted.get(next_scripted).map(|(at, _)| *at);
                 let deadline = match (table.next_deadline(), scripted_at) {
                     (Some(a), Some(b)) => Some(a.min(b)),
@@ -795,5 +813,61 @@ async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn at(ms: u64) -> Option<Instant> {
+        static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        Some(*BASE.get_or_init(Instant::now) + Duration::from_millis(ms))
+    }
+
+    #[test]
+    fn the_earliest_arrival_goes_first_whatever_its_source() {
+        assert_eq!(earliest([at(5), at(3)], at(9)), Some(Next::Board(1)));
+        assert_eq!(earliest([at(3), at(5)], at(9)), Some(Next::Board(0)));
+        assert_eq!(earliest([at(5), at(7)], at(4)), Some(Next::Command));
+        assert_eq!(earliest([None, at(7)], at(8)), Some(Next::Board(1)));
+        assert_eq!(earliest([at(7), None], at(6)), Some(Next::Command));
+        assert_eq!(earliest([None, None], at(6)), Some(Next::Command));
+        assert_eq!(earliest([None, at(2)], None), Some(Next::Board(1)));
+        assert_eq!(earliest([None, None], None), None);
+    }
+
+    #[test]
+    fn on_a_tie_white_goes_before_black_and_a_report_before_a_command() {
+        assert_eq!(earliest([at(4), at(4)], at(4)), Some(Next::Board(0)));
+        assert_eq!(earliest([None, at(4)], at(4)), Some(Next::Board(1)));
+    }
+
+    /// A held command stays held until it is taken, and later ones wait behind it.
+    #[tokio::test]
+    async fn a_command_taken_in_to_compare_is_not_lost() {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut commands = Commands { rx, held: None };
+        assert_eq!(commands.ready(), None);
+        let first = at(1).map(|t| (Input::Tick, t));
+        let second = at(2).map(|t| {
+            (
+                Input::Resign {
+                    color: Color::Black,
+                },
+                t,
+            )
+        });
+        for c in [first.clone(), second.clone()].into_iter().flatten() {
+            tx.send(c).map_err(|_| "closed").unwrap();
+        }
+        assert_eq!(commands.ready(), at(1));
+        assert_eq!(commands.ready(), at(1));
+        assert_eq!(commands.next().await, first);
+        assert_eq!(commands.ready(), at(2));
+        assert_eq!(commands.next().await, second);
+        drop(tx);
+        assert_eq!(commands.next().await, None);
     }
 }
