@@ -69,27 +69,37 @@ impl Terminal {
     }
 }
 
-#[test]
-fn two_players_play_by_keys_and_hear_only_their_own() {
-    let dir = tempfile::tempdir().unwrap();
-    let journal = dir.path().join("j.sqlite");
-    let socket = dir.path().join("players.sock");
+/// A keys-only table (wild16, no boards) serving players at `socket`.
+fn table_at(journal: &std::path::Path, socket: &std::path::Path) -> ChildGuard {
     let table = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
         .args(["table", "wild16", "--no-speech", "--journal"])
-        .arg(&journal)
+        .arg(journal)
         .arg("--player-socket")
-        .arg(&socket)
+        .arg(socket)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut table = ChildGuard(table);
+    ChildGuard(table)
+}
+
+fn wait_for(socket: &std::path::Path) {
+    use std::os::unix::fs::FileTypeExt;
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !socket.exists() {
+    while !std::fs::symlink_metadata(socket).is_ok_and(|m| m.file_type().is_socket()) {
         assert!(Instant::now() < deadline, "the socket never appeared");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+fn two_players_play_by_keys_and_hear_only_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let socket = dir.path().join("players.sock");
+    let mut table = table_at(&journal, &socket);
+    wait_for(&socket);
     let mut white = Terminal::open(&socket, "white");
     let mut black = Terminal::open(&socket, "black");
 
@@ -130,6 +140,10 @@ fn two_players_play_by_keys_and_hear_only_their_own() {
     }
     let status = table.0.wait().unwrap();
     assert!(status.success());
+    assert!(
+        !socket.exists(),
+        "the console removes its players' socket when it stops"
+    );
     let mut err = String::new();
     std::io::Read::read_to_string(&mut table.0.stderr.take().unwrap(), &mut err).unwrap();
     assert!(
@@ -154,4 +168,70 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown colour 'green' (white, black)"));
+}
+
+/// When his keys end (Ctrl-D, or a script's last line), the terminal prints the answers
+/// still coming and exits; the console plays on.
+#[test]
+fn a_terminal_whose_keys_end_answers_and_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("players.sock");
+    let _table = table_at(&dir.path().join("j.sqlite"), &socket);
+    wait_for(&socket);
+    let mut child = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["player", "--table", "1", "--color", "white", "--socket"])
+        .arg(&socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut keys = child.stdin.take().unwrap();
+    writeln!(keys, "my men").unwrap();
+    drop(keys);
+    let mut child = ChildGuard(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the terminal did not exit at the end of its keys"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.0.stdout.take().unwrap(), &mut out).unwrap();
+    assert!(out.contains("Connected to table 1"), "{out}");
+    assert!(
+        out.contains("Your men: king e1"),
+        "the last answer came first: {out}"
+    );
+}
+
+/// A file that is not a socket at the players' socket path is someone's data: the console
+/// leaves it as it is, says why, and referees without players' terminals.
+#[test]
+fn a_file_at_the_socket_path_is_never_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let precious = dir.path().join("notes.txt");
+    std::fs::write(&precious, "not a socket\n").unwrap();
+    let mut table = table_at(&dir.path().join("j.sqlite"), &precious);
+    let mut keys = table.0.stdin.take().unwrap();
+    writeln!(keys, r#"{{"color":"white","resign":true}}"#).unwrap();
+    drop(keys);
+    let status = table.0.wait().unwrap();
+    assert!(status.success());
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut table.0.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(
+        err.contains("exists and is not a socket") && err.contains("no players' terminals"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&precious).unwrap(),
+        "not a socket\n"
+    );
 }

@@ -132,7 +132,8 @@ pub fn run(args: Args) -> ExitCode {
         });
         return voice::run(stream, to_console, color, recognizer, source, speak);
     }
-    // What he types goes to the console as it comes.
+    // What he types goes to the console as it comes; when his keys end (Ctrl-D, or the end
+    // of a script) the console is told, answers what it still has, and hangs up.
     std::thread::spawn(move || {
         let mut keys = LineReader::new(std::io::stdin());
         while let Ok(Some(line)) = keys.next_line() {
@@ -143,6 +144,7 @@ pub fn run(args: Args) -> ExitCode {
                 return;
             }
         }
+        let _ = to_console.shutdown(std::net::Shutdown::Write);
     });
     let mut heard = LineReader::new(stream);
     let mut out = std::io::stdout().lock();

@@ -40,6 +40,8 @@ struct TableState {
 
 #[derive(Debug)]
 struct Session {
+    /// Tells this connection from another of the same seat.
+    id: u64,
     table: TableNo,
     color: Color,
     tx: mpsc::Sender<String>,
@@ -62,6 +64,31 @@ struct State {
 #[derive(Debug, Clone)]
 pub struct Players {
     state: Arc<Mutex<State>>,
+    /// Removes the socket file when the last handle goes (the listener does not hold one).
+    _file: Arc<SocketFile>,
+}
+
+/// The socket file this console made, known by its inode so that a file someone else has
+/// put at the path since is left alone.
+#[derive(Debug)]
+struct SocketFile {
+    path: PathBuf,
+    id: Option<(u64, u64)>,
+}
+
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
+}
+
+impl Drop for SocketFile {
+    fn drop(&mut self) {
+        if self.id.is_some() && file_id(&self.path) == self.id {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 fn index(c: Color) -> usize {
@@ -80,7 +107,15 @@ impl Players {
     /// Opens the socket at `path` (a stale socket file left by a stopped console is
     /// replaced; one a running console still serves is refused).
     pub fn open(path: &Path, hall: HallHandle) -> Result<Players, String> {
-        if path.exists() {
+        use std::os::unix::fs::FileTypeExt;
+        if let Ok(meta) = std::fs::symlink_metadata(path) {
+            // Only a socket is ever replaced: any other file at the path is someone's data.
+            if !meta.file_type().is_socket() {
+                return Err(format!(
+                    "{} exists and is not a socket; give --player-socket another path",
+                    path.display()
+                ));
+            }
             if UnixStream::connect(path).is_ok() {
                 return Err(format!(
                     "{} is served by another running console",
@@ -94,6 +129,10 @@ impl Players {
             .map_err(|e| format!("cannot open the players' socket {}: {e}", path.display()))?;
         let players = Players {
             state: Arc::new(Mutex::new(State::default())),
+            _file: Arc::new(SocketFile {
+                path: path.to_path_buf(),
+                id: file_id(path),
+            }),
         };
         let state = players.state.clone();
         std::thread::spawn(move || {
@@ -291,6 +330,8 @@ fn serve(stream: UnixStream, state: &Arc<Mutex<State>>, hall: &HallHandle) {
         _ => (None, false),
     };
     let (tx, rx) = mpsc::channel::<String>();
+    static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let session_id = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (lang, own_board) = {
         let Ok(mut st) = state.lock() else {
             return;
@@ -300,6 +341,7 @@ fn serve(stream: UnixStream, state: &Arc<Mutex<State>>, hall: &HallHandle) {
             (Some((table, color)), Some((lang, fen))) if st.sessions.len() < MAX_SESSIONS => {
                 let own_board = fen.filter(|_| voice).and_then(|f| own_board_fen(&f, color));
                 st.sessions.push(Session {
+                    id: session_id,
                     table,
                     color,
                     tx: tx.clone(),
@@ -340,7 +382,14 @@ fn serve(stream: UnixStream, state: &Arc<Mutex<State>>, hall: &HallHandle) {
                 let _ = tx.send(format!("error: {e}"));
                 continue;
             }
-            Ok(None) | Err(_) => return,
+            Ok(None) | Err(_) => {
+                // He hung up (or his keys ended): once the writer has sent every reply
+                // still queued, the connection closes and his terminal ends.
+                if let Ok(mut st) = state.lock() {
+                    st.sessions.retain(|s| s.id != session_id);
+                }
+                return;
+            }
         };
         if line.is_empty() {
             continue;
