@@ -126,6 +126,31 @@ fn the_fast_demo_takes_the_table_options_in_any_order() {
     }
 }
 
+/// `kriegspiel demo | head -2`: a reader that goes away ends the demo quietly, with no
+/// panic, as it ends every other command.
+#[test]
+fn a_closed_pipe_ends_the_demo_quietly() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.sqlite");
+    for extra in [&[][..], &["--json"][..]] {
+        let mut args = vec!["demo", "--fast", "--no-speech", "--journal"];
+        args.push(journal.to_str().unwrap());
+        args.push("--new-game");
+        args.extend_from_slice(extra);
+        let mut child = kriegspiel(&args).spawn().unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        out.read_line(&mut first).unwrap();
+        assert!(!first.is_empty());
+        drop(out);
+        let done = child.wait_with_output().unwrap();
+        let (_, stderr) = text(&done);
+        assert!(!stderr.contains("panicked"), "{extra:?}: {stderr}");
+        assert!(done.status.success(), "{extra:?}: {:?} {stderr}", done.status);
+    }
+}
+
 #[test]
 fn run_sh_help_prints_usage_without_building() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

@@ -12,7 +12,7 @@ use kriegspiel_hall::{HallCommand, HallEvent, Journal, TimeMode};
 use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::frontend::{open_journal, spawn_speaker, GameArgs, Lines, SpeechArgs};
+use crate::frontend::{open_journal, print_text, spawn_speaker, GameArgs, Lines, SpeechArgs};
 use crate::table_cmd::speaker;
 
 const PROGRAM: &str = "kriegspiel demo";
@@ -127,11 +127,13 @@ pub fn run(args: Args) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            println!(
-                "Demo: {name} on two simulated boards{}.",
+            let header = format!(
+                "Demo: {name} on two simulated boards{}.\nHouse rules: only your own men carry magnets; guess men of the other colour are unmagnetised.\n",
                 if args.fast { " (simulated time)" } else { "" }
             );
-            println!("House rules: only your own men carry magnets; guess men of the other colour are unmagnetised.\n");
+            if !print_text(&header) {
+                return ExitCode::SUCCESS;
+            }
             let mode = if args.fast {
                 TimeMode::Simulated
             } else {
@@ -222,8 +224,8 @@ fn watch(
             } else {
                 describe(&v)
             };
-            if let Some(s) = shown {
-                println!("{s}");
+            if shown.is_some_and(|s| !print_text(&s)) {
+                break; // nobody reads the game any more
             }
         }
         if last {

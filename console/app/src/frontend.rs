@@ -511,8 +511,14 @@ impl Lines {
 
 /// Prints one line and flushes it; false once nobody reads standard output.
 pub fn print_line(v: &Value) -> bool {
+    print_text(&v.to_string())
+}
+
+/// Prints one line to standard output; `false` once nobody reads it (a closed pipe), which
+/// ends the program quietly instead of in a panic.
+pub fn print_text(line: &str) -> bool {
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{v}").and_then(|()| out.flush()).is_ok()
+    writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
 }
 
 /// Speaks one table from its own subscription (kriegspiel-speech: public words to the
