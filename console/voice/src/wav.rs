@@ -3,8 +3,9 @@
 //! refused with the reason when sox cannot.
 
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// Why a file gave no samples.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +100,27 @@ pub fn parse_wav(bytes: &[u8]) -> Result<(WavFormat, &[u8]), WavError> {
     Err(WavError("no data chunk".into()))
 }
 
+/// The longest utterance heard: a try or a command takes a few seconds.
+pub const MAX_SECONDS: usize = 60;
+
+/// The largest file read (a minute of 48 kHz stereo 32-bit audio is 23 MiB).
+pub const MAX_FILE_BYTES: u64 = 32 << 20;
+
+/// Reads at most `limit` bytes, refusing more without holding them.
+fn read_bounded(r: impl Read, limit: u64, what: &str) -> Result<Vec<u8>, WavError> {
+    let mut bytes = Vec::new();
+    r.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| WavError(format!("cannot read {what}: {e}")))?;
+    if bytes.len() as u64 > limit {
+        return Err(WavError(format!(
+            "{what} is larger than {:.1} MiB; an utterance is a few seconds",
+            limit as f64 / f64::from(1 << 20)
+        )));
+    }
+    Ok(bytes)
+}
+
 /// The samples of a 16 kHz mono 16-bit PCM WAV held in memory.
 pub fn samples_of(bytes: &[u8]) -> Result<Vec<i16>, WavError> {
     let (fmt, data) = parse_wav(bytes)?;
@@ -111,13 +133,25 @@ pub fn samples_of(bytes: &[u8]) -> Result<Vec<i16>, WavError> {
         .collect())
 }
 
+/// Samples no longer than an utterance may be.
+fn utterance(samples: Vec<i16>) -> Result<Vec<i16>, WavError> {
+    if samples.len() > MAX_SECONDS * 16_000 {
+        return Err(WavError(format!(
+            "{} s of audio; an utterance is at most {MAX_SECONDS} s",
+            samples.len() / 16_000
+        )));
+    }
+    Ok(samples)
+}
+
 /// Reads a WAV file as 16 kHz mono samples, converting other formats with sox.
 pub fn read_wav(path: &Path) -> Result<Vec<i16>, WavError> {
-    let bytes = std::fs::read(path).map_err(|e| WavError(format!("cannot read: {e}")))?;
+    let file = std::fs::File::open(path).map_err(|e| WavError(format!("cannot read: {e}")))?;
+    let bytes = read_bounded(file, MAX_FILE_BYTES, "the file")?;
     match samples_of(&bytes) {
-        Ok(s) => Ok(s),
+        Ok(s) => utterance(s),
         Err(direct) => {
-            let out = Command::new("sox")
+            let mut sox = Command::new("sox")
                 .arg(path)
                 .args([
                     "-r",
@@ -132,21 +166,40 @@ pub fn read_wav(path: &Path) -> Result<Vec<i16>, WavError> {
                     "wav",
                     "-",
                 ])
-                .output()
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
                 .map_err(|e| {
                     WavError(format!(
                         "{direct}, and sox could not be run to convert it: {e}"
                     ))
                 })?;
-            if !out.status.success() {
-                let why = String::from_utf8_lossy(&out.stderr);
+            // The conversion is bounded like the file: a minute of 16 kHz audio and room
+            // for its header.
+            let converted = match sox.stdout.take() {
+                Some(out) => {
+                    read_bounded(out, (MAX_SECONDS * 32_000) as u64 + 4096, "sox's output")
+                }
+                None => Err(WavError("sox gave no output".into())),
+            };
+            if converted.is_err() {
+                let _ = sox.kill();
+            }
+            let done = sox
+                .wait_with_output()
+                .map_err(|e| WavError(format!("{direct}, and sox failed: {e}")))?;
+            let converted = converted.map_err(|e| WavError(format!("{direct}; {e}")))?;
+            if !done.status.success() {
+                let why = String::from_utf8_lossy(&done.stderr);
+                let why: String = why.trim().chars().take(200).collect();
                 return Err(WavError(format!(
-                    "{direct}, and sox could not convert it: {}",
-                    why.trim()
+                    "{direct}, and sox could not convert it: {why}"
                 )));
             }
-            samples_of(&out.stdout)
+            samples_of(&converted)
                 .map_err(|e| WavError(format!("{direct}; sox's conversion: {e}")))
+                .and_then(utterance)
         }
     }
 }
@@ -186,5 +239,27 @@ mod tests {
         let mut stereo = wav_bytes(&s);
         stereo[22] = 2;
         assert!(samples_of(&stereo).unwrap_err().0.contains("2 channel(s)"));
+    }
+
+    #[test]
+    fn a_file_or_an_utterance_too_long_is_refused_without_being_held() {
+        let err = read_wav(Path::new("/dev/zero")).unwrap_err().0;
+        assert!(err.contains("larger than 32.0 MiB"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let long = dir.path().join("long.wav");
+        std::fs::write(&long, wav_bytes(&vec![0; (MAX_SECONDS + 1) * 16_000])).unwrap();
+        let err = read_wav(&long).unwrap_err().0;
+        assert!(err.contains("61 s of audio"), "{err}");
+        let minute = dir.path().join("minute.wav");
+        std::fs::write(&minute, wav_bytes(&vec![1; MAX_SECONDS * 16_000])).unwrap();
+        assert_eq!(read_wav(&minute).unwrap().len(), MAX_SECONDS * 16_000);
+        // At 8 kHz the file is small but sox's conversion is two minutes long.
+        let mut slow = wav_bytes(&vec![1; 2 * MAX_SECONDS * 8_000]);
+        slow[24..28].copy_from_slice(&8_000u32.to_le_bytes());
+        slow[28..32].copy_from_slice(&16_000u32.to_le_bytes());
+        let slow_path = dir.path().join("slow.wav");
+        std::fs::write(&slow_path, slow).unwrap();
+        let err = read_wav(&slow_path).unwrap_err().0;
+        assert!(err.contains("sox's output is larger than"), "{err}");
     }
 }
