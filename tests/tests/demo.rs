@@ -147,7 +147,11 @@ fn a_closed_pipe_ends_the_demo_quietly() {
         let done = child.wait_with_output().unwrap();
         let (_, stderr) = text(&done);
         assert!(!stderr.contains("panicked"), "{extra:?}: {stderr}");
-        assert!(done.status.success(), "{extra:?}: {:?} {stderr}", done.status);
+        assert!(
+            done.status.success(),
+            "{extra:?}: {:?} {stderr}",
+            done.status
+        );
     }
 }
 

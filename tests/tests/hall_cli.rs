@@ -113,6 +113,31 @@ fn a_round_of_two_tables_decided_from_standard_input() {
     assert!(log.lines().all(|l| l.contains("\"table\":\"2\"")), "{log}");
     assert_eq!(log.lines().count(), 3, "{log}");
 
+    // An output that cannot be written is named; a file that is no journal is refused
+    // without advice to run the command that refused it.
+    let unwritable = dir.path().join("no-such-folder").join("round.pgn");
+    let failed = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["export", "--journal"])
+        .arg(&journal)
+        .arg("--output")
+        .arg(&unwritable)
+        .output()
+        .unwrap();
+    assert_eq!(failed.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        e.contains(&format!("cannot write {}: ", unwritable.display())),
+        "{e}"
+    );
+    let failed = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["export", "--journal"])
+        .arg(&round)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&failed.stderr);
+    assert!(e.contains("is not a Kriegspiel journal"), "{e}");
+    assert!(!e.contains("reads what it can"), "{e}");
+
     // A round file with a mistake names the file, the table and the field.
     std::fs::write(&round, round_text.replace("\"25+10\"", "\"25 minutes\"")).unwrap();
     let bad = Command::new(cargo_bin("kriegspiel", "kriegspiel"))

@@ -109,6 +109,23 @@ fn a_missing_port_is_reported_once_and_retried() {
 }
 
 #[test]
+fn a_regular_file_given_as_the_port_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.txt");
+    std::fs::write(&path, "not a board\n").unwrap();
+    let monitor = Monitor::start(&path);
+    let line = monitor.next(Duration::from_secs(10));
+    assert_eq!(line["event"], "open_failed", "{line}");
+    let error = line["error"].as_str().unwrap();
+    assert!(
+        error.contains("notes.txt: it is a regular file, not a serial port"),
+        "{error}"
+    );
+    let stderr = monitor.stop();
+    assert!(stderr.contains("not a serial port"), "{stderr}");
+}
+
+#[test]
 fn board_monitor_prints_the_boards_events_as_json_lines() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let _guard = runtime.enter();

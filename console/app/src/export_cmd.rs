@@ -114,7 +114,11 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     if let Err(e) = written {
-        eprintln!("{PROGRAM}: cannot write: {e}");
+        let to = args
+            .output
+            .as_ref()
+            .map_or_else(|| "standard output".to_owned(), |p| p.display().to_string());
+        eprintln!("{PROGRAM}: cannot write {to}: {e}");
         return ExitCode::FAILURE;
     }
     code

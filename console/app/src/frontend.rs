@@ -212,7 +212,13 @@ pub fn open_journal(
 ) -> Result<kriegspiel_hall::Journal, String> {
     let path = journal_path(given)?;
     eprintln!("{program}: journal {}", path.display());
-    kriegspiel_hall::Journal::open(&path).map_err(|e| e.to_string())
+    kriegspiel_hall::Journal::open(&path).map_err(|e| match e {
+        kriegspiel_hall::JournalError::NotAJournal { .. } => format!(
+            "{e}; `kriegspiel export --journal {}` reads what it can of a damaged journal",
+            path.display()
+        ),
+        e => e.to_string(),
+    })
 }
 
 /// Reads an object's keys, refusing a key given twice (the last would silently win).

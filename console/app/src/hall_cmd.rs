@@ -96,8 +96,28 @@ impl RoundTable {
             )));
         }
         let audio = SpeechArgs::from_round_table(&mut t).map_err(named)?;
-        let setup = TableSetup::deserialize(toml::Value::Table(t))
-            .map_err(|e| named(e.message().replace('\n', " ")))?;
+        // `options = { strict = true }` is the natural TOML for the rules' option texts.
+        if let Some(toml::Value::Table(options)) = t.get_mut("options") {
+            for (_, v) in options.iter_mut() {
+                if let toml::Value::Boolean(_) | toml::Value::Integer(_) | toml::Value::Float(_) = v
+                {
+                    *v = toml::Value::String(v.to_string());
+                }
+            }
+        }
+        let setup = TableSetup::deserialize(toml::Value::Table(t.clone())).map_err(|e| {
+            // Named by the first key that is refused on its own.
+            let key = t.iter().find(|(k, v)| {
+                let one = toml::Table::from_iter([((*k).clone(), (*v).clone())]);
+                TableSetup::deserialize(toml::Value::Table(one)).is_err()
+            });
+            let msg = e.message().replace('\n', " ");
+            named(match key {
+                Some((k, _)) if !msg.starts_with(&format!("{k}:")) => format!("{k}: {msg}"),
+                Some(_) => msg,
+                None => msg,
+            })
+        })?;
         Ok(RoundTable {
             name,
             white,
@@ -106,6 +126,16 @@ impl RoundTable {
             audio,
         })
     }
+}
+
+/// The key whose value starts where `before` ends (`event = 5`: `event`), if the value is
+/// on the key's line.
+fn key_before(before: &str) -> Option<&str> {
+    let line = before.rsplit('\n').next().unwrap_or(before);
+    let (key, rest) = line.rsplit_once('=')?;
+    let key = key.rsplit(['{', ',']).next().unwrap_or(key).trim();
+    let bare = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    (rest.trim().is_empty() && !key.is_empty() && key.chars().all(bare)).then_some(key)
 }
 
 /// The tables a round file describes, or an error naming the file, the table and the field.
@@ -137,8 +167,12 @@ pub fn read_round_with_audio(path: &Path) -> Result<Vec<RoundEntry>, String> {
         let at = e
             .span()
             .map(|s| {
-                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                format!(" (line {line})")
+                let before = text.get(..s.start).unwrap_or(&text);
+                let line = before.matches('\n').count() + 1;
+                match key_before(before) {
+                    Some(key) => format!(" (line {line}, {key})"),
+                    None => format!(" (line {line})"),
+                }
             })
             .unwrap_or_default();
         format!("{name}{at}: {}", bounded_lines::excerpt(&msg))
@@ -347,6 +381,14 @@ lang = "fr"
         assert_eq!(ok.len(), 2);
         assert_eq!(ok[0].setup.event.as_deref(), Some("Club night"));
         assert_eq!(ok[1].setup.lang, "fr");
+        // Option values may be written as TOML booleans and numbers.
+        let typed =
+            round("[[table]]\nname = \"1\"\nrules = \"cincinnati\"\noptions = { strict = true }\n")
+                .unwrap();
+        assert_eq!(
+            typed[0].setup.options.get("strict").map(String::as_str),
+            Some("true")
+        );
         assert!(matches!(ok[1].white, BoardSource::Absent));
         // The audio keys of `kriegspiel table`, by the same names; a room speaker may be
         // shared, a headset not.
@@ -409,6 +451,9 @@ no_speech = true
             ("[[table]]\nname = \"1\"\n[[table]]\nname = \"1\"\n", "another table has this name"),
             ("[[table]]\nname = \"1\"\nwhite = \"/dev/a\"\n[[table]]\nname = \"2\"\nblack = \"/dev/a\"\n", "also used by table '1'"),
             ("event = \"x\"\n", "at least one table"),
+            ("[[table]]\nname = \"1\"\nsettle_ms = -4\n", "table 1 ('1'): settle_ms: invalid value: integer `-4`"),
+            ("[[table]]\nname = \"1\"\nrules = \"rand\"\noptions = { any = 3 }\n", "table 1 ('1'): options: unknown option"),
+            ("event = 5\n[[table]]\nname = \"1\"\n", "round.toml (line 1, event): invalid type: integer `5`"),
             ("[[table]\n", "line 1"),
         ] {
             let e = round(text).unwrap_err();

@@ -178,8 +178,16 @@ where
     }
 }
 
-fn open(path: &Path, baud: u32) -> Result<SerialStream, tokio_serial::Error> {
-    let port = tokio_serial::new(path.to_string_lossy(), baud).open_native_async()?;
+fn open(path: &Path, baud: u32) -> Result<SerialStream, String> {
+    // A file or a folder given as the port would fail with the system's "Not a typewriter".
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => return Err("it is a regular file, not a serial port".into()),
+        Ok(m) if m.is_dir() => return Err("it is a folder, not a serial port".into()),
+        _ => {}
+    }
+    let port = tokio_serial::new(path.to_string_lossy(), baud)
+        .open_native_async()
+        .map_err(|e| e.to_string())?;
     // Bytes queued before we opened belong to nobody's frame; losing them at worst costs one
     // bad frame, so a failure to clear is not worth refusing the port.
     let _ = port.clear(tokio_serial::ClearBuffer::Input);

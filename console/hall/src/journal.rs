@@ -59,7 +59,7 @@ impl fmt::Display for JournalError {
             }
             JournalError::NotAJournal { path, detail } => write!(
                 f,
-                "{} is not a Kriegspiel journal, or it is damaged ({detail}); `kriegspiel export` reads what it can of a damaged journal",
+                "{} is not a Kriegspiel journal, or it is damaged ({detail})",
                 path.display()
             ),
             JournalError::Schema { path, found } => write!(

@@ -437,7 +437,7 @@ impl std::fmt::Display for SpeechError {
                 "{sink} needs {program} on the PATH (apt-get install {})",
                 if *program == "aplay" { "alsa-utils" } else { "pulseaudio-utils" }
             ),
-            SpeechError::Folder(why) => write!(f, "--speech-wav: {why}"),
+            SpeechError::Folder(why) => write!(f, "cannot record into the folder {why}"),
             SpeechError::Option(why) => f.write_str(why),
         }
     }
@@ -583,6 +583,12 @@ impl CommandSpeaker {
         voice: VoiceSettings,
     ) -> Result<CommandSpeaker, SpeechError> {
         let program = on_path(Engine::EspeakNg.program()).ok_or(SpeechError::NoEspeak)?;
+        if dir.exists() && !dir.is_dir() {
+            return Err(SpeechError::Folder(format!(
+                "{}: it is a file",
+                dir.display()
+            )));
+        }
         std::fs::create_dir_all(dir)
             .and_then(|()| std::fs::write(dir.join("transcript.tsv"), ""))
             .map_err(|e| SpeechError::Folder(format!("{}: {e}", dir.display())))?;
@@ -858,6 +864,23 @@ impl Drop for CommandSpeaker {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_is_no_recording_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("speech");
+        std::fs::write(&file, "").unwrap();
+        let e = CommandSpeaker::recording(Lang::En, &file)
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot record into the folder {}: it is a file",
+                file.display()
+            )
+        );
+    }
 
     #[test]
     fn recording_speaker_keeps_order() {

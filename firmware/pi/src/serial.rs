@@ -45,6 +45,21 @@ pub fn open(path: &str, baud: u32) -> Result<(SerialWriter, Receiver<Vec<u8>>), 
         path: path.to_string(),
         source,
     };
+    // A file or a folder given as the port would fail with the system's "Not a typewriter".
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() || m.is_dir() => {
+            let what = if m.is_dir() {
+                "a folder"
+            } else {
+                "a regular file"
+            };
+            return Err(wrap(serialport::Error::new(
+                serialport::ErrorKind::InvalidInput,
+                format!("it is {what}, not a serial port"),
+            )));
+        }
+        _ => {}
+    }
     let port = serialport::new(path, baud)
         .data_bits(DataBits::Eight)
         .parity(Parity::None)

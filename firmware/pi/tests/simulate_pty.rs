@@ -357,6 +357,30 @@ fn a_missing_port_is_a_clear_error() {
     );
 }
 
+#[test]
+fn a_file_or_a_folder_given_as_the_port_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write_script(dir.path(), "100 place e2\n");
+    for (port, says) in [
+        (script.clone(), "it is a regular file, not a serial port"),
+        (
+            dir.path().to_path_buf(),
+            "it is a folder, not a serial port",
+        ),
+    ] {
+        let out = Command::new(BIN)
+            .args(["simulate", "--port"])
+            .arg(&port)
+            .arg("--script")
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{stderr}");
+    }
+}
+
 /// Runs `simulate` on `script` over a fresh pty pair, draining the console end; returns
 /// its output.
 fn simulate_output(script_text: &[u8], extra: &[&str]) -> std::process::Output {
