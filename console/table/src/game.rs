@@ -127,8 +127,13 @@ pub enum ArbiterNote {
         action: &'static str,
         reason: String,
     },
-    /// The console was down (or the table stopped) this long; the clocks did not run.
-    Restarted { down_ms: Millis },
+    /// The table resumed this long after its last journaled event (the console was down for
+    /// part of it); that time did not run on the clocks.
+    Restarted {
+        down_ms: Millis,
+        /// Whether the game has clocks (without, the note says nothing about them).
+        clocks: bool,
+    },
 }
 
 impl PublicMessage {
@@ -225,7 +230,7 @@ impl ArbiterNote {
     pub fn args(&self) -> Vec<String> {
         match self {
             ArbiterNote::Refused { action, .. } => vec![(*action).to_owned()],
-            ArbiterNote::Restarted { down_ms } => vec![down_ms.to_string()],
+            ArbiterNote::Restarted { down_ms, .. } => vec![down_ms.to_string()],
         }
     }
 
@@ -241,18 +246,29 @@ impl ArbiterNote {
             (ArbiterNote::Refused { action, reason }, Lang::Ru) => {
                 format!("Действие арбитра «{action}» отклонено: {reason}.")
             }
-            (ArbiterNote::Restarted { down_ms }, Lang::En) => format!(
-                "The console restarted; {} s while it was down did not count on the clocks.",
-                down_ms / 1000
-            ),
-            (ArbiterNote::Restarted { down_ms }, Lang::Fr) => format!(
-                "La console a redémarré ; ses {} s d'arrêt n'ont pas compté aux pendules.",
-                down_ms / 1000
-            ),
-            (ArbiterNote::Restarted { down_ms }, Lang::Ru) => format!(
-                "Консоль перезапущена; {} с простоя не учтены на часах.",
-                down_ms / 1000
-            ),
+            (ArbiterNote::Restarted { down_ms, clocks }, lang) => {
+                let s = down_ms / 1000;
+                match (lang, clocks) {
+                    (Lang::En, true) => format!(
+                        "The console restarted; the {s} s since the last event did not count on the clocks."
+                    ),
+                    (Lang::En, false) => {
+                        format!("The console restarted, {s} s after the last event.")
+                    }
+                    (Lang::Fr, true) => format!(
+                        "La console a redémarré ; les {s} s écoulées depuis le dernier événement n'ont pas compté aux pendules."
+                    ),
+                    (Lang::Fr, false) => {
+                        format!("La console a redémarré, {s} s après le dernier événement.")
+                    }
+                    (Lang::Ru, true) => format!(
+                        "Консоль перезапущена; {s} с после последнего события не учтены на часах."
+                    ),
+                    (Lang::Ru, false) => {
+                        format!("Консоль перезапущена через {s} с после последнего события.")
+                    }
+                }
+            }
         }
     }
 }

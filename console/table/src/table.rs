@@ -127,7 +127,10 @@ impl Table {
             }
             Input::Draw { color } => self.draw(color, at, &mut out),
             Input::Restarted { down_ms } => out.push(Output::Note {
-                note: ArbiterNote::Restarted { down_ms },
+                note: ArbiterNote::Restarted {
+                    down_ms,
+                    clocks: self.clock.is_some(),
+                },
             }),
             Input::Arbiter(action) => self.arbiter(action, at, &mut out),
             Input::Promote { color, role } => {
@@ -877,6 +880,33 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The restart note speaks of clocks only when the game has them.
+    #[test]
+    fn a_restart_is_noted_with_the_time_since_the_last_event() {
+        for (time_control, says) in [
+            (
+                "25+10",
+                "The console restarted; the 66 s since the last event did not count on the clocks.",
+            ),
+            ("none", "The console restarted, 66 s after the last event."),
+        ] {
+            let config = TableConfig {
+                time_control: time_control.parse().unwrap(),
+                ..TableConfig::default()
+            };
+            let mut t = Table::new(config, 0).unwrap().0;
+            let out = t.apply(Event::new(10, Input::Restarted { down_ms: 66_400 }));
+            let notes: Vec<String> = out
+                .iter()
+                .filter_map(|o| match o {
+                    Output::Note { note } => Some(note.text(kriegspiel_referee::Lang::En)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(notes, [says]);
+        }
     }
 
     #[test]
