@@ -168,6 +168,22 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown colour 'green' (white, black)"));
+    // A table the console does not have is named, with those it has.
+    let socket = dir.path().join("players.sock");
+    let _table = table_at(&dir.path().join("j.sqlite"), &socket);
+    wait_for(&socket);
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["player", "--table", "7", "--color", "white", "--socket"])
+        .arg(&socket)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("error: this console has no table 7 (its tables: 1)"),
+        "{said}"
+    );
 }
 
 /// When his keys end (Ctrl-D, or a script's last line), the terminal prints the answers

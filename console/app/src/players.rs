@@ -350,10 +350,25 @@ fn serve(stream: UnixStream, state: &Arc<Mutex<State>>, hall: &HallHandle) {
                 });
                 (lang, own_board)
             }
-            _ => {
+            (Some((table, _)), None) => {
+                let mut tables: Vec<TableNo> = st.tables.keys().copied().collect();
+                tables.sort_unstable();
+                let tables: Vec<String> = tables.iter().map(ToString::to_string).collect();
                 let _ = writeln!(
                     out,
-                    "error: start with the table number and your colour, e.g. '1 white' (no such table: '{}')",
+                    "error: this console has no table {table} (its tables: {})",
+                    tables.join(", ")
+                );
+                return;
+            }
+            (Some(_), Some(_)) => {
+                let _ = writeln!(out, "error: {MAX_SESSIONS} terminals are connected already");
+                return;
+            }
+            (None, _) => {
+                let _ = writeln!(
+                    out,
+                    "error: start with the table number and your colour, e.g. '1 white' (not '{}')",
                     excerpt(&hello)
                 );
                 return;
