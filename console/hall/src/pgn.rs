@@ -141,7 +141,9 @@ fn replay(record: &GameRecord, events: &[JournalEvent]) -> Result<Replayed, Setu
                         });
                     }
                 }
-                Output::Started { .. }
+                // "Arbiter: repeat" is already a comment; the words said again are no move.
+                Output::Repeated { .. }
+                | Output::Started { .. }
                 | Output::Private { .. }
                 | Output::Arbiter { .. }
                 | Output::Note { .. } => {}
@@ -372,6 +374,47 @@ fn pgn_date(wall_ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// "Repeat" says the last announcement again; the record gains a comment, never a move.
+    #[test]
+    fn a_repeated_announcement_is_no_move() {
+        use crate::TableSetup;
+        use kriegspiel_table::{ArbiterAction, Event};
+        let record = GameRecord {
+            id: 1,
+            name: "1".to_owned(),
+            setup: TableSetup::default(),
+            started_wall_ms: 0,
+        };
+        let inputs = [
+            Input::Play {
+                color: Color::White,
+                tried: Try::from_uci("e2e4").unwrap(),
+            },
+            Input::Arbiter(ArbiterAction::Repeat),
+            Input::Play {
+                color: Color::Black,
+                tried: Try::from_uci("e7e5").unwrap(),
+            },
+        ];
+        let events: Vec<JournalEvent> = inputs
+            .into_iter()
+            .enumerate()
+            .map(|(i, input)| JournalEvent {
+                seq: i as i64 + 1,
+                event: Event::new(1000 * (i as u64 + 1), input),
+                wall_ms: 0,
+                board_ms: None,
+                board_seq: None,
+            })
+            .collect();
+        let text = pgn(&record, &events, None).unwrap();
+        assert!(
+            text.contains("1. e4 {White has moved.} {Arbiter: repeat} 1... e5 {Black has moved.}"),
+            "{text}"
+        );
+        assert!(!text.contains("not a legal move"), "{text}");
+    }
 
     #[test]
     fn dates() {

@@ -83,6 +83,7 @@ pub fn hear(w: &Wording, lang: Lang, output: &Output, known: &Positions) -> Opti
         render::Hearer::Player(c) => Hearer::Player(c),
     };
     let text = match output {
+        Output::Repeated { output } => return hear(w, lang, output, known),
         Output::Started { report } => w.speech(&Announcement::Report(*report)),
         Output::Verdict { verdict, .. } => w.speech(&Announcement::from(*verdict)),
         Output::Reply { reply, .. } => w.speech(&Announcement::Reply(*reply)),

@@ -37,6 +37,9 @@ pub enum Output {
     Public { message: PublicMessage },
     /// For the arbiter only, about the table: refused actions, restarts.
     Note { note: ArbiterNote },
+    /// The arbiter's "repeat": the last announcement heard by both, said again. Kept apart
+    /// so that no reader takes it for a new move.
+    Repeated { output: Box<Output> },
     /// The clocks after a change (a move that stood, a pause, a correction).
     Clock {
         remaining: ByColor<Millis>,

@@ -71,6 +71,7 @@ pub fn json(w: &Wording, lang: Lang, o: &Output) -> Value {
             v
         }
         Output::Note { note } => json!({"note": note.id(), "text": note.text(lang)}),
+        Output::Repeated { output } => with(json(w, lang, output), [("repeat", json!(true))]),
         Output::Clock { remaining, running } => json!({"clock": {
             "white": remaining.white, "black": remaining.black,
             "running": running.map(|c| c.to_string()),
@@ -101,6 +102,7 @@ pub fn hearer(o: &Output) -> Option<Hearer> {
         Output::Reply { reply, .. } => Some(of(Announcement::Reply(*reply))),
         Output::Public { .. } => Some(Hearer::Both),
         Output::Private { color, .. } => Some(Hearer::Player(*color)),
+        Output::Repeated { output } => hearer(output),
         Output::Arbiter { .. } | Output::Note { .. } | Output::Clock { .. } => None,
     }
 }
@@ -116,6 +118,7 @@ pub fn spoken(w: &Wording, lang: Lang, o: &Output) -> Option<String> {
         Output::Verdict { verdict, .. } => public(Announcement::from(*verdict)),
         Output::Reply { reply, .. } => public(Announcement::Reply(*reply)),
         Output::Public { message } => Some(message.text(lang)),
+        Output::Repeated { output } => spoken(w, lang, output),
         Output::Private { .. }
         | Output::Arbiter { .. }
         | Output::Note { .. }

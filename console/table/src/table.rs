@@ -193,7 +193,11 @@ impl Table {
 
     fn remember_public(&mut self, out: &[Output]) {
         if let Some(last) = out.iter().rev().find(|o| self.is_public(o)) {
-            self.last_public = Some(last.clone());
+            let original = match last {
+                Output::Repeated { output } => output.as_ref(),
+                o => o,
+            };
+            self.last_public = Some(original.clone());
         }
     }
 
@@ -403,7 +407,9 @@ impl Table {
                 self.finish(end, at, out);
             }
             ArbiterAction::Repeat => match self.last_public.clone() {
-                Some(o) => out.push(o),
+                Some(o) => out.push(Output::Repeated {
+                    output: Box::new(o),
+                }),
                 None => Self::refuse(out, &action, "nothing has been announced yet"),
             },
         }

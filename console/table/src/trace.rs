@@ -8,7 +8,7 @@
 use core::fmt::Write as _;
 use core::str::FromStr;
 
-use kriegspiel_referee::{GameConfig, GameResult, Lang, Question, RuleSet};
+use kriegspiel_referee::{GameConfig, GameResult, Lang, Question, RuleSet, Wording};
 use serde_json::Value;
 use shakmaty::{Bitboard, Color, Piece, Role, Square};
 
@@ -304,67 +304,76 @@ fn number<T: FromStr>(s: &str) -> Result<T, String> {
 pub fn record(table: &Table, at: Millis, outputs: Vec<Output>, lines: &mut Vec<Line>) {
     let w = table.wording();
     let lang = table.config().lang;
-    for output in outputs {
-        let json = Some(render::json(&w, lang, &output));
-        let line = |words: Vec<String>| Line {
-            at,
-            words,
-            json: json.clone(),
-            text: None,
-        };
-        let line = match output {
-            Output::Started { .. } => line(vec!["started".to_owned()]),
-            Output::Verdict { color, tried, .. } => line(vec![
-                "verdict".to_owned(),
-                color.to_string(),
-                tried.to_uci(),
-            ]),
-            Output::Reply {
-                color, question, ..
-            } => line(vec![
-                "reply".to_owned(),
-                color.to_string(),
-                question.to_string(),
-            ]),
-            Output::Private { color, message } => {
-                message_line(at, "private", color, &message, lang)
-            }
-            Output::Arbiter { color, message } => {
-                message_line(at, "arbiter", color, &message, lang)
-            }
-            Output::Public { message } => {
-                let mut words = vec!["public".to_owned(), message.id().to_owned()];
-                words.extend(message.args());
-                Line {
-                    at,
-                    words,
-                    json: None,
-                    text: Some(message.text(lang)),
-                }
-            }
-            Output::Note { note } => {
-                let mut words = vec!["note".to_owned(), note.id().to_owned()];
-                words.extend(note.args());
-                Line {
-                    at,
-                    words,
-                    json: None,
-                    text: Some(note.text(lang)),
-                }
-            }
-            Output::Clock { remaining, running } => Line {
+    lines.extend(outputs.into_iter().map(|o| line_of(&w, lang, at, o)));
+}
+
+/// One output as a trace line; a repeated announcement is `repeated` and the original's line.
+fn line_of(w: &Wording, lang: Lang, at: Millis, output: Output) -> Line {
+    let json = Some(render::json(w, lang, &output));
+    let line = |words: Vec<String>| Line {
+        at,
+        words,
+        json: json.clone(),
+        text: None,
+    };
+    match output {
+        Output::Repeated { output } => {
+            let original = line_of(w, lang, at, *output);
+            let mut words = vec!["repeated".to_owned()];
+            words.extend(original.words);
+            Line {
                 at,
-                words: vec![
-                    "clock".to_owned(),
-                    remaining.white.to_string(),
-                    remaining.black.to_string(),
-                    running.map_or_else(|| "-".to_owned(), |c| c.to_string()),
-                ],
+                words,
+                json: original.json.and(json),
+                text: original.text,
+            }
+        }
+        Output::Started { .. } => line(vec!["started".to_owned()]),
+        Output::Verdict { color, tried, .. } => line(vec![
+            "verdict".to_owned(),
+            color.to_string(),
+            tried.to_uci(),
+        ]),
+        Output::Reply {
+            color, question, ..
+        } => line(vec![
+            "reply".to_owned(),
+            color.to_string(),
+            question.to_string(),
+        ]),
+        Output::Private { color, message } => message_line(at, "private", color, &message, lang),
+        Output::Arbiter { color, message } => message_line(at, "arbiter", color, &message, lang),
+        Output::Public { message } => {
+            let mut words = vec!["public".to_owned(), message.id().to_owned()];
+            words.extend(message.args());
+            Line {
+                at,
+                words,
                 json: None,
-                text: None,
-            },
-        };
-        lines.push(line);
+                text: Some(message.text(lang)),
+            }
+        }
+        Output::Note { note } => {
+            let mut words = vec!["note".to_owned(), note.id().to_owned()];
+            words.extend(note.args());
+            Line {
+                at,
+                words,
+                json: None,
+                text: Some(note.text(lang)),
+            }
+        }
+        Output::Clock { remaining, running } => Line {
+            at,
+            words: vec![
+                "clock".to_owned(),
+                remaining.white.to_string(),
+                remaining.black.to_string(),
+                running.map_or_else(|| "-".to_owned(), |c| c.to_string()),
+            ],
+            json: None,
+            text: None,
+        },
     }
 }
 
@@ -681,13 +690,19 @@ fn parse_expect(line: &str) -> Result<Line, String> {
     let cut = rest.find(['{', '"']).unwrap_or(rest.len());
     let (words, tail) = rest.split_at(cut);
     let words: Vec<String> = words.split_whitespace().map(str::to_owned).collect();
+    // `repeated` goes before the kind of the announcement said again.
+    let kind = match words.as_slice() {
+        [first, second, ..] if first == "repeated" => Some(second.as_str()),
+        [first, ..] => Some(first.as_str()),
+        [] => None,
+    };
     let kind_ok = matches!(
-        words.first().map(String::as_str),
+        kind,
         Some("started" | "verdict" | "reply" | "private" | "arbiter" | "public" | "note" | "clock")
     );
     if !kind_ok {
         return Err(
-            "an expected output is started, verdict, reply, private, arbiter, public, note or clock"
+            "an expected output is started, verdict, reply, private, arbiter, public, note or clock (after 'repeated' for one said again)"
                 .to_owned(),
         );
     }

@@ -252,6 +252,7 @@ fn play_random_game(seed: u64, start: &str, settle_ms: u32, plies: usize) -> Vec
             Output::Private { .. }
             | Output::Arbiter { .. }
             | Output::Public { .. }
+            | Output::Repeated { .. }
             | Output::Note { .. } => true,
             Output::Started { .. }
             | Output::Verdict { .. }

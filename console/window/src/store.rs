@@ -619,6 +619,15 @@ fn output_in(t: &mut TableState, at: Millis, o: &Output) {
             t.log(at, Heard::Arbiter, text);
         }
         Output::Clock { .. } => {}
+        // Said again at the arbiter's request: logged, but no new try, move or result.
+        Output::Repeated { output } => {
+            let h = match render::hearer(output) {
+                Some(render::Hearer::Both) => Heard::Both,
+                Some(render::Hearer::Player(c)) => Heard::Only(c),
+                None => Heard::Arbiter,
+            };
+            t.log(at, h, format!("Repeated: {text}"));
+        }
     }
 }
 
