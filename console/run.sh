@@ -29,7 +29,8 @@ table only:  --option KEY=VALUE, --fen FEN, --white-board-id N, --black-board-id
 window only: --tables N (demo tables), --open N (show table N first), --sync-alert SECONDS;
              --fast and --json ask for the text demo instead (the window speaks too)
 
-Every option of the programs: target/release/kriegspiel demo --help, ... table --help.
+Every option of the programs: TARGET/release/kriegspiel demo --help, ... table --help,
+where TARGET is $CARGO_TARGET_DIR when that is set, else target in the repository.
 USAGE
 }
 

@@ -45,7 +45,16 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `kriegspiel --no-speech` is `kriegspiel console --no-speech`, as `kriegspiel` alone is
+    // `kriegspiel console`.
+    let mut argv: Vec<OsString> = std::env::args_os().collect();
+    let first = argv.get(1).and_then(|a| a.to_str());
+    if first
+        .is_some_and(|a| a.starts_with('-') && !matches!(a, "-h" | "--help" | "-V" | "--version"))
+    {
+        return window(argv.split_off(1));
+    }
+    let cli = Cli::parse_from(argv);
     let command = match cli.command {
         Some(c) => c,
         None => Command::Console { args: Vec::new() },

@@ -39,8 +39,8 @@ struct Args {
     /// The demo game(s) on simulated boards (the default when no round and no ports are given).
     #[arg(long, conflicts_with_all = ["config", "white", "black"])]
     demo: bool,
-    /// With --demo: this many tables (the rule sets given repeat in turn).
-    #[arg(long, value_name = "N", requires = "demo")]
+    /// Demo tables: this many (the rule sets given repeat in turn).
+    #[arg(long, value_name = "N", conflicts_with_all = ["config", "white", "black"])]
     tables: Option<usize>,
     /// A round: the TOML file of `kriegspiel hall --config`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["white", "black"])]
@@ -98,10 +98,36 @@ fn audio_options_given(a: &SpeechArgs) -> bool {
     a.options() != only_off.options()
 }
 
+/// The first option given that describes one table or the demo, which a round file replaces.
+fn one_table_option(args: &Args) -> Option<&'static str> {
+    let g = &args.game;
+    [
+        (!args.rule_sets.is_empty(), "a rule set"),
+        (g.rules.is_some(), "--rules"),
+        (g.lang.is_some(), "--lang"),
+        (!g.options.is_empty(), "--option"),
+        (g.settle_ms.is_some(), "--settle-ms"),
+        (g.guide_ms.is_some(), "--guide-ms"),
+        (g.touch_move.is_some(), "--touch-move"),
+        (g.fen.is_some(), "--fen"),
+        (g.clock.is_some(), "--clock"),
+        (args.name != "table", "--name"),
+        (args.white_board_id.is_some(), "--white-board-id"),
+        (args.black_board_id.is_some(), "--black-board-id"),
+    ]
+    .into_iter()
+    .find_map(|(given, name)| given.then_some(name))
+}
+
 /// The hall's tables the command line describes, how each speaks, and whether they are
 /// demo tables.
 fn tables(args: &Args) -> Result<Tables, String> {
     if let Some(path) = &args.config {
+        if let Some(option) = one_table_option(args) {
+            return Err(format!(
+                "with --config the round file describes every table; {option} belongs in its [[table]] entries"
+            ));
+        }
         if audio_options_given(&args.audio) {
             return Err(
                 "with --config the round file's audio keys say how each table speaks (only --no-speech applies)"

@@ -173,6 +173,40 @@ fn the_window_speaks_each_table_as_its_options_or_round_file_say() {
 }
 
 #[test]
+fn a_round_file_s_tables_are_not_changed_by_one_table_options() {
+    let out: Output = console()
+        .args(["--config", "round.toml", "--clock", "5+0"])
+        .env_remove("DISPLAY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("with --config the round file describes every table; --clock belongs in its [[table]] entries"),
+        "{err}"
+    );
+}
+
+#[test]
+fn without_a_display_the_window_says_so_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out: Output = console()
+        .args(["--demo", "--no-speech", "--journal"])
+        .arg(dir.path().join("j.sqlite"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no display (neither DISPLAY nor WAYLAND_DISPLAY is set)"),
+        "{err}"
+    );
+    assert!(!err.contains(".rs:"), "{err}");
+}
+
+#[test]
 fn a_round_file_s_tables_speak_by_its_keys_not_by_options() {
     let out: Output = console()
         .args(["--config", "round.toml", "--public-audio", "default"])

@@ -108,5 +108,43 @@ pub fn run(
     if let Some(e) = reader_error {
         return Err(WindowError::Thread(e));
     }
-    result.map_err(|e| WindowError::Open(e.to_string()))
+    result.map_err(|e| WindowError::Open(readable(&e.to_string(), display_named())))
+}
+
+/// Whether the environment names a display the window could open on.
+fn display_named() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
+}
+
+/// The windowing error for a person: no display is said so, with what to do instead, and
+/// winit's source path and line (`os error at /root/.cargo/…/mod.rs:765: …`) are left out.
+fn readable(error: &str, display: bool) -> String {
+    if !display {
+        return "no display (neither DISPLAY nor WAYLAND_DISPLAY is set); run it in a graphical session, or play the demo as text with `kriegspiel demo`".to_owned();
+    }
+    match (error.find(" at /"), error.rfind(".rs:")) {
+        (Some(at), Some(rs)) if rs > at => {
+            let tail = error[rs + 4..].trim_start_matches(|c: char| c.is_ascii_digit() || c == ':');
+            format!("{}: {}", &error[..at], tail.trim())
+        }
+        _ => error.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod readable_tests {
+    use super::readable;
+
+    #[test]
+    fn no_source_paths_and_no_display_said_plainly() {
+        let winit = "winit EventLoopError: os error at /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/winit-0.30.13/src/platform_impl/linux/mod.rs:765: neither WAYLAND_DISPLAY nor WAYLAND_SOCKET nor DISPLAY is set.";
+        assert_eq!(
+            readable(winit, true),
+            "winit EventLoopError: os error: neither WAYLAND_DISPLAY nor WAYLAND_SOCKET nor DISPLAY is set."
+        );
+        assert!(readable(winit, false).starts_with("no display (neither DISPLAY"));
+        assert_eq!(readable("no OpenGL 2.0", true), "no OpenGL 2.0");
+    }
 }
