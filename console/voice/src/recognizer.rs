@@ -91,9 +91,6 @@ pub struct Recognizer {
     grammar: Option<TurnGrammar>,
     threshold: i32,
     wide_margin: i32,
-    // Kept until the decoder is dropped (PocketSphinx reads it at start only, but keep it
-    // around for error messages naming it).
-    _dict: tempfile::NamedTempFile,
 }
 
 const GRAMMAR: &str = "grammar";
@@ -139,6 +136,9 @@ impl Recognizer {
             ("-samprate", "16000"),
             ("-allphone_ci", "yes"),
         ])?;
+        // PocketSphinx read the dictionary whole: the file goes now, so that a process
+        // killed later leaves none behind.
+        drop(dict);
         decoder.set_allphone_file(PHONES, &phone_lm)?;
         decoder.set_jsgf(WIDE, &crate::grammar::wide_jsgf())?;
         Ok(Recognizer {
@@ -146,7 +146,6 @@ impl Recognizer {
             grammar: None,
             threshold: DEFAULT_THRESHOLD,
             wide_margin: DEFAULT_WIDE_MARGIN,
-            _dict: dict,
         })
     }
 

@@ -21,6 +21,14 @@ fn hiss() -> Vec<i16> {
 
 #[test]
 fn recognisers_on_many_threads_share_nothing_they_free() {
+    // The pronunciation dictionary is a temporary file only while a decoder is made: a
+    // process killed later leaves nothing behind. (The only test of this binary, so no
+    // other thread reads TMPDIR meanwhile.)
+    let tmp = tempfile::tempdir().unwrap();
+    std::env::set_var("TMPDIR", tmp.path());
+    let r = Recognizer::new(&Model::default()).unwrap();
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    drop(r);
     let samples = hiss();
     std::thread::scope(|s| {
         for _ in 0..4 {
