@@ -137,6 +137,22 @@ fn a_round_of_two_tables_decided_from_standard_input() {
     let e = String::from_utf8_lossy(&failed.stderr);
     assert!(e.contains("is not a Kriegspiel journal"), "{e}");
     assert!(!e.contains("reads what it can"), "{e}");
+    // A program that plays on it is refused with the way out.
+    let refused = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["table", "--no-speech", "--journal"])
+        .arg(&round)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let e = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        e.contains(&format!(
+            "`kriegspiel export --journal {}` reads what it can of a damaged journal",
+            round.display()
+        )),
+        "{e}"
+    );
 
     // A round file with a mistake names the file, the table and the field.
     std::fs::write(&round, round_text.replace("\"25+10\"", "\"25 minutes\"")).unwrap();

@@ -180,7 +180,8 @@ fn a_file_cut_short_is_read_up_to_the_cut() {
     drop(j);
     sql(&path, "PRAGMA wal_checkpoint(TRUNCATE);");
     let bytes = std::fs::read(&path).unwrap();
-    // The hall refuses it, naming the damage and the way out.
+    // The hall refuses it, naming the damage (the programs that play add the way out:
+    // `kriegspiel export`; tests/tests/hall_cli.rs).
     let cut = dir.path().join("cut.sqlite");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     let e = Journal::open(&cut).unwrap_err().to_string();
@@ -188,7 +189,6 @@ fn a_file_cut_short_is_read_up_to_the_cut() {
         e.contains("is damaged (database disk image is malformed)"),
         "{e}"
     );
-    assert!(e.contains("kriegspiel export"), "{e}");
     // Reading gets every event before the cut, in order, and says where it stopped.
     let mut previous = 0;
     for keep in [bytes.len() * 3 / 4, bytes.len() / 2, bytes.len() / 4] {
