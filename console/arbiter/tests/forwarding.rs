@@ -25,29 +25,20 @@ fn kriegspiel_console_passes_its_arguments_to_the_window_program() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Usage: kriegspiel-console"), "{text}");
     assert!(text.contains("--sync-alert"), "{text}");
-    // A bad option is the window program's own error.
-    let out = Command::new(kriegspiel())
-        .args(["console", "--tables", "0", "--demo"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.contains("kriegspiel-console: --tables: 1 to 64"),
-        "{err}"
-    );
-    // `kriegspiel` alone runs the window: options alone go to it too, and --tables needs no
-    // --demo (the demo is the default).
-    let out = Command::new(kriegspiel())
-        .args(["--tables", "0", "--no-speech"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.contains("kriegspiel-console: --tables: 1 to 64"),
-        "{err}"
-    );
+    // A bad option is the window program's own error. `kriegspiel` alone runs the window:
+    // options alone go to it too, and --tables needs no --demo (the demo is the default).
+    for args in [
+        &["console", "--tables", "0", "--demo"][..],
+        &["--tables", "0", "--no-speech"][..],
+    ] {
+        let out = Command::new(kriegspiel()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("kriegspiel-console: --tables: 1 to 64"),
+            "{args:?}: {err}"
+        );
+    }
     let out = Command::new(kriegspiel()).arg("--help").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();

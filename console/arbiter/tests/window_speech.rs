@@ -172,15 +172,16 @@ fn the_window_speaks_each_table_as_its_options_or_round_file_say() {
     );
 }
 
+/// What the window program says when it refuses `args` as a usage error (status 2).
+fn refused(args: &[&str]) -> String {
+    let out: Output = console().args(args).env_remove("DISPLAY").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn a_round_file_s_tables_are_not_changed_by_one_table_options() {
-    let out: Output = console()
-        .args(["--config", "round.toml", "--clock", "5+0"])
-        .env_remove("DISPLAY")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(&["--config", "round.toml", "--clock", "5+0"]);
     assert!(
         err.contains("with --config the round file describes every table; --clock belongs in its [[table]] entries"),
         "{err}"
@@ -208,13 +209,7 @@ fn without_a_display_the_window_says_so_plainly() {
 
 #[test]
 fn a_round_file_s_tables_speak_by_its_keys_not_by_options() {
-    let out: Output = console()
-        .args(["--config", "round.toml", "--public-audio", "default"])
-        .env_remove("DISPLAY")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(&["--config", "round.toml", "--public-audio", "default"]);
     assert!(
         err.contains("with --config the round file's audio keys say how each table speaks"),
         "{err}"
