@@ -341,28 +341,20 @@ fn line_of(w: &Wording, lang: Lang, at: Millis, output: Output) -> Line {
             color.to_string(),
             question.to_string(),
         ]),
-        Output::Private { color, message } => message_line(at, "private", color, &message, lang),
-        Output::Arbiter { color, message } => message_line(at, "arbiter", color, &message, lang),
-        Output::Public { message } => {
-            let mut words = vec!["public".to_owned(), message.id().to_owned()];
-            words.extend(message.args());
-            Line {
-                at,
-                words,
-                json: None,
-                text: Some(message.text(lang)),
-            }
-        }
-        Output::Note { note } => {
-            let mut words = vec!["note".to_owned(), note.id().to_owned()];
-            words.extend(note.args());
-            Line {
-                at,
-                words,
-                json: None,
-                text: Some(note.text(lang)),
-            }
-        }
+        Output::Private { color, message } => about(at, "private", color, &message, lang),
+        Output::Arbiter { color, message } => about(at, "arbiter", color, &message, lang),
+        Output::Public { message } => worded(
+            at,
+            ["public".to_owned(), message.id().to_owned()],
+            message.args(),
+            message.text(lang),
+        ),
+        Output::Note { note } => worded(
+            at,
+            ["note".to_owned(), note.id().to_owned()],
+            note.args(),
+            note.text(lang),
+        ),
         Output::Clock { remaining, running } => Line {
             at,
             words: vec![
@@ -377,20 +369,21 @@ fn line_of(w: &Wording, lang: Lang, at: Millis, output: Output) -> Line {
     }
 }
 
-fn message_line(
-    at: Millis,
-    kind: &str,
-    color: Color,
-    message: &PrivateMessage,
-    lang: Lang,
-) -> Line {
-    let mut words = vec![kind.to_owned(), color.to_string(), message.id().to_owned()];
-    words.extend(message.args());
+/// A line about one player: a private message, or a note on him for the arbiter.
+fn about(at: Millis, kind: &str, color: Color, message: &PrivateMessage, lang: Lang) -> Line {
+    let words = [kind.to_owned(), color.to_string(), message.id().to_owned()];
+    worded(at, words, message.args(), message.text(lang))
+}
+
+/// A message's line: what it is (`words`, then its arguments) and its text.
+fn worded<const N: usize>(at: Millis, words: [String; N], args: Vec<String>, text: String) -> Line {
+    let mut words = Vec::from(words);
+    words.extend(args);
     Line {
         at,
         words,
         json: None,
-        text: Some(message.text(lang)),
+        text: Some(text),
     }
 }
 
