@@ -114,8 +114,7 @@ impl RoundTable {
             let msg = e.message().replace('\n', " ");
             named(match key {
                 Some((k, _)) if !msg.starts_with(&format!("{k}:")) => format!("{k}: {msg}"),
-                Some(_) => msg,
-                None => msg,
+                _ => msg,
             })
         })?;
         Ok(RoundTable {

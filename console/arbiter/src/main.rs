@@ -26,6 +26,9 @@ use kriegspiel::table_cmd::speaker;
 
 const PROGRAM: &str = "kriegspiel-console";
 
+/// The journal name of the one table given by its ports (`--name`'s default).
+const ONE_TABLE: &str = "table";
+
 /// The most demo tables one window opens.
 const MAX_DEMO_TABLES: usize = 64;
 
@@ -54,7 +57,7 @@ struct Args {
     #[command(flatten)]
     game: GameArgs,
     /// One table: its name in the journal.
-    #[arg(long, default_value = "table")]
+    #[arg(long, default_value = ONE_TABLE)]
     name: String,
     /// One table: the board id White's board must report.
     #[arg(long)]
@@ -111,7 +114,7 @@ fn one_table_option(args: &Args) -> Option<&'static str> {
         (g.touch_move.is_some(), "--touch-move"),
         (g.fen.is_some(), "--fen"),
         (g.clock.is_some(), "--clock"),
-        (args.name != "table", "--name"),
+        (args.name != ONE_TABLE, "--name"),
         (args.white_board_id.is_some(), "--white-board-id"),
         (args.black_board_id.is_some(), "--black-board-id"),
     ]
