@@ -147,8 +147,16 @@ async fn run(script: Arc<SimScript>, board_id: u32, clock: TableClock, mut strea
         // While men move, the scans a real board would have made since the last wake-up
         // (tokio's timer wakes at a millisecond's end, often a millisecond late): the
         // debounce counts scans, so skipping them would make the board slower than one.
+        // A wake-up late past several actions replays them scan by scan from the first, so
+        // they are reported in the script's order, not together in square order.
         let mut t = last_scan + period_ms;
-        while t < now && t.saturating_sub(last_change) < busy_ms {
+        while t < now {
+            if t.saturating_sub(last_change) >= busy_ms {
+                match script.actions.get(next) {
+                    Some(a) if a.at < now => t = t.max(a.at),
+                    _ => break,
+                }
+            }
             next = move_magnets(&script, next, t, &magnets, &mut last_change);
             if board.tick(board_time(t)).is_err() {
                 return;
@@ -182,5 +190,55 @@ async fn run(script: Arc<SimScript>, board_id: u32, clock: TableClock, mut strea
             },
             () = tokio::time::sleep_until(wake) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kriegspiel_link::{BoardMsg, Decoder};
+
+    /// Lifts 8 ms apart, later squares first, and a wake-up 600 ms late (the clock jumps
+    /// past all three at once, as a starved runtime's would): the board still reports them
+    /// in the script's order.
+    #[test]
+    fn a_late_wake_up_replays_the_script_in_order() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        let lifts = runtime.block_on(async {
+            let lift = |at, square| SimAction {
+                at,
+                lift: true,
+                square,
+            };
+            let script = SimScript {
+                initial: 0xFFFF,
+                actions: vec![lift(1000, 8), lift(1008, 15), lift(1016, 11)],
+            };
+            let mut console = connect(Arc::new(script), 1, TableClock::starting_at(0));
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            tokio::time::advance(Duration::from_millis(600)).await;
+            let mut decoder = Decoder::<BoardMsg>::new();
+            let mut lifts = Vec::new();
+            let mut buf = [0u8; 1024];
+            while lifts.len() < 3 {
+                let n = tokio::time::timeout(Duration::from_secs(5), console.read(&mut buf))
+                    .await
+                    .unwrap()
+                    .unwrap();
+                decoder.feed(&buf[..n], |frame| {
+                    if let Ok(frame) = frame {
+                        if let BoardMsg::Lift { square, .. } = frame.body {
+                            lifts.push(square);
+                        }
+                    }
+                });
+            }
+            lifts
+        });
+        assert_eq!(lifts, [8, 15, 11]);
     }
 }

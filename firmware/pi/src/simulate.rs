@@ -141,13 +141,22 @@ pub fn run<W: FrameWriter + fmt::Debug>(
     let mut board = Board::new(matrix, tap, config);
     let mut pacer = Pacer::new();
     let mut next_event = 0;
+    // The script runs on scan time, not the wall clock: a scan the OS holds up delays the
+    // script's moves instead of squeezing several into one scan, which would report them in
+    // square order rather than the order the script (like a hand) made them.
+    let mut script_us: u64 = 0;
     loop {
         let now_ms = pacer.now_ms();
-        while let Some(event) = script.events.get(next_event).filter(|e| e.at_ms <= now_ms) {
+        while let Some(event) = script
+            .events
+            .get(next_event)
+            .filter(|e| u64::from(e.at_ms) * 1000 <= script_us)
+        {
             pins.set_magnet(event.square, event.action == Action::Place);
             next_event += 1;
         }
         board.tick(now_ms)?;
+        script_us += u64::from(board.scan_period_us());
         if next_event == script.events.len() && board.occupancy() == Some(pins.magnets()) {
             return board.snapshot_now_or_soon(now_ms);
         }
@@ -259,5 +268,32 @@ mod tests {
             matches!(seen.last(), Some(BoardMsg::Snapshot { occupancy, .. }) if *occupancy == 0xEFFF | (1 << 28)),
             "{seen:?}"
         );
+    }
+
+    /// Moves 8 ms apart, later squares first: a scan loop held up for 60 ms (here by the
+    /// first frame's writer) must still report them in the script's order, one per scan.
+    #[test]
+    fn a_held_up_scan_loop_delays_the_script_instead_of_reordering_it() {
+        let script =
+            Script::parse("occupied white\n20 lift a2\n28 lift h2\n36 lift d2\n44 lift b2\n")
+                .unwrap();
+        let (_tx, incoming) = std::sync::mpsc::channel();
+        let mut lifts = Vec::new();
+        run(
+            &script,
+            BoardConfig::default(),
+            Wire::default(),
+            &incoming,
+            |m| {
+                if let BoardMsg::Lift { square, .. } = *m {
+                    if lifts.is_empty() {
+                        std::thread::sleep(std::time::Duration::from_millis(60));
+                    }
+                    lifts.push(String::from_utf8_lossy(&square_name(square)).into_owned());
+                }
+            },
+        )
+        .unwrap();
+        assert_eq!(lifts, ["a2", "h2", "d2", "b2"]);
     }
 }
