@@ -1,78 +1,19 @@
 //! The room speaker through speech-dispatcher: a private, headless speech-dispatcher whose
 //! ALSA default is a file (tests/tools/start-speechd.sh) speaks a Wild 16 game played
 //! through the hall. The recording holds every public announcement and none of the
-//! private words (those go to the players' own file PCMs); then the latency from `say` on
-//! an idle speaker to the first audio in the recording is measured.
+//! private words (those go to the players' own file PCMs). The latency from `say` to the
+//! first audio is measured by `benches/latency.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::Dispatcher;
 use kriegspiel_referee::Lang;
-use kriegspiel_speech::dispatcher::TtsSpeaker;
 use kriegspiel_speech::setup::build;
-use kriegspiel_speech::speaker::{espeak_voice, Speaker, VoiceSettings};
+use kriegspiel_speech::speaker::espeak_voice;
 use kriegspiel_speech::AudioOptions;
-
-/// A private speech-dispatcher; killed (by its pid) when dropped.
-struct Dispatcher {
-    pid: String,
-    wav: PathBuf,
-}
-
-impl Dispatcher {
-    fn start(dir: &Path) -> Dispatcher {
-        let script =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tools/start-speechd.sh");
-        let out = Command::new("bash").arg(script).arg(dir).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let var = |name: &str| {
-            text.split_whitespace()
-                .find_map(|w| w.strip_prefix(&format!("{name}=")))
-                .unwrap_or_else(|| panic!("no {name} in {text}"))
-                .to_owned()
-        };
-        // The tts client (libspeechd) finds the server here. Only this binary's tests use it.
-        std::env::set_var("SPEECHD_ADDRESS", var("SPEECHD_ADDRESS"));
-        Dispatcher {
-            pid: var("SPEECHD_PID"),
-            wav: PathBuf::from(var("SPEECHD_WAV")),
-        }
-    }
-
-    fn size(&self) -> u64 {
-        std::fs::metadata(&self.wav).map(|m| m.len()).unwrap_or(0)
-    }
-
-    /// Waits until the recording has not grown for `quiet`.
-    fn wait_quiet(&self, quiet: Duration, limit: Duration) {
-        let start = Instant::now();
-        let (mut last, mut since) = (self.size(), Instant::now());
-        while start.elapsed() < limit {
-            std::thread::sleep(Duration::from_millis(50));
-            let now = self.size();
-            if now != last {
-                (last, since) = (now, Instant::now());
-            } else if since.elapsed() >= quiet {
-                return;
-            }
-        }
-    }
-}
-
-impl Drop for Dispatcher {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").arg(&self.pid).status();
-    }
-}
 
 #[test]
 fn speech_dispatcher_speaks_every_public_word_and_no_private_one() {
@@ -126,23 +67,4 @@ fn speech_dispatcher_speaks_every_public_word_and_no_private_one() {
         (recorded as f64) < (public + white.min(black)) * 0.98,
         "the recording is as long as public and private words together"
     );
-
-    // Latency: `say` on an idle speaker to the first audio written into the recording.
-    let mut room = TtsSpeaker::start(Lang::En, VoiceSettings::default(), None).unwrap();
-    let mut latencies = Vec::new();
-    for _ in 0..10 {
-        speechd.wait_quiet(Duration::from_millis(700), Duration::from_secs(20));
-        let before = speechd.size();
-        let t = Instant::now();
-        room.say("Black's move. Pawn tries on ee 4, dee 5.");
-        while speechd.size() == before && t.elapsed() < Duration::from_secs(5) {
-            std::thread::sleep(Duration::from_micros(500));
-        }
-        latencies.push(t.elapsed());
-    }
-    latencies.sort();
-    eprintln!("speech-dispatcher say -> first audio: {latencies:?}");
-    let median = latencies[latencies.len() / 2];
-    assert!(median < Duration::from_millis(150), "median {median:?}");
-    room.finish(Duration::from_millis(100));
 }

@@ -141,22 +141,21 @@ pub fn run<W: FrameWriter + fmt::Debug>(
     let mut board = Board::new(matrix, tap, config);
     let mut pacer = Pacer::new();
     let mut next_event = 0;
-    // The script runs on scan time, not the wall clock: a scan the OS holds up delays the
-    // script's moves instead of squeezing several into one scan, which would report them in
-    // square order rather than the order the script (like a hand) made them.
-    let mut script_us: u64 = 0;
+    // At most one scripted change per millisecond of board time: a scan loop the machine
+    // held up catches up one change per scan, so each has its own first scan and they are
+    // reported in the script's order (changes first seen by the same scan go in square
+    // order, which a hand making them milliseconds apart never asks for).
+    let mut last_change_ms = None;
     loop {
         let now_ms = pacer.now_ms();
-        while let Some(event) = script
-            .events
-            .get(next_event)
-            .filter(|e| u64::from(e.at_ms) * 1000 <= script_us)
-        {
-            pins.set_magnet(event.square, event.action == Action::Place);
-            next_event += 1;
+        if last_change_ms != Some(now_ms) {
+            if let Some(event) = script.events.get(next_event).filter(|e| e.at_ms <= now_ms) {
+                pins.set_magnet(event.square, event.action == Action::Place);
+                next_event += 1;
+                last_change_ms = Some(now_ms);
+            }
         }
         board.tick(now_ms)?;
-        script_us += u64::from(board.scan_period_us());
         if next_event == script.events.len() && board.occupancy() == Some(pins.magnets()) {
             return board.snapshot_now_or_soon(now_ms);
         }
