@@ -340,3 +340,63 @@ fn a_game_by_keys_without_boards() {
         "{lines:?}"
     );
 }
+
+/// The table's heartbeat: killed (SIGKILL) 2.5 s into White's first think and started again
+/// 5 s later, the table charges White the thinking time up to the crash (all but at most the
+/// heartbeat's second) and not the 5 s it was down.
+#[test]
+fn after_a_crash_the_thinking_time_counts_and_the_downtime_does_not() {
+    let data = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let args = [
+        "--rules",
+        "berkeley",
+        "--clock",
+        "5+0",
+        "--no-speech",
+        "--white",
+        "/nonexistent/w",
+        "--black",
+        "/nonexistent/b",
+    ];
+    let mut first = table(&args, empty.path(), data.path()).spawn().unwrap();
+    let _keypad = first.stdin.take().unwrap();
+    let mut out = BufReader::new(first.stdout.take().unwrap());
+    let clock = wait_for_line(&mut out, |v| v.get("clock").is_some());
+    assert_eq!(clock["clock"]["white"], 300_000, "{clock}");
+    assert_eq!(clock["clock"]["running"], "white", "{clock}");
+    std::thread::sleep(Duration::from_millis(2500));
+    first.kill().unwrap();
+    first.wait().unwrap();
+    std::thread::sleep(Duration::from_secs(5));
+
+    let mut again = table(&args, empty.path(), data.path()).spawn().unwrap();
+    let mut keypad = again.stdin.take().unwrap();
+    let mut out = BufReader::new(again.stdout.take().unwrap());
+    let note = wait_for_line(&mut out, |v| v["note"] == "restarted");
+    let text = note["text"].as_str().unwrap();
+    let down: u64 = text
+        .strip_prefix("The console restarted after ")
+        .and_then(|t| t.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{note}"));
+    assert!((4..=15).contains(&down), "{note}");
+    assert!(
+        text.ends_with("that time did not count on the clocks."),
+        "{note}"
+    );
+    std::io::Write::write_all(&mut keypad, b"{\"arbiter\":\"pause\"}\n").unwrap();
+    let paused = wait_for_line(&mut out, |v| {
+        v.get("clock").is_some() && v["clock"]["running"].is_null()
+    });
+    again.kill().unwrap();
+    again.wait().unwrap();
+    let used = 300_000 - paused["clock"]["white"].as_u64().unwrap();
+    // At least the 1.5 s up to the crash's last heartbeat (without it: only the moment from
+    // the restart to the pause); well under the 7.5 s that would include the downtime.
+    assert!(
+        (1_500..5_000).contains(&used),
+        "White used {used} ms: {paused}"
+    );
+    assert_eq!(paused["clock"]["black"], 300_000, "{paused}");
+}

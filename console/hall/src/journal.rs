@@ -116,6 +116,15 @@ pub struct JournalEvent {
     pub board_seq: Option<u16>,
 }
 
+/// A table seen running: its game, its table time and the wall clock then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Beat {
+    pub game: GameId,
+    pub at: Millis,
+    /// Unix milliseconds.
+    pub wall_ms: i64,
+}
+
 /// The events of one game that read back, and the damage that stopped the reading, if any.
 #[derive(Debug)]
 pub struct GameEvents {
@@ -227,6 +236,15 @@ impl Journal {
         } else {
             check_schema(&conn, path)?;
         }
+        // Added after schema 1 was first written; a program without it ignores the table.
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS beats (
+                 game INTEGER PRIMARY KEY REFERENCES games(id),
+                 at INTEGER NOT NULL,
+                 wall_ms INTEGER NOT NULL
+             );",
+        )
+        .map_err(sql("creating the journal's heartbeat table"))?;
         Ok(Journal {
             conn,
             path: path.to_owned(),
@@ -331,6 +349,51 @@ impl Journal {
             }
         }
         tx.commit().map_err(sql("committing events"))
+    }
+
+    /// Records that each game's table was running at table time `at` (wall-clock
+    /// `wall_ms`), one row per game replaced each time, all in one commit. After a crash the
+    /// table resumes from its last heartbeat, not its last event, so the thinking time
+    /// between the two counts on the clock.
+    pub fn beat(&mut self, beats: &[Beat]) -> Result<(), JournalError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(sql("starting a heartbeat"))?;
+        {
+            let mut upsert = tx
+                .prepare_cached(
+                    "INSERT INTO beats (game, at, wall_ms) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (game) DO UPDATE SET at = excluded.at, wall_ms = excluded.wall_ms",
+                )
+                .map_err(sql("writing a heartbeat"))?;
+            for b in beats {
+                let at = i64::try_from(b.at).unwrap_or(i64::MAX);
+                upsert
+                    .execute(params![b.game, at, b.wall_ms])
+                    .map_err(sql("writing a heartbeat"))?;
+            }
+        }
+        tx.commit().map_err(sql("committing a heartbeat"))
+    }
+
+    /// A game's last heartbeat, if it has one. A journal opened read-only from an older
+    /// program has none.
+    pub fn last_beat(&self, game: GameId) -> Option<Beat> {
+        self.conn
+            .query_row(
+                "SELECT at, wall_ms FROM beats WHERE game = ?1",
+                params![game],
+                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
+            )
+            .ok()
+            .and_then(|(at, wall_ms)| {
+                Some(Beat {
+                    game,
+                    at: Millis::try_from(at).ok()?,
+                    wall_ms,
+                })
+            })
     }
 
     /// Every game, oldest first. A damaged game row ends the list with its error.

@@ -12,7 +12,7 @@ pub mod sim;
 mod writer;
 
 pub use clock::TableClock;
-pub use journal::{EventRow, GameId, GameRecord, Journal, JournalError, JournalEvent};
+pub use journal::{Beat, EventRow, GameId, GameRecord, Journal, JournalError, JournalEvent};
 pub use service::{
     board_input, start, view, BoardSource, HallCommand, HallError, HallEvent, HallGone, HallHandle,
     RunningHall, TableNo, TableSpec, TableView, TimeMode, SUBSCRIBER_QUEUE,

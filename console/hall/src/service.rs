@@ -5,8 +5,9 @@
 //! at the link, so a table that waits on the disk still judges tries by when the men moved.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kriegspiel_boardlink::{BoardLink, BoardLinkHandle, Health, LinkConfig, LinkEvent, Report};
 use kriegspiel_referee::shakmaty::fen::Fen;
@@ -18,7 +19,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
 use crate::clock::TableClock;
-use crate::journal::{EventRow, GameId, Journal, JournalError};
+use crate::journal::{Beat, EventRow, GameId, Journal, JournalError};
 use crate::setup::{SetupError, TableSetup};
 use crate::sim::{self, SimScript};
 use crate::writer::{JournalQueue, JournalThread};
@@ -237,7 +238,11 @@ struct Prepared {
     started: Vec<Output>,
     seq: i64,
     resumed: usize,
-    /// Wall-clock milliseconds since the last journaled event, when resumed.
+    /// The table time its clock starts at: the later of its last event and its last
+    /// heartbeat.
+    resume_at: Millis,
+    /// Wall-clock milliseconds the console was down (since the table's last event or
+    /// heartbeat), when resumed.
     down_ms: Option<Millis>,
     /// The first scripted input not yet journaled.
     next_scripted: usize,
@@ -306,10 +311,19 @@ fn prepare(
             table.apply(e.event.clone());
         }
         if !table.is_over() {
-            let down = read
-                .events
-                .last()
-                .map_or(0, |e| wall_ms().saturating_sub(e.wall_ms).max(0));
+            // Last heard of: its last event, or a later heartbeat (the thinking time up to it
+            // was the console's, and counts on the clock).
+            let last_event = read.events.last().map(|e| (e.event.at, e.wall_ms));
+            let beat = journal
+                .last_beat(g.id)
+                .filter(|b| b.at >= table.now())
+                .map(|b| (b.at, b.wall_ms));
+            let (resume_at, heard_wall) = match (last_event, beat) {
+                (_, Some(b)) => b,
+                (Some(e), None) => e,
+                (None, None) => (0, g.started_wall_ms),
+            };
+            let down = wall_ms().saturating_sub(heard_wall).max(0);
             return Ok(Prepared {
                 next_scripted: scripted_done(&spec.scripted, &read.events),
                 no,
@@ -318,6 +332,7 @@ fn prepare(
                 started,
                 seq: i64::try_from(read.events.len()).unwrap_or(i64::MAX),
                 resumed: read.events.len(),
+                resume_at,
                 down_ms: Some(u64::try_from(down).unwrap_or(0)),
                 spec,
             });
@@ -339,6 +354,7 @@ fn prepare(
         started,
         seq: 0,
         resumed: 0,
+        resume_at: 0,
         down_ms: None,
         spec,
     })
@@ -403,11 +419,19 @@ async fn run(
 ) {
     let mut inputs = Vec::with_capacity(prepared.len());
     let mut tasks = Vec::with_capacity(prepared.len());
+    let beating = Beating::default();
+    // Simulated time has no crash to survive, and a heartbeat would keep its clock running.
+    let heartbeat =
+        (mode == TimeMode::Real).then(|| tokio::spawn(heartbeat(beating.clone(), journal.clone())));
     let mut spawn = |p: Prepared, inputs: &mut Vec<mpsc::UnboundedSender<(Input, Instant)>>| {
         let (tx, rx) = mpsc::unbounded_channel();
         inputs.push(tx);
+        let clock = TableClock::starting_at(p.resume_at);
+        let live = beating.add(p.game, clock, p.table.is_over());
         tasks.push(tokio::spawn(run_table(
             p,
+            clock,
+            live,
             journal.clone(),
             events.clone(),
             rx,
@@ -446,8 +470,79 @@ async fn run(
             HallCommand::Shutdown => break,
         }
     }
+    if let Some(h) = heartbeat {
+        h.abort();
+        // The time up to a deliberate stop counts too.
+        beating.beat(&journal);
+    }
     for t in tasks {
         t.abort();
+    }
+}
+
+/// How often each running table's time is journaled: after a crash at most this much of a
+/// player's thinking time is lost to his clock.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// The tables whose time the heartbeat journals.
+#[derive(Clone, Default)]
+struct Beating(Arc<Mutex<Vec<(GameId, TableClock, Live)>>>);
+
+/// Whether a table still plays; cleared when its game ends or its task stops.
+#[derive(Clone)]
+struct Live(Arc<AtomicBool>);
+
+impl Live {
+    fn end(&self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
+}
+
+/// Clears [`Live`] when a table's task ends, however it ends (aborted included).
+struct EndsLive(Live);
+
+impl Drop for EndsLive {
+    fn drop(&mut self) {
+        self.0.end();
+    }
+}
+
+impl Beating {
+    fn add(&self, game: GameId, clock: TableClock, over: bool) -> Live {
+        let live = Live(Arc::new(AtomicBool::new(!over)));
+        if let Ok(mut tables) = self.0.lock() {
+            tables.push((game, clock, live.clone()));
+        }
+        live
+    }
+
+    /// Journals every playing table's time now, in one commit.
+    fn beat(&self, journal: &JournalQueue) {
+        let wall = wall_ms();
+        let beats: Vec<Beat> = match self.0.lock() {
+            Ok(tables) => tables
+                .iter()
+                .filter(|(_, _, live)| live.0.load(Ordering::Relaxed))
+                .map(|(game, clock, _)| Beat {
+                    game: *game,
+                    at: clock.now(),
+                    wall_ms: wall,
+                })
+                .collect(),
+            Err(_) => return,
+        };
+        if !beats.is_empty() {
+            journal.beat(beats);
+        }
+    }
+}
+
+async fn heartbeat(tables: Beating, journal: JournalQueue) {
+    let mut every = tokio::time::interval(HEARTBEAT);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    loop {
+        every.tick().await;
+        tables.beat(&journal);
     }
 }
 
@@ -637,6 +732,8 @@ pub fn view(no: TableNo, table: &Table) -> TableView {
 
 async fn run_table(
     p: Prepared,
+    clock: TableClock,
+    live: Live,
     journal: JournalQueue,
     events: broadcast::Sender<HallEvent>,
     inputs: mpsc::UnboundedReceiver<(Input, Instant)>,
@@ -653,14 +750,15 @@ async fn run_table(
         started,
         mut seq,
         resumed,
+        resume_at: _,
         down_ms,
         mut next_scripted,
     } = p;
+    let _ends_live = EndsLive(live.clone());
     let publish = |e: HallEvent| {
         // No subscriber is not an error: the journal has everything.
         let _ = events.send(e);
     };
-    let clock = TableClock::starting_at(table.now());
     publish(HallEvent::Opened {
         table: no,
         name: spec.name.clone(),
@@ -762,6 +860,7 @@ async fn run_table(
         publish(HallEvent::View(Box::new(view(no, &table))));
         if table.is_over() && !ended {
             ended = true;
+            live.end();
             let fen = Fen::from_position(table.referee().position(), EnPassantMode::Legal);
             publish(HallEvent::Ended {
                 table: no,

@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 
 use tokio::sync::oneshot;
 
-use crate::journal::{EventRow, Journal, JournalError};
+use crate::journal::{Beat, EventRow, Journal, JournalError};
 
 /// Rows committed together at most; a bound on one transaction, not on the queue's wait.
 const MAX_GROUP: usize = 512;
@@ -16,6 +16,7 @@ const MAX_GROUP: usize = 512;
 enum Job {
     Write(EventRow, Reply),
     Call(Box<dyn FnOnce(&mut Journal) + Send>),
+    Beat(Vec<Beat>),
 }
 
 /// Where a write's outcome goes: to a task that awaits it, or to a thread that blocks on it.
@@ -110,6 +111,13 @@ impl JournalQueue {
         result.await.unwrap_or_else(|_| Err(gone()))
     }
 
+    /// Records the tables' heartbeats, without waiting: a heartbeat that cannot be written
+    /// costs at most the thinking time since the last one, and a failing disk is reported
+    /// by the next event's write.
+    pub(crate) fn beat(&self, beats: Vec<Beat>) {
+        let _ = self.jobs.send(Job::Beat(beats));
+    }
+
     /// Runs `f` on the journal between writes (reading games, starting a new one).
     pub(crate) async fn call<R: Send + 'static>(
         &self,
@@ -146,6 +154,10 @@ fn serve(mut journal: Journal, jobs: &std_mpsc::Receiver<Job>) {
                 Job::Call(f) => {
                     commit(&mut journal, &mut rows, &mut waiting);
                     f(&mut journal);
+                }
+                Job::Beat(beats) => {
+                    commit(&mut journal, &mut rows, &mut waiting);
+                    let _ = journal.beat(&beats);
                 }
             }
             if rows.len() < MAX_GROUP {

@@ -127,8 +127,8 @@ pub enum ArbiterNote {
         action: &'static str,
         reason: String,
     },
-    /// The table resumed this long after its last journaled event (the console was down for
-    /// part of it); that time did not run on the clocks.
+    /// The console was down this long (since the table's last journaled event or heartbeat);
+    /// that time did not run on the clocks.
     Restarted {
         down_ms: Millis,
         /// Whether the game has clocks (without, the note says nothing about them).
@@ -250,23 +250,19 @@ impl ArbiterNote {
                 let s = down_ms / 1000;
                 match (lang, clocks) {
                     (Lang::En, true) => format!(
-                        "The console restarted; the {s} s since the last event did not count on the clocks."
+                        "The console restarted after {s} s down; that time did not count on the clocks."
                     ),
-                    (Lang::En, false) => {
-                        format!("The console restarted, {s} s after the last event.")
-                    }
+                    (Lang::En, false) => format!("The console restarted after {s} s down."),
                     (Lang::Fr, true) => format!(
-                        "La console a redémarré ; les {s} s écoulées depuis le dernier événement n'ont pas compté aux pendules."
+                        "La console a redémarré après {s} s d'arrêt ; ce temps n'a pas compté aux pendules."
                     ),
                     (Lang::Fr, false) => {
-                        format!("La console a redémarré, {s} s après le dernier événement.")
+                        format!("La console a redémarré après {s} s d'arrêt.")
                     }
                     (Lang::Ru, true) => format!(
-                        "Консоль перезапущена; {s} с после последнего события не учтены на часах."
+                        "Консоль перезапущена после {s} с простоя; это время не учтено на часах."
                     ),
-                    (Lang::Ru, false) => {
-                        format!("Консоль перезапущена через {s} с после последнего события.")
-                    }
+                    (Lang::Ru, false) => format!("Консоль перезапущена после {s} с простоя."),
                 }
             }
         }

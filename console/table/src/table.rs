@@ -890,13 +890,13 @@ mod tests {
 
     /// The restart note speaks of clocks only when the game has them.
     #[test]
-    fn a_restart_is_noted_with_the_time_since_the_last_event() {
+    fn a_restart_is_noted_with_the_time_the_console_was_down() {
         for (time_control, says) in [
             (
                 "25+10",
-                "The console restarted; the 66 s since the last event did not count on the clocks.",
+                "The console restarted after 66 s down; that time did not count on the clocks.",
             ),
-            ("none", "The console restarted, 66 s after the last event."),
+            ("none", "The console restarted after 66 s down."),
         ] {
             let config = TableConfig {
                 time_control: time_control.parse().unwrap(),

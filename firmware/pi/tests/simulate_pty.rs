@@ -146,7 +146,7 @@ fn simulate_sends_hello_snapshot_events_in_order_periodic_snapshots_and_answers_
                 snapshots_seen += 1;
                 if snapshots_seen == 3 && requested_at.is_none() {
                     // 100 ms after a periodic snapshot the next one is ~350 ms away: any
-                    // snapshot within 100 ms of the request is its answer.
+                    // snapshot within 250 ms of the request is its answer.
                     std::thread::sleep(Duration::from_millis(100));
                     requested_at = Some(t0.elapsed());
                     send(&mut console, 0, ConsoleMsg::RequestSnapshot);
@@ -177,7 +177,7 @@ fn simulate_sends_hello_snapshot_events_in_order_periodic_snapshots_and_answers_
         }
     );
     assert!(
-        matches!(bodies[1], BoardMsg::Snapshot { occupancy: WHITE, board_ms } if board_ms < 50),
+        matches!(bodies[1], BoardMsg::Snapshot { occupancy: WHITE, board_ms } if board_ms < 200),
         "{:?}",
         bodies[1]
     );
@@ -206,7 +206,8 @@ fn simulate_sends_hello_snapshot_events_in_order_periodic_snapshots_and_answers_
         );
     }
 
-    // Snapshots at least every 500 ms of board time, each matching the moves so far.
+    // Snapshots every 450 ms of board time, each matching the moves so far. The bound leaves
+    // room for a loaded machine holding the loop up, far below the script's 1,800 ms.
     let snapshots: Vec<(Duration, u64, u32)> = got
         .iter()
         .filter_map(|(at, f)| match f.body {
@@ -219,7 +220,7 @@ fn simulate_sends_hello_snapshot_events_in_order_periodic_snapshots_and_answers_
         .collect();
     for pair in snapshots.windows(2) {
         assert!(
-            pair[1].2 - pair[0].2 <= 500,
+            pair[1].2 - pair[0].2 <= 600,
             "snapshots {} ms apart",
             pair[1].2 - pair[0].2
         );
@@ -241,13 +242,13 @@ fn simulate_sends_hello_snapshot_events_in_order_periodic_snapshots_and_answers_
         "{last:?}"
     );
 
-    // The RequestSnapshot was answered at once.
+    // The RequestSnapshot was answered at once: the next periodic one was ~350 ms away.
     let asked = requested_at.expect("the third snapshot arrived");
     assert!(
         snapshots
             .iter()
-            .any(|&(at, _, _)| at >= asked && at < asked + Duration::from_millis(100)),
-        "no snapshot within 100 ms of the request at {asked:?}: {snapshots:?}"
+            .any(|&(at, _, _)| at >= asked && at < asked + Duration::from_millis(250)),
+        "no snapshot within 250 ms of the request at {asked:?}: {snapshots:?}"
     );
 }
 
