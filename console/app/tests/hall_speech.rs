@@ -326,6 +326,33 @@ fn run_hall(dir: &Path, round: &str, env: &[(String, String)], opened: impl FnOn
                 .unwrap(),
         ));
     }
+    // The keypad's clock starts once all four boards have said Hello (each board's script
+    // clock starts with its program): a board program slow to start on a loaded machine
+    // must not let a keypad line (Black's resignation) overtake the board move before it.
+    let connected = |printed: &[Value]| {
+        let mut seen: Vec<(Value, Value)> = printed
+            .iter()
+            .filter(|v| v["event"] == "connected")
+            .map(|v| (v["table"].clone(), v["link"].clone()))
+            .collect();
+        seen.sort_by_key(|(t, c)| format!("{t}{c}"));
+        seen.dedup();
+        seen.len()
+    };
+    let limit = Instant::now() + Duration::from_secs(30);
+    while connected(&printed) < cables.len() {
+        let left = limit.saturating_duration_since(Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(l) => printed.push(serde_json::from_str(&l).unwrap()),
+            Err(_) => {
+                drop(hall);
+                panic!(
+                    "the four boards did not connect: {}",
+                    stderr.join().unwrap()
+                );
+            }
+        }
+    }
     let start = Instant::now();
     let mut stdin = hall.0.stdin.take().unwrap();
     let mut commands: Vec<(u64, String)> = keypad(1).into_iter().chain(keypad(2)).collect();
