@@ -135,6 +135,13 @@ pub fn play_table(
     let err = lines_of(table.0.stderr.take().ok_or("no table stderr")?);
     let mut keypad = table.0.stdin.take().ok_or("no table stdin")?;
 
+    // Both boards count their scripts from one moment, however far apart their programs
+    // start on a loaded machine: the game's timing between the two hands holds.
+    let start_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|e| e.to_string())?
+        .as_millis()
+        + 500;
     let mut boards = Vec::new();
     for ((color, port), id) in [(Color::White, &white_board), (Color::Black, &black_board)]
         .into_iter()
@@ -154,6 +161,8 @@ pub fn play_table(
             .arg(port)
             .arg("--board-id")
             .arg(id.to_string())
+            .arg("--start-at")
+            .arg(start_at.to_string())
             .arg("--quiet")
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -24,7 +24,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, TimeMode};
 use kriegspiel_referee::Lang;
@@ -32,6 +32,10 @@ use kriegspiel_speech::speaker::espeak_voice;
 use kriegspiel_speech::{hear, Hearer, Positions};
 use kriegspiel_table::trace::parse_event;
 use serde_json::Value;
+
+#[path = "../../speech/tests/common/dispatcher.rs"]
+mod dispatcher;
+use dispatcher::Dispatcher;
 
 /// The speech crate's scenario: times in ms from the boards' start.
 const SCENARIO: &str = include_str!("../../speech/tests/scenario.txt");
@@ -308,6 +312,15 @@ fn run_hall(dir: &Path, round: &str, env: &[(String, String)], opened: impl FnOn
     }
     opened();
     let program = board_program();
+    // The four boards and the keypad count the scenario from one moment (a second from now):
+    // a board program slow to start on a loaded machine must not let a keypad line (Black's
+    // resignation) overtake the board move before it.
+    let start = Instant::now() + Duration::from_secs(1);
+    let start_at = (SystemTime::now() + Duration::from_secs(1))
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        .to_string();
     let mut boards = Vec::new();
     for (t, color, (_, board_end, _)) in &cables {
         let script = dir.join(format!("t{t}-{color}.script"));
@@ -315,7 +328,8 @@ fn run_hall(dir: &Path, round: &str, env: &[(String, String)], opened: impl FnOn
         let id = if *color == "white" { "1" } else { "2" };
         boards.push(Guard(
             Command::new(&program)
-                .args(["simulate", "--quiet", "--board-id", id, "--script"])
+                .args(["simulate", "--quiet", "--board-id", id])
+                .args(["--start-at", &start_at, "--script"])
                 .arg(&script)
                 .arg("--port")
                 .arg(board_end)
@@ -326,34 +340,6 @@ fn run_hall(dir: &Path, round: &str, env: &[(String, String)], opened: impl FnOn
                 .unwrap(),
         ));
     }
-    // The keypad's clock starts once all four boards have said Hello (each board's script
-    // clock starts with its program): a board program slow to start on a loaded machine
-    // must not let a keypad line (Black's resignation) overtake the board move before it.
-    let connected = |printed: &[Value]| {
-        let mut seen: Vec<(Value, Value)> = printed
-            .iter()
-            .filter(|v| v["event"] == "connected")
-            .map(|v| (v["table"].clone(), v["link"].clone()))
-            .collect();
-        seen.sort_by_key(|(t, c)| format!("{t}{c}"));
-        seen.dedup();
-        seen.len()
-    };
-    let limit = Instant::now() + Duration::from_secs(30);
-    while connected(&printed) < cables.len() {
-        let left = limit.saturating_duration_since(Instant::now());
-        match lines.recv_timeout(left) {
-            Ok(l) => printed.push(serde_json::from_str(&l).unwrap()),
-            Err(_) => {
-                drop(hall);
-                panic!(
-                    "the four boards did not connect: {}",
-                    stderr.join().unwrap()
-                );
-            }
-        }
-    }
-    let start = Instant::now();
     let mut stdin = hall.0.stdin.take().unwrap();
     let mut commands: Vec<(u64, String)> = keypad(1).into_iter().chain(keypad(2)).collect();
     commands.sort();
@@ -494,70 +480,6 @@ fn voiced_windows(s: &[i16]) -> u64 {
             (sum / w.len() as f64).sqrt() > 520.0
         })
         .count() as u64
-}
-
-/// A private speech-dispatcher (tests/tools/start-speechd.sh) whose audio goes to a file;
-/// killed when dropped, also when stopped.
-struct Dispatcher {
-    pid: String,
-    address: String,
-    wav: PathBuf,
-}
-
-impl Dispatcher {
-    fn start(dir: &Path) -> Dispatcher {
-        let out = Command::new("bash")
-            .arg(root().join("tests/tools/start-speechd.sh"))
-            .arg(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let var = |name: &str| {
-            text.split_whitespace()
-                .find_map(|w| w.strip_prefix(&format!("{name}=")))
-                .unwrap_or_else(|| panic!("no {name} in {text}"))
-                .to_owned()
-        };
-        Dispatcher {
-            pid: var("SPEECHD_PID"),
-            address: var("SPEECHD_ADDRESS"),
-            wav: PathBuf::from(var("SPEECHD_WAV")),
-        }
-    }
-
-    fn signal(&self, signal: &str) {
-        let _ = Command::new("kill")
-            .args([signal, &self.pid])
-            .status()
-            .unwrap();
-    }
-
-    /// Waits until the recording has not grown for 2 s.
-    fn wait_quiet(&self) {
-        let size = || std::fs::metadata(&self.wav).map(|m| m.len()).unwrap_or(0);
-        let start = Instant::now();
-        let (mut last, mut since) = (size(), Instant::now());
-        while start.elapsed() < Duration::from_secs(60) {
-            std::thread::sleep(Duration::from_millis(50));
-            let now = size();
-            if now != last {
-                (last, since) = (now, Instant::now());
-            } else if since.elapsed() >= Duration::from_secs(2) {
-                return;
-            }
-        }
-    }
-}
-
-impl Drop for Dispatcher {
-    fn drop(&mut self) {
-        self.signal("-KILL");
-    }
 }
 
 /// `kriegspiel hall` on a round file that it must refuse at start: its message.
@@ -727,7 +649,7 @@ fn every_table_of_a_hall_speaks_to_its_own_alsa_headsets_and_room() {
     }
 
     // The room: speech-dispatcher spoke both tables' public words, and no private ones.
-    speechd.wait_quiet();
+    speechd.wait_quiet(Duration::from_secs(2), Duration::from_secs(60));
     let public: u64 = expected
         .iter()
         .zip(TABLES)

@@ -161,6 +161,7 @@ fn verdict_to_first_audio() -> Vec<Duration> {
 fn say_to_first_audio() -> Vec<Duration> {
     let dir = tempfile::tempdir().unwrap();
     let speechd = common::Dispatcher::start(&dir.path().join("speechd"));
+    std::env::set_var("SPEECHD_ADDRESS", &speechd.address);
     let mut room = TtsSpeaker::start(Lang::En, VoiceSettings::default(), None).unwrap();
     let mut latencies = Vec::new();
     for _ in 0..10 {

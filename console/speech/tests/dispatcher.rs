@@ -19,6 +19,8 @@ use kriegspiel_speech::AudioOptions;
 fn speech_dispatcher_speaks_every_public_word_and_no_private_one() {
     let dir = tempfile::tempdir().unwrap();
     let speechd = Dispatcher::start(&dir.path().join("speechd"));
+    // The tts client (libspeechd) finds the server here. Only this binary's tests use it.
+    std::env::set_var("SPEECHD_ADDRESS", &speechd.address);
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     std::fs::write(

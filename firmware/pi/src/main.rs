@@ -57,6 +57,11 @@ enum Command {
         /// summary at the end).
         #[arg(long)]
         quiet: bool,
+        /// Script time 0 at this wall-clock moment (Unix milliseconds), so that boards
+        /// started one after another play one scripted game together (default: the start
+        /// of this program).
+        #[arg(long, value_name = "UNIX_MS", value_parser = parse_unix_ms)]
+        start_at: Option<std::time::SystemTime>,
     },
     /// Check every square: place a magnet on a1, b1, ... h8 in turn.
     SelfTest(SelfTestArgs),
@@ -88,6 +93,16 @@ struct SelfTestArgs {
     chatter: Vec<Square>,
 }
 
+/// A wall-clock moment given in Unix milliseconds.
+fn parse_unix_ms(s: &str) -> Result<std::time::SystemTime, String> {
+    let ms: u64 = s
+        .parse()
+        .map_err(|_| "expected milliseconds since 1970 (date +%s%3N)".to_owned())?;
+    std::time::UNIX_EPOCH
+        .checked_add(std::time::Duration::from_millis(ms))
+        .ok_or_else(|| "too far in the future".to_owned())
+}
+
 fn parse_square(s: &str) -> Result<Square, String> {
     Square::parse(s).ok_or_else(|| format!("'{s}' is not a square (a1 to h8)"))
 }
@@ -110,13 +125,14 @@ fn main() -> ExitCode {
             scan_hz,
             debounce_scans,
             quiet,
+            start_at,
         } => {
             let config = BoardConfig {
                 board_id,
                 debounce_scans,
                 scan_hz,
             };
-            simulate_cmd(&script, &port, config, quiet)
+            simulate_cmd(&script, &port, config, start_at, quiet)
         }
         Command::SelfTest(args) => self_test(args),
     }
@@ -169,6 +185,7 @@ fn simulate_cmd(
     script_path: &std::path::Path,
     port: &str,
     config: BoardConfig,
+    start: Option<std::time::SystemTime>,
     quiet: bool,
 ) -> ExitCode {
     let script = match load_script(script_path).and_then(|s| check_timing(config).map(|()| s)) {
@@ -180,7 +197,7 @@ fn simulate_cmd(
         Err(e) => return fail(1, e),
     };
     let mut sent = Sent::default();
-    let result = simulate::run(&script, config, writer, &incoming, |msg| {
+    let result = simulate::run(&script, config, start, writer, &incoming, |msg| {
         if let Some(line) = sent.record(msg) {
             if !quiet {
                 say(line);

@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::sync::mpsc::Receiver;
+use std::time::SystemTime;
 
 use kriegspiel_board_core::{Board, BoardConfig, BoardError, FrameWriter};
 use kriegspiel_link::{square_name, BoardMsg, Decoder};
@@ -116,11 +117,14 @@ impl<W: FrameWriter, F: FnMut(&BoardMsg)> FrameWriter for Tap<W, F> {
 }
 
 /// Plays `script` on simulated pins and sends the board's frames to `writer`, answering
-/// console bytes from `incoming`; `on_sent` sees every message as it goes out. Returns once
-/// every event has been reported and a final snapshot sent.
+/// console bytes from `incoming`; `on_sent` sees every message as it goes out. Script time
+/// 0 is `start` (several boards given one start play one scripted game together, however
+/// far apart their programs started), or now. Returns once every event has been reported
+/// and a final snapshot sent.
 pub fn run<W: FrameWriter + fmt::Debug>(
     script: &Script,
     config: BoardConfig,
+    start: Option<SystemTime>,
     writer: W,
     incoming: &Receiver<Vec<u8>>,
     on_sent: impl FnMut(&BoardMsg),
@@ -140,6 +144,11 @@ pub fn run<W: FrameWriter + fmt::Debug>(
     };
     let mut board = Board::new(matrix, tap, config);
     let mut pacer = Pacer::new();
+    // Board time (from the pacer's start) of script time 0; before it if `start` is past.
+    let origin_ms: i64 = start.map_or(0, |start| match start.duration_since(SystemTime::now()) {
+        Ok(ahead) => i64::try_from(ahead.as_millis()).unwrap_or(i64::MAX),
+        Err(past) => -i64::try_from(past.duration().as_millis()).unwrap_or(i64::MAX),
+    });
     let mut next_event = 0;
     // At most one scripted change per millisecond of board time: a scan loop the machine
     // held up catches up one change per scan, so each has its own first scan and they are
@@ -148,8 +157,14 @@ pub fn run<W: FrameWriter + fmt::Debug>(
     let mut last_change_ms = None;
     loop {
         let now_ms = pacer.now_ms();
-        if last_change_ms != Some(now_ms) {
-            if let Some(event) = script.events.get(next_event).filter(|e| e.at_ms <= now_ms) {
+        // The first scan sees the script's starting men: a change that fell due before it
+        // (the program started after `start`) is still sent as a change.
+        if last_change_ms != Some(now_ms) && board.occupancy().is_some() {
+            if let Some(event) = script
+                .events
+                .get(next_event)
+                .filter(|e| i64::from(e.at_ms).saturating_add(origin_ms) <= i64::from(now_ms))
+            {
                 pins.set_magnet(event.square, event.action == Action::Place);
                 next_event += 1;
                 last_change_ms = Some(now_ms);
@@ -249,7 +264,7 @@ mod tests {
             board_id: 3,
             ..BoardConfig::default()
         };
-        run(&script, config, Wire::default(), &incoming, |m| {
+        run(&script, config, None, Wire::default(), &incoming, |m| {
             seen.push(*m)
         })
         .unwrap();
@@ -281,6 +296,7 @@ mod tests {
         run(
             &script,
             BoardConfig::default(),
+            None,
             Wire::default(),
             &incoming,
             |m| {
@@ -294,5 +310,48 @@ mod tests {
         )
         .unwrap();
         assert_eq!(lifts, ["a2", "h2", "d2", "b2"]);
+    }
+
+    /// The lifts' board times, and the script played from `start`.
+    fn lift_times(text: &str, start: SystemTime) -> Vec<(String, u32)> {
+        let script = Script::parse(text).unwrap();
+        let (_tx, incoming) = std::sync::mpsc::channel();
+        let mut lifts = Vec::new();
+        run(
+            &script,
+            BoardConfig::default(),
+            Some(start),
+            Wire::default(),
+            &incoming,
+            |m| {
+                if let BoardMsg::Lift { square, board_ms } = *m {
+                    let name = String::from_utf8_lossy(&square_name(square)).into_owned();
+                    lifts.push((name, board_ms));
+                }
+            },
+        )
+        .unwrap();
+        lifts
+    }
+
+    #[test]
+    fn a_start_ahead_delays_the_script_and_a_start_past_plays_what_fell_due_in_order() {
+        use std::time::Duration;
+        let ahead = SystemTime::now() + Duration::from_millis(300);
+        let lifts = lift_times("occupied white\n20 lift e2\n", ahead);
+        assert_eq!(lifts.len(), 1);
+        assert!(lifts[0].1 >= 315, "{lifts:?}");
+
+        let past = SystemTime::now() - Duration::from_secs(2);
+        let lifts = lift_times(
+            "occupied white\n20 lift h2\n500 lift a2\n1000 lift d2\n2600 lift b2\n",
+            past,
+        );
+        let names: Vec<&str> = lifts.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["h2", "a2", "d2", "b2"]);
+        // The three that fell due before the program started come at once, in order; the
+        // last at its time, 600 ms on.
+        assert!(lifts[2].1 < 300, "{lifts:?}");
+        assert!(lifts[3].1 >= 585, "{lifts:?}");
     }
 }

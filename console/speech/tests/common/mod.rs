@@ -1,16 +1,20 @@
 //! Shared by the speech tests: a game with private messages of both players played through
 //! the hall, measurements of recordings with espeak-ng and sox, and a private
-//! speech-dispatcher. The latency bench uses it too.
+//! speech-dispatcher (`dispatcher.rs`). The latency bench uses it too.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, TimeMode};
 use kriegspiel_speech::{hear, Hearer, Positions, Speakers};
 use kriegspiel_table::trace::parse_event;
 use tokio::sync::broadcast;
+
+mod dispatcher;
+#[allow(unused_imports)] // not every test binary starts one
+pub use dispatcher::Dispatcher;
 
 /// Wild 16 with strict touch-move: both players touch one man and try another (reminders,
 /// then guidance), each makes a refused try (heard by him alone), White chooses a
@@ -142,61 +146,4 @@ pub fn asoundrc(dir: &Path, names: &[&str]) -> String {
             )
         })
         .collect()
-}
-
-/// A private speech-dispatcher; killed (by its pid) when dropped.
-pub struct Dispatcher {
-    pid: String,
-    pub wav: PathBuf,
-}
-
-impl Dispatcher {
-    pub fn start(dir: &Path) -> Dispatcher {
-        let script =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tools/start-speechd.sh");
-        let out = Command::new("bash").arg(script).arg(dir).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let var = |name: &str| {
-            text.split_whitespace()
-                .find_map(|w| w.strip_prefix(&format!("{name}=")))
-                .unwrap_or_else(|| panic!("no {name} in {text}"))
-                .to_owned()
-        };
-        // The tts client (libspeechd) finds the server here. Only this binary's tests use it.
-        std::env::set_var("SPEECHD_ADDRESS", var("SPEECHD_ADDRESS"));
-        Dispatcher {
-            pid: var("SPEECHD_PID"),
-            wav: PathBuf::from(var("SPEECHD_WAV")),
-        }
-    }
-
-    pub fn size(&self) -> u64 {
-        std::fs::metadata(&self.wav).map(|m| m.len()).unwrap_or(0)
-    }
-
-    /// Waits until the recording has not grown for `quiet`.
-    pub fn wait_quiet(&self, quiet: Duration, limit: Duration) {
-        let start = Instant::now();
-        let (mut last, mut since) = (self.size(), Instant::now());
-        while start.elapsed() < limit {
-            std::thread::sleep(Duration::from_millis(50));
-            let now = self.size();
-            if now != last {
-                (last, since) = (now, Instant::now());
-            } else if since.elapsed() >= quiet {
-                return;
-            }
-        }
-    }
-}
-
-impl Drop for Dispatcher {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").arg(&self.pid).status();
-    }
 }
