@@ -367,3 +367,91 @@ fn clocks_and_arbiter_actions_reach_the_pgn() {
         assert!(g.comments.iter().any(|c| c == said), "{said}: {pgn_text}");
     }
 }
+
+/// The journal heartbeat in real time: it follows a table while its game is played, stops
+/// when the game ends, and is written once more on a deliberate stop; simulated time has
+/// none.
+#[test]
+fn the_journal_heartbeat_follows_playing_tables_only() {
+    use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
+    use kriegspiel_table::shakmaty::Color;
+    use kriegspiel_table::Input;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let spec = |name: &str| TableSpec {
+        name: name.to_owned(),
+        setup: TableSetup {
+            rules: "berkeley".to_owned(),
+            time_control: "5+0".to_owned(),
+            ..TableSetup::default()
+        },
+        white: BoardSource::Absent,
+        black: BoardSource::Absent,
+        scripted: Vec::new(),
+        resume: true,
+    };
+    let running = start(
+        Journal::open(&path).unwrap(),
+        vec![spec("playing"), spec("resigned")],
+        TimeMode::Real,
+    )
+    .unwrap();
+    let resign = Input::Resign {
+        color: Color::White,
+    };
+    running.handle.input(2, resign).unwrap();
+    let beat = |table: usize| {
+        let j = Journal::open_read_only(&path).unwrap();
+        let game = j.games().unwrap()[table - 1].id;
+        j.last_beat(game)
+    };
+    // Waits (at most 20 s) for the playing table's heartbeat to reach `at` ms.
+    let beat_past = |at| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            match beat(1) {
+                Some(b) if b.at >= at => return b,
+                _ => assert!(
+                    std::time::Instant::now() < deadline,
+                    "no heartbeat at {at} ms"
+                ),
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    beat_past(1000);
+    let ended = beat(2);
+    assert!(
+        ended.is_none_or(|b| b.at < 1000),
+        "the resigned table beat on: {ended:?}"
+    );
+    beat_past(2000);
+    assert_eq!(beat(2), ended, "no heartbeat after the game ended");
+    // Stopped between two heartbeats: the last one is written at the stop.
+    std::thread::sleep(Duration::from_millis(400));
+    let before = beat(1).unwrap();
+    let stop_wall = wall_ms_now();
+    running.handle.send(HallCommand::Shutdown).unwrap();
+    running.thread.join().unwrap();
+    let last = beat(1).unwrap();
+    assert!(
+        last.at > before.at && last.wall_ms >= stop_wall,
+        "{before:?} then {last:?} (stopped at {stop_wall})"
+    );
+
+    // Simulated time: a whole game, and no heartbeat.
+    let game = games::builtin("rand", Timing::default()).unwrap();
+    let simulated = dir.path().join("sim.sqlite");
+    run(&game, &simulated, None);
+    let j = Journal::open_read_only(&simulated).unwrap();
+    let g = j.games().unwrap()[0].id;
+    assert_eq!(j.last_beat(g), None);
+}
+
+/// The wall clock as the journal stamps it (Unix milliseconds).
+fn wall_ms_now() -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    i64::try_from(now.as_millis()).unwrap()
+}

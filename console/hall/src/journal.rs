@@ -322,6 +322,24 @@ impl Journal {
     /// Writes `rows` in one transaction: one commit, one sync to the disk, for all of them.
     /// On failure none is written.
     pub fn write(&mut self, rows: &[EventRow]) -> Result<(), JournalError> {
+        self.write_with_beats(rows, &[])
+    }
+
+    /// Records that each game's table was running at table time `at` (wall-clock
+    /// `wall_ms`), one row per game replaced each time, all in one commit. After a crash the
+    /// table resumes from its last heartbeat, not its last event, so the thinking time
+    /// between the two counts on the clock.
+    pub fn beat(&mut self, beats: &[Beat]) -> Result<(), JournalError> {
+        self.write_with_beats(&[], beats)
+    }
+
+    /// Events and heartbeats in one transaction (the journal thread's group commit); on
+    /// failure nothing is written.
+    pub fn write_with_beats(
+        &mut self,
+        rows: &[EventRow],
+        beats: &[Beat],
+    ) -> Result<(), JournalError> {
         let tx = self
             .conn
             .transaction()
@@ -347,20 +365,6 @@ impl Journal {
                     ])
                     .map_err(sql("writing an event"))?;
             }
-        }
-        tx.commit().map_err(sql("committing events"))
-    }
-
-    /// Records that each game's table was running at table time `at` (wall-clock
-    /// `wall_ms`), one row per game replaced each time, all in one commit. After a crash the
-    /// table resumes from its last heartbeat, not its last event, so the thinking time
-    /// between the two counts on the clock.
-    pub fn beat(&mut self, beats: &[Beat]) -> Result<(), JournalError> {
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(sql("starting a heartbeat"))?;
-        {
             let mut upsert = tx
                 .prepare_cached(
                     "INSERT INTO beats (game, at, wall_ms) VALUES (?1, ?2, ?3)
@@ -374,7 +378,7 @@ impl Journal {
                     .map_err(sql("writing a heartbeat"))?;
             }
         }
-        tx.commit().map_err(sql("committing a heartbeat"))
+        tx.commit().map_err(sql("committing events"))
     }
 
     /// A game's last heartbeat, if it has one. A journal opened read-only from an older

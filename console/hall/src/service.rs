@@ -311,19 +311,18 @@ fn prepare(
             table.apply(e.event.clone());
         }
         if !table.is_over() {
-            // Last heard of: its last event, or a later heartbeat (the thinking time up to it
-            // was the console's, and counts on the clock).
-            let last_event = read.events.last().map(|e| (e.event.at, e.wall_ms));
-            let beat = journal
+            // Last heard of: its last event (or its start), or a later heartbeat (the thinking
+            // time up to it was the console's, and counts on the clock).
+            let last_event = read
+                .events
+                .last()
+                .map_or((0, g.started_wall_ms), |e| (e.event.at, e.wall_ms));
+            let now = wall_ms();
+            let (resume_at, heard_wall) = journal
                 .last_beat(g.id)
-                .filter(|b| b.at >= table.now())
-                .map(|b| (b.at, b.wall_ms));
-            let (resume_at, heard_wall) = match (last_event, beat) {
-                (_, Some(b)) => b,
-                (Some(e), None) => e,
-                (None, None) => (0, g.started_wall_ms),
-            };
-            let down = wall_ms().saturating_sub(heard_wall).max(0);
+                .filter(|b| credible(b, last_event, now))
+                .map_or(last_event, |b| (b.at, b.wall_ms));
+            let down = now.saturating_sub(heard_wall).max(0);
             return Ok(Prepared {
                 next_scripted: scripted_done(&spec.scripted, &read.events),
                 no,
@@ -480,9 +479,28 @@ async fn run(
     }
 }
 
-/// How often each running table's time is journaled: after a crash at most this much of a
+/// How often each running table's time is journaled: after a crash about this much of a
 /// player's thinking time is lost to his clock.
 const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// Whether a heartbeat can be believed after the game's last event (table time, wall time):
+/// it came after it, by no more table time than wall time passed (table time only runs
+/// while the console does), and not from the future. Any other (a damaged row; a beat
+/// left by this program before an older one played on) is ignored, and the table resumes
+/// from its last event as it did before heartbeats.
+fn credible(beat: &Beat, (last_at, last_wall): (Millis, i64), now_wall: i64) -> bool {
+    /// Wall clocks step a little (NTP); a beat and an event written together may cross.
+    const SLACK_MS: i64 = 2_000;
+    let table_ran = i64::try_from(beat.at.saturating_sub(last_at)).unwrap_or(i64::MAX);
+    beat.at >= last_at
+        && beat.wall_ms >= last_wall.saturating_sub(SLACK_MS)
+        && beat.wall_ms <= now_wall.saturating_add(SLACK_MS)
+        && table_ran
+            <= beat
+                .wall_ms
+                .saturating_sub(last_wall)
+                .saturating_add(SLACK_MS)
+}
 
 /// The tables whose time the heartbeat journals.
 #[derive(Clone, Default)]
@@ -923,6 +941,29 @@ mod tests {
     fn at(ms: u64) -> Option<Instant> {
         static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
         Some(*BASE.get_or_init(Instant::now) + Duration::from_millis(ms))
+    }
+
+    #[test]
+    fn a_heartbeat_is_believed_only_after_the_last_event_and_within_the_wall_time() {
+        let beat = |at, wall_ms| Beat {
+            game: 1,
+            at,
+            wall_ms,
+        };
+        let last = (10_000, 1_000_000);
+        let now = 1_060_000;
+        // Written 5 s after the last event, 5 s of table time on.
+        assert!(credible(&beat(15_000, 1_005_000), last, now));
+        // Before the last event in table time.
+        assert!(!credible(&beat(9_000, 999_000), last, now));
+        // More table time than wall time passed (a damaged row).
+        assert!(!credible(&beat(900_000, 1_005_000), last, now));
+        // Written long before the last event (left before an older program played on).
+        assert!(!credible(&beat(12_000, 900_000), last, now));
+        // From the future.
+        assert!(!credible(&beat(15_000, 2_000_000), last, now));
+        // A beat and an event written together may cross by a little.
+        assert!(credible(&beat(10_000, 999_500), last, now));
     }
 
     #[test]

@@ -143,6 +143,7 @@ impl JournalQueue {
 fn serve(mut journal: Journal, jobs: &std_mpsc::Receiver<Job>) {
     let mut rows = Vec::new();
     let mut waiting = Vec::new();
+    let mut beats = Vec::new();
     while let Ok(first) = jobs.recv() {
         let mut next = Some(first);
         while let Some(job) = next.take() {
@@ -152,29 +153,39 @@ fn serve(mut journal: Journal, jobs: &std_mpsc::Receiver<Job>) {
                     waiting.push(done);
                 }
                 Job::Call(f) => {
-                    commit(&mut journal, &mut rows, &mut waiting);
+                    commit(&mut journal, &mut rows, &mut waiting, &mut beats);
                     f(&mut journal);
                 }
-                Job::Beat(beats) => {
-                    commit(&mut journal, &mut rows, &mut waiting);
-                    let _ = journal.beat(&beats);
-                }
+                // With the group's events: no commit of its own.
+                Job::Beat(b) => beats.extend(b),
             }
             if rows.len() < MAX_GROUP {
                 next = jobs.try_recv().ok();
             }
         }
-        commit(&mut journal, &mut rows, &mut waiting);
+        commit(&mut journal, &mut rows, &mut waiting, &mut beats);
     }
 }
 
-/// Commits the gathered rows together and tells each waiter. If the group fails, each row is
-/// tried alone so that each table learns its own fate.
-fn commit(journal: &mut Journal, rows: &mut Vec<EventRow>, waiting: &mut Vec<Reply>) {
+/// Commits the gathered rows and heartbeats together and tells each waiter. If the group
+/// fails, each row is tried alone so that each table learns its own fate (the heartbeats
+/// are dropped: the next ones replace them).
+fn commit(
+    journal: &mut Journal,
+    rows: &mut Vec<EventRow>,
+    waiting: &mut Vec<Reply>,
+    beats: &mut Vec<Beat>,
+) {
     if rows.is_empty() {
+        if !beats.is_empty() {
+            let _ = journal.beat(beats);
+            beats.clear();
+        }
         return;
     }
-    if journal.write(rows).is_ok() {
+    let written = journal.write_with_beats(rows, beats);
+    beats.clear();
+    if written.is_ok() {
         for done in waiting.drain(..) {
             done.send(Ok(()));
         }

@@ -93,14 +93,25 @@ struct SelfTestArgs {
     chatter: Vec<Square>,
 }
 
-/// A wall-clock moment given in Unix milliseconds.
+/// A wall-clock moment given in Unix milliseconds, within a day of now: seconds (`date
+/// +%s`) or a typo would start the whole script at once, or never.
 fn parse_unix_ms(s: &str) -> Result<std::time::SystemTime, String> {
-    let ms: u64 = s
-        .parse()
-        .map_err(|_| "expected milliseconds since 1970 (date +%s%3N)".to_owned())?;
-    std::time::UNIX_EPOCH
-        .checked_add(std::time::Duration::from_millis(ms))
-        .ok_or_else(|| "too far in the future".to_owned())
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    const DAY: Duration = Duration::from_secs(24 * 3600);
+    let hint = "milliseconds since 1970 within a day of now (date +%s%3N)";
+    let ms: u64 = s.parse().map_err(|_| format!("expected {hint}"))?;
+    let at = UNIX_EPOCH
+        .checked_add(Duration::from_millis(ms))
+        .ok_or_else(|| format!("out of range: expected {hint}"))?;
+    let now = SystemTime::now();
+    let off = at
+        .duration_since(now)
+        .or_else(|past| Ok::<_, ()>(past.duration()))
+        .unwrap_or(Duration::MAX);
+    if off > DAY {
+        return Err(format!("more than a day from now: expected {hint}"));
+    }
+    Ok(at)
 }
 
 fn parse_square(s: &str) -> Result<Square, String> {

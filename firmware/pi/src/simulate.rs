@@ -150,16 +150,16 @@ pub fn run<W: FrameWriter + fmt::Debug>(
         Err(past) => -i64::try_from(past.duration().as_millis()).unwrap_or(i64::MAX),
     });
     let mut next_event = 0;
-    // At most one scripted change per millisecond of board time: a scan loop the machine
-    // held up catches up one change per scan, so each has its own first scan and they are
-    // reported in the script's order (changes first seen by the same scan go in square
-    // order, which a hand making them milliseconds apart never asks for).
-    let mut last_change_ms = None;
+    // A scripted change waits until the board has reported the one before (its debounced
+    // occupancy matches the magnets): a scan loop the machine held up, or a program started
+    // after `start`, catches up one reported change at a time, so the changes go out in the
+    // script's order (changes seen by one scan would go in square order) and a touch (a
+    // man lifted and put back) is never swallowed by the debounce. On time, the script's
+    // changes are further apart than a debounce and never wait. The first scan sees the
+    // script's starting men.
     loop {
         let now_ms = pacer.now_ms();
-        // The first scan sees the script's starting men: a change that fell due before it
-        // (the program started after `start`) is still sent as a change.
-        if last_change_ms != Some(now_ms) && board.occupancy().is_some() {
+        if board.occupancy() == Some(pins.magnets()) {
             if let Some(event) = script
                 .events
                 .get(next_event)
@@ -167,7 +167,6 @@ pub fn run<W: FrameWriter + fmt::Debug>(
             {
                 pins.set_magnet(event.square, event.action == Action::Place);
                 next_event += 1;
-                last_change_ms = Some(now_ms);
             }
         }
         board.tick(now_ms)?;
@@ -312,11 +311,12 @@ mod tests {
         assert_eq!(lifts, ["a2", "h2", "d2", "b2"]);
     }
 
-    /// The lifts' board times, and the script played from `start`.
-    fn lift_times(text: &str, start: SystemTime) -> Vec<(String, u32)> {
+    /// The lifts and places sent, each with the wall-clock time it went out, the script
+    /// played from `start`.
+    fn sent_at(text: &str, start: SystemTime) -> Vec<(String, SystemTime)> {
         let script = Script::parse(text).unwrap();
         let (_tx, incoming) = std::sync::mpsc::channel();
-        let mut lifts = Vec::new();
+        let mut sent = Vec::new();
         run(
             &script,
             BoardConfig::default(),
@@ -324,34 +324,37 @@ mod tests {
             Wire::default(),
             &incoming,
             |m| {
-                if let BoardMsg::Lift { square, board_ms } = *m {
-                    let name = String::from_utf8_lossy(&square_name(square)).into_owned();
-                    lifts.push((name, board_ms));
+                if let Some(line) = Sent::default().record(m) {
+                    let what = line.split(" at ").next().unwrap_or("").to_owned();
+                    sent.push((what, SystemTime::now()));
                 }
             },
         )
         .unwrap();
-        lifts
+        sent
     }
 
     #[test]
     fn a_start_ahead_delays_the_script_and_a_start_past_plays_what_fell_due_in_order() {
         use std::time::Duration;
         let ahead = SystemTime::now() + Duration::from_millis(300);
-        let lifts = lift_times("occupied white\n20 lift e2\n", ahead);
-        assert_eq!(lifts.len(), 1);
-        assert!(lifts[0].1 >= 315, "{lifts:?}");
+        let sent = sent_at("occupied white\n20 lift e2\n", ahead);
+        assert_eq!(sent.len(), 1);
+        assert!(sent[0].1 >= ahead + Duration::from_millis(20), "{sent:?}");
 
+        // Started 2 s late: a touch (g1 lifted and put back 2 ms later) and two moves fell
+        // due; they go out first, in order, none swallowed; the last change at its time.
         let past = SystemTime::now() - Duration::from_secs(2);
-        let lifts = lift_times(
-            "occupied white\n20 lift h2\n500 lift a2\n1000 lift d2\n2600 lift b2\n",
+        let sent = sent_at(
+            "occupied white\n20 lift g1\n22 place g1\n500 lift a2\n1000 lift d2\n2600 lift b2\n",
             past,
         );
-        let names: Vec<&str> = lifts.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["h2", "a2", "d2", "b2"]);
-        // The three that fell due before the program started come at once, in order; the
-        // last at its time, 600 ms on.
-        assert!(lifts[2].1 < 300, "{lifts:?}");
-        assert!(lifts[3].1 >= 585, "{lifts:?}");
+        let what: Vec<&str> = sent.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(
+            what,
+            ["lift g1", "place g1", "lift a2", "lift d2", "lift b2"]
+        );
+        assert!(sent[3].1 < past + Duration::from_millis(2600), "{sent:?}");
+        assert!(sent[4].1 >= past + Duration::from_millis(2600), "{sent:?}");
     }
 }

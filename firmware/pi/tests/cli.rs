@@ -250,3 +250,36 @@ fn toml_mistakes_are_one_line_naming_the_file_line_and_column() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_start_in_seconds_or_far_off_is_refused_before_anything_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = file(dir.path(), "s.txt", "occupied white\n100 lift e2\n");
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    for (value, reason) in [
+        ((now_ms / 1000).to_string(), "more than a day from now"),
+        (
+            (now_ms + 2 * 86_400_000).to_string(),
+            "more than a day from now",
+        ),
+        (
+            "18446744073709551615".to_owned(),
+            "more than a day from now",
+        ),
+        ("soon".to_owned(), "expected milliseconds since 1970"),
+    ] {
+        let out = Command::new(BIN)
+            .args(["simulate", "--port", "/nonexistent/port", "--script"])
+            .arg(&script)
+            .args(["--start-at", &value])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{value}: {stderr}");
+        assert!(stderr.contains(reason), "{value}: {stderr}");
+        assert!(stderr.contains("(date +%s%3N)"), "{value}: {stderr}");
+    }
+}
