@@ -24,8 +24,8 @@ struct Seen {
     ended: Option<(Option<String>, String)>,
 }
 
-/// Runs the game's table until it ends or `stop_after` outputs were published.
-fn run(game: &BuiltGame, journal: &Path, stop_after: Option<usize>) -> Seen {
+/// Runs the game's table until it ends.
+fn run(game: &BuiltGame, journal: &Path) -> Seen {
     let spec = game.table_spec("demo", &Timing::default());
     let running = start(
         Journal::open(journal).unwrap(),
@@ -76,9 +76,6 @@ fn run(game: &BuiltGame, journal: &Path, stop_after: Option<usize>) -> Seen {
             HallEvent::OpenFailed { error, .. } => panic!("open failed: {error}"),
             HallEvent::Link { .. } | HallEvent::View(_) => {}
         }
-        if stop_after.is_some_and(|n| seen.outputs.len() >= n) {
-            break;
-        }
     }
     running.handle.send(HallCommand::Shutdown).unwrap();
     running.thread.join().unwrap();
@@ -106,7 +103,7 @@ fn every_rule_set_plays_a_whole_game_through_the_hall_and_exports_it() {
     for (name, _) in games::BUILTIN {
         let game = games::builtin(name, Timing::default()).unwrap();
         let journal = dir.path().join(format!("{name}.sqlite"));
-        let seen = run(&game, &journal, None);
+        let seen = run(&game, &journal);
         let (result, fen) = seen.ended.clone().expect("ended");
         assert_eq!(fen, game.final_fen, "{name}");
         // The hall's answers are exactly the ones the definition computed with the referee.
@@ -149,41 +146,76 @@ fn every_rule_set_plays_a_whole_game_through_the_hall_and_exports_it() {
     }
 }
 
+/// How many of the game's first events bring the table to its `n`th verdict: a journal cut
+/// there is what a crash right after that verdict leaves (the next hand moves later).
+fn events_through_verdict(journal: &Path, n: usize) -> usize {
+    let j = Journal::open_read_only(journal).unwrap();
+    let g = j.games().unwrap().pop().unwrap();
+    let (mut table, _) = Table::new(g.setup.config().unwrap(), 0).unwrap();
+    let mut verdicts = 0;
+    for (i, e) in j.events(g.id).events.iter().enumerate() {
+        let out = table.apply(e.event.clone());
+        verdicts += out
+            .iter()
+            .filter(|o| matches!(o, Output::Verdict { .. }))
+            .count();
+        if verdicts >= n {
+            return i + 1;
+        }
+    }
+    panic!("the game has fewer than {n} verdicts");
+}
+
+/// A copy of `from`'s game holding only its first `keep` events, as a crash leaves it.
+fn cut_journal(from: &Path, to: &Path, keep: usize) {
+    let src = Journal::open_read_only(from).unwrap();
+    let g = src.games().unwrap().pop().unwrap();
+    let events = src.events(g.id).events;
+    let mut dst = Journal::open(to).unwrap();
+    let game = dst.new_game(&g.name, &g.setup, g.started_wall_ms).unwrap();
+    for e in &events[..keep] {
+        dst.append_stamped(game, e.seq, &e.event, e.wall_ms, e.board_ms, e.board_seq)
+            .unwrap();
+    }
+}
+
+/// Stopped right after its 15th, then its 40th verdict (the journal cut there, as a crash
+/// leaves it; stopping a running hall would cut at a moment that depends on the machine),
+/// the game resumes where it stood: the same verdicts from there, none lost or doubled, the
+/// same end and the same PGN.
 #[test]
 fn a_stopped_hall_resumes_the_game_where_it_stood() {
     let dir = tempfile::tempdir().unwrap();
     let game = games::builtin("cincinnati", Timing::default()).unwrap();
     let whole = dir.path().join("whole.sqlite");
-    let uninterrupted = run(&game, &whole, None);
-
-    let journal = dir.path().join("stopped.sqlite");
-    let mut answers = Vec::new();
-    for stop_after in [15, 40] {
-        let seen = run(&game, &journal, Some(stop_after));
-        assert!(
-            seen.ended.is_none(),
-            "stopped before the end: {stop_after} {} {:?}",
-            seen.resumed_events,
-            seen.outputs
-        );
-        answers.extend(seen.answers);
-    }
-    let rest = run(&game, &journal, None);
-    assert!(rest.resumed_events > 0);
-    assert_eq!(rest.ended, uninterrupted.ended);
-    // Every verdict once, in order: none lost, none doubled.
-    answers.extend(rest.answers);
+    let uninterrupted = run(&game, &whole);
     let tries = |a: &[Value]| -> Vec<(String, String)> {
         a.iter()
             .filter(|v| v.get("try").is_some())
             .map(|v| (v["try"].to_string(), v["answer"].to_string()))
             .collect()
     };
-    assert_eq!(tries(&answers), tries(&uninterrupted.answers));
-    let (pgn_whole, _) = export(&whole);
-    let (pgn_resumed, _) = export(&journal);
-    let moves = |p: &str| pgn_check::read_all(p).unwrap()[0].sans.clone();
-    assert_eq!(moves(&pgn_resumed), moves(&pgn_whole));
+    let all = tries(&uninterrupted.answers);
+    for stop in [15, 40] {
+        let journal = dir.path().join(format!("stopped-{stop}.sqlite"));
+        let keep = events_through_verdict(&whole, stop);
+        cut_journal(&whole, &journal, keep);
+        let rest = run(&game, &journal);
+        assert_eq!(rest.resumed_events, keep);
+        assert_eq!(
+            rest.ended, uninterrupted.ended,
+            "stopped after verdict {stop}"
+        );
+        assert_eq!(
+            tries(&rest.answers),
+            all[stop..],
+            "stopped after verdict {stop}"
+        );
+        let (pgn_whole, _) = export(&whole);
+        let (pgn_resumed, _) = export(&journal);
+        let moves = |p: &str| pgn_check::read_all(p).unwrap()[0].sans.clone();
+        assert_eq!(moves(&pgn_resumed), moves(&pgn_whole));
+    }
 }
 
 #[test]
@@ -191,7 +223,7 @@ fn the_journal_replays_into_the_same_table() {
     let dir = tempfile::tempdir().unwrap();
     let game = games::builtin("rand", Timing::default()).unwrap();
     let journal = dir.path().join("j.sqlite");
-    run(&game, &journal, None);
+    run(&game, &journal);
     let j = Journal::open(&journal).unwrap();
     let g = j.games().unwrap().pop().unwrap();
     let events = j.events(g.id).events;
@@ -442,7 +474,7 @@ fn the_journal_heartbeat_follows_playing_tables_only() {
     // Simulated time: a whole game, and no heartbeat.
     let game = games::builtin("rand", Timing::default()).unwrap();
     let simulated = dir.path().join("sim.sqlite");
-    run(&game, &simulated, None);
+    run(&game, &simulated);
     let j = Journal::open_read_only(&simulated).unwrap();
     let g = j.games().unwrap()[0].id;
     assert_eq!(j.last_beat(g), None);
