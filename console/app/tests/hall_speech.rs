@@ -696,24 +696,10 @@ fn headsets_on_pulseaudio_sinks_and_a_hung_speech_dispatcher() {
     let dir = tempfile::tempdir().unwrap();
     let expected = oracle(dir.path());
     let sinks = ["t1_room", "t1_white", "t1_black", "t2_white", "t2_black"];
-    let out = Command::new("bash")
-        .arg(root().join("tests/tools/start-pulseaudio.sh"))
-        .arg(dir.path().join("pulse"))
-        .args(sinks)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "the private PulseAudio server: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let vars = String::from_utf8_lossy(&out.stdout).into_owned();
-    let var = |name: &str| {
-        vars.split_whitespace()
-            .find_map(|w| w.strip_prefix(&format!("{name}=")))
-            .unwrap_or_else(|| panic!("no {name} in {vars}"))
-            .to_owned()
-    };
+    let mut args = vec![dir.path().join("pulse").into_os_string()];
+    args.extend(sinks.iter().map(Into::into));
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let var = dispatcher::start_script("start-pulseaudio.sh", &args);
     struct Pulse(String);
     impl Drop for Pulse {
         fn drop(&mut self) {

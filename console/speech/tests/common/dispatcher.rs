@@ -3,6 +3,7 @@
 //! (`#[path]`), so it depends on std only.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -18,21 +19,7 @@ pub struct Dispatcher {
 
 impl Dispatcher {
     pub fn start(dir: &Path) -> Dispatcher {
-        let script =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tools/start-speechd.sh");
-        let out = Command::new("bash").arg(script).arg(dir).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let var = |name: &str| {
-            text.split_whitespace()
-                .find_map(|w| w.strip_prefix(&format!("{name}=")))
-                .unwrap_or_else(|| panic!("no {name} in {text}"))
-                .to_owned()
-        };
+        let var = start_script("start-speechd.sh", &[dir.as_os_str()]);
         Dispatcher {
             pid: var("SPEECHD_PID"),
             address: var("SPEECHD_ADDRESS"),
@@ -69,5 +56,30 @@ impl Dispatcher {
 impl Drop for Dispatcher {
     fn drop(&mut self) {
         self.signal("-KILL");
+    }
+}
+
+/// Runs `tests/tools/NAME` (a private audio service's start script) with `args`; gives a
+/// lookup of the `VAR=value` words it prints.
+pub fn start_script(name: &str, args: &[&OsStr]) -> impl Fn(&str) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/tools")
+        .join(name);
+    let out = Command::new("bash")
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    move |var: &str| {
+        text.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{var}=")))
+            .unwrap_or_else(|| panic!("no {var} in {text}"))
+            .to_owned()
     }
 }
