@@ -4,6 +4,7 @@
 pub use kriegspiel_games as games;
 pub mod link_util;
 pub mod pgn_check;
+pub mod console;
 pub mod process;
 pub mod pty;
 pub mod relay;

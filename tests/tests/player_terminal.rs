@@ -1,107 +1,25 @@
 //! Two players at one table without boards, each on his own terminal (`kriegspiel player`
 //! over the console's players' socket): each hears what he may hear and nothing else, and
-//! a whole game is played by keys.
+//! a whole game is played by keys. Seats are proven by their codes, a taken seat is refused
+//! and every seat change is told to the arbiter.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
+use kriegspiel_tests::console::{connect, read_lines, Console, Terminal};
 use kriegspiel_tests::link_util::cargo_bin;
-use kriegspiel_tests::process::ChildGuard;
-
-struct Terminal {
-    _child: ChildGuard,
-    keys: ChildStdin,
-    heard: mpsc::Receiver<String>,
-    transcript: Vec<String>,
-}
-
-impl Terminal {
-    fn open(socket: &std::path::Path, color: &str) -> Terminal {
-        let mut child: Child = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-            .args(["player", "--table", "1", "--color", color, "--socket"])
-            .arg(socket)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let keys = child.stdin.take().unwrap();
-        let out = child.stdout.take().unwrap();
-        let (tx, heard) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                if tx.send(line.unwrap()).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut t = Terminal {
-            _child: ChildGuard(child),
-            keys,
-            heard,
-            transcript: Vec::new(),
-        };
-        t.expect("Connected to table 1");
-        t
-    }
-
-    fn say(&mut self, line: &str) {
-        writeln!(self.keys, "{line}").unwrap();
-    }
-
-    /// Waits for a line containing `text`; returns it.
-    fn expect(&mut self, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self
-                .heard
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("never heard '{text}'; heard {:?}", self.transcript));
-            self.transcript.push(line.clone());
-            if line.contains(text) {
-                return line;
-            }
-        }
-    }
-}
-
-/// A keys-only table (wild16, no boards) serving players at `socket`.
-fn table_at(journal: &std::path::Path, socket: &std::path::Path) -> ChildGuard {
-    let table = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["table", "wild16", "--no-speech", "--journal"])
-        .arg(journal)
-        .arg("--player-socket")
-        .arg(socket)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    ChildGuard(table)
-}
-
-fn wait_for(socket: &std::path::Path) {
-    use std::os::unix::fs::FileTypeExt;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !std::fs::symlink_metadata(socket).is_ok_and(|m| m.file_type().is_socket()) {
-        assert!(Instant::now() < deadline, "the socket never appeared");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 #[test]
 fn two_players_play_by_keys_and_hear_only_their_own() {
     let dir = tempfile::tempdir().unwrap();
-    let journal = dir.path().join("j.sqlite");
-    let socket = dir.path().join("players.sock");
-    let mut table = table_at(&journal, &socket);
-    wait_for(&socket);
-    let mut white = Terminal::open(&socket, "white");
-    let mut black = Terminal::open(&socket, "black");
+    let mut table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mut white = Terminal::open(&table, "white");
+    table.expect_seat("taken", "white");
+    let mut black = Terminal::open(&table, "black");
+    table.expect_seat("taken", "black");
 
     white.say("my men");
     let men = white.expect("Your men:");
@@ -138,25 +56,24 @@ fn two_players_play_by_keys_and_hear_only_their_own() {
             white.transcript
         );
     }
-    let status = table.0.wait().unwrap();
+    let status = table.child.0.wait().unwrap();
     assert!(status.success());
     assert!(
-        !socket.exists(),
+        !table.socket.exists(),
         "the console removes its players' socket when it stops"
     );
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut table.0.stderr.take().unwrap(), &mut err).unwrap();
-    assert!(
-        err.contains("players' terminals: kriegspiel player --socket"),
-        "{err}"
-    );
+    // The console closed the table: each terminal says so and ends well.
+    for t in [&mut white, &mut black] {
+        t.expect("The console has closed the table.");
+        assert!(t.exit().success(), "{:?}", t.transcript);
+    }
 }
 
 #[test]
 fn a_player_with_no_console_or_a_wrong_seat_is_told() {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["player", "--color", "white", "--socket"])
+        .args(["player", "--color", "white", "--code", "1", "--socket"])
         .arg(dir.path().join("none.sock"))
         .output()
         .unwrap();
@@ -169,12 +86,12 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown colour 'green' (white, black)"));
     // A table the console does not have is named, with those it has.
-    let socket = dir.path().join("players.sock");
-    let _table = table_at(&dir.path().join("j.sqlite"), &socket);
-    wait_for(&socket);
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
     let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["player", "--table", "7", "--color", "white", "--socket"])
-        .arg(&socket)
+        .args(["player", "--table", "7", "--color", "white", "--code"])
+        .arg(table.code("white"))
+        .arg("--socket")
+        .arg(&table.socket)
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -184,6 +101,85 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
         said.contains("error: this console has no table 7 (its tables: 1)"),
         "{said}"
     );
+    // No code on the command line and none typed: refused before connecting.
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["player", "--color", "white", "--socket"])
+        .arg(&table.socket)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no seat code given"));
+}
+
+/// The code is asked for when it is not given, and read from the keys.
+#[test]
+fn the_seat_code_is_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mut child = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["player", "--color", "black", "--socket"])
+        .arg(&table.socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut keys = child.stdin.take().unwrap();
+    writeln!(keys, "{}", table.code("black")).unwrap();
+    writeln!(keys, "my men").unwrap();
+    drop(keys);
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("Connected to table 1 as black"), "{said}");
+    assert!(said.contains("Your men: king e8"), "{said}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Seat code for table 1 black:"));
+}
+
+/// A second terminal for a seat that is held is refused and the arbiter told, and cannot
+/// read or act for its player; a wrong code is refused; the arbiter's release frees the seat.
+#[test]
+fn a_seat_is_proven_and_held_by_one_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mut white = Terminal::open(&table, "white");
+    table.expect_seat("taken", "white");
+
+    // The impostor, with the right code even: the seat is taken.
+    let impostor = connect(&table.socket, &format!("1 white {}", table.code("white")));
+    let said = read_lines(&impostor, Duration::from_secs(5));
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].starts_with("error: table 1 white is taken"), "{said:?}");
+    let refused = table.expect_seat("refused", "white");
+    assert!(refused["reason"].as_str().unwrap().contains("taken"), "{refused}");
+
+    // A wrong code, and none: refused, and said to the arbiter.
+    let wrong = if table.code("black") == "000000" { "111111" } else { "000000" };
+    let guess = connect(&table.socket, &format!("1 black {wrong}"));
+    let said = read_lines(&guess, Duration::from_secs(5));
+    assert!(said[0].contains("wrong seat code for table 1 black"), "{said:?}");
+    table.expect_seat("refused", "black");
+    let bare = connect(&table.socket, "1 black");
+    let said = read_lines(&bare, Duration::from_secs(5));
+    assert!(said[0].contains("needs its seat code"), "{said:?}");
+    // White's code does not open Black's seat.
+    let crossed = connect(&table.socket, &format!("1 black {}", table.code("white")));
+    assert!(read_lines(&crossed, Duration::from_secs(5))[0].contains("wrong seat code"));
+
+    // White plays on, undisturbed.
+    white.say("e2e4");
+    white.expect("Black's move.");
+
+    // The arbiter releases White's seat: his terminal is told, and another may take it.
+    table.command(r#"{"arbiter":"release white"}"#);
+    white.expect("the arbiter has released your seat");
+    assert!(!white.exit().success());
+    table.expect_seat("released", "white");
+    let mut again = Terminal::open(&table, "white");
+    table.expect_seat("taken", "white");
+    again.say("repeat");
+    again.expect("Black's move.");
 }
 
 /// When his keys end (Ctrl-D, or a script's last line), the terminal prints the answers
@@ -191,40 +187,45 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
 #[test]
 fn a_terminal_whose_keys_end_answers_and_exits() {
     let dir = tempfile::tempdir().unwrap();
-    let socket = dir.path().join("players.sock");
-    let _table = table_at(&dir.path().join("j.sqlite"), &socket);
-    wait_for(&socket);
-    let mut child = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["player", "--table", "1", "--color", "white", "--socket"])
-        .arg(&socket)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut keys = child.stdin.take().unwrap();
-    writeln!(keys, "my men").unwrap();
-    drop(keys);
-    let mut child = ChildGuard(child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.0.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the terminal did not exit at the end of its keys"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(status.success());
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.0.stdout.take().unwrap(), &mut out).unwrap();
-    assert!(out.contains("Connected to table 1"), "{out}");
+    let mut table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mut t = Terminal::start(&table.socket, "white", table.code("white"), &[]);
+    t.say("my men");
+    drop(t.keys.take());
+    assert!(t.exit().success());
+    let said = t.drain(Duration::from_millis(200));
+    assert!(said.iter().any(|l| l.contains("Connected to table 1")), "{said:?}");
     assert!(
-        out.contains("Your men: king e1"),
-        "the last answer came first: {out}"
+        said.iter().any(|l| l.contains("Your men: king e1")),
+        "the last answer came first: {said:?}"
     );
+    table.expect_seat("left", "white");
+}
+
+/// A console that dies leaves its terminals saying so, and failing.
+#[test]
+fn a_terminal_whose_console_dies_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mut t = Terminal::open(&table, "black");
+    table.child.0.kill().unwrap();
+    t.expect("Lost the console");
+    assert_eq!(t.exit().code(), Some(1));
+}
+
+/// The socket is the user's alone, whatever the umask: mode 0600.
+#[test]
+fn the_socket_is_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mode = std::fs::metadata(&table.socket).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    // No temporary folder is left beside it.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// A file that is not a socket at the players' socket path is someone's data: the console
@@ -234,20 +235,30 @@ fn a_file_at_the_socket_path_is_never_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let precious = dir.path().join("notes.txt");
     std::fs::write(&precious, "not a socket\n").unwrap();
-    let mut table = table_at(&dir.path().join("j.sqlite"), &precious);
-    let mut keys = table.0.stdin.take().unwrap();
+    let mut table = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["table", "wild16", "--no-speech", "--journal"])
+        .arg(dir.path().join("j.sqlite"))
+        .arg("--player-socket")
+        .arg(&precious)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut keys = table.stdin.take().unwrap();
     writeln!(keys, r#"{{"color":"white","resign":true}}"#).unwrap();
     drop(keys);
-    let status = table.0.wait().unwrap();
-    assert!(status.success());
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut table.0.stderr.take().unwrap(), &mut err).unwrap();
+    let out = table.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("exists and is not a socket") && err.contains("no players' terminals"),
         "{err}"
     );
-    assert_eq!(
-        std::fs::read_to_string(&precious).unwrap(),
-        "not a socket\n"
-    );
+    let mut kept = String::new();
+    std::fs::File::open(&precious)
+        .unwrap()
+        .read_to_string(&mut kept)
+        .unwrap();
+    assert_eq!(kept, "not a socket\n");
 }

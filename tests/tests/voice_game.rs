@@ -137,7 +137,7 @@ impl Table {
                 HallEvent::Ended { fen, .. } => self.ended = Some(fen),
                 HallEvent::Failed { error, .. } => panic!("table failed: {error}"),
                 HallEvent::OpenFailed { error, .. } => panic!("open failed: {error}"),
-                HallEvent::Link { .. } => {}
+                HallEvent::Link { .. } | HallEvent::Seat(_) => {}
             }
         }
     }

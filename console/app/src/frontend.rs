@@ -257,9 +257,18 @@ fn object(line: &str) -> Result<Map<String, Value>, String> {
         .map_err(|e| format!("not a JSON object: {e}"))
 }
 
+/// What a command line asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// An input for the table (journaled).
+    Input(Input),
+    /// The arbiter frees a seat of the players' channel (`{"arbiter":"release white"}`).
+    Release(Color),
+}
+
 /// One command line from a player's keypad or the arbiter's desk: the table it is for
-/// (default 1) and the input.
-pub fn parse_command(line: &str) -> Result<(TableNo, Input), String> {
+/// (default 1) and what it asks.
+pub fn parse_command(line: &str) -> Result<(TableNo, Command), String> {
     let obj = object(line)?;
     let table = match obj.get("table") {
         None => 1,
@@ -285,7 +294,16 @@ pub fn parse_command(line: &str) -> Result<(TableNo, Input), String> {
             .as_str()
             .ok_or("\"arbiter\" takes the action as text, e.g. \"pause\" or \"put e4 Q\"")?;
         let words: Vec<&str> = words.split_whitespace().collect();
-        return parse_action(&words).map(|a| (table, Input::Arbiter(a)));
+        if let ["release", color] = words.as_slice() {
+            let color = color
+                .parse::<Color>()
+                .map_err(|_| format!("release whom? 'release white' or 'release black' (not '{}')", excerpt(color)))?;
+            return Ok((table, Command::Release(color)));
+        }
+        let input = Input::Arbiter(parse_action(&words)?);
+        // Refused here, with its reason, rather than by the journal.
+        kriegspiel_hall::check_input(&input)?;
+        return Ok((table, Command::Input(input)));
     }
     let color = match obj.get("color").and_then(Value::as_str) {
         Some(c) => c
@@ -347,12 +365,18 @@ pub fn parse_command(line: &str) -> Result<(TableNo, Input), String> {
         "draw" => Input::Draw { color },
         other => return Err(format!("unknown key '{}' ({KEYS})", excerpt(other))),
     };
-    Ok((table, input))
+    Ok((table, Command::Input(input)))
 }
 
-/// Reads commands from standard input on a thread of its own and sends them to the hall.
-/// A bad line is reported and skipped; the end of input ends only the reading.
-pub fn spawn_keypad(hall: HallHandle, program: &'static str, tables: usize) {
+/// Reads commands from standard input on a thread of its own and sends them to the hall
+/// (a seat release to the players' channel). A bad line is reported and skipped; the end
+/// of input ends only the reading.
+pub fn spawn_keypad(
+    hall: HallHandle,
+    program: &'static str,
+    tables: usize,
+    players: Option<crate::players::Players>,
+) {
     std::thread::spawn(move || {
         let mut reader = LineReader::new(std::io::stdin());
         loop {
@@ -379,9 +403,21 @@ pub fn spawn_keypad(hall: HallHandle, program: &'static str, tables: usize) {
                     "{program}: standard input line {}: no table {table} (1 to {tables})",
                     reader.line_number()
                 ),
-                Ok((table, input)) => {
-                    if hall.input(table, input).is_err() {
-                        return;
+                Ok((table, Command::Input(input))) => match hall.input(table, input) {
+                    Ok(()) => {}
+                    Err(kriegspiel_hall::InputError::Refused(why)) => eprintln!(
+                        "{program}: standard input line {}: {why}",
+                        reader.line_number()
+                    ),
+                    Err(kriegspiel_hall::InputError::Gone(_)) => return,
+                },
+                Ok((table, Command::Release(color))) => {
+                    let released = players.as_ref().is_some_and(|p| p.release(table, color));
+                    if !released {
+                        eprintln!(
+                            "{program}: standard input line {}: no terminal holds table {table} {color}",
+                            reader.line_number()
+                        );
                     }
                 }
                 Err(e) => eprintln!(
@@ -434,9 +470,12 @@ impl Lines {
                 resumed_events,
                 wording,
                 lang,
+                seats,
+                ..
             } => {
                 self.wordings.insert(*table, (*wording, *lang));
-                let mut v = json!({"opened": name, "game": game});
+                let mut v = json!({"opened": name, "game": game,
+                    "seats": {"white": seats.white, "black": seats.black}});
                 if *resumed_events > 0 {
                     v["resumed_events"] = json!(resumed_events);
                 }
@@ -504,6 +543,19 @@ impl Lines {
             HallEvent::OpenFailed { name, error } => {
                 return Some(json!({"error": {"code": "open", "table": name, "message": error}}));
             }
+            HallEvent::Seat(n) => {
+                let mut v = json!({"seat": n.change.id(), "color": n.color.to_string(),
+                    "text": n.to_string()});
+                match &n.change {
+                    kriegspiel_hall::SeatChange::Taken { voice } => v["voice"] = json!(voice),
+                    kriegspiel_hall::SeatChange::CutOff { reason }
+                    | kriegspiel_hall::SeatChange::Refused { reason } => {
+                        v["reason"] = json!(reason);
+                    }
+                    kriegspiel_hall::SeatChange::Left | kriegspiel_hall::SeatChange::Released => {}
+                }
+                (n.table, v)
+            }
             HallEvent::View(_) => return None,
         };
         if self.tag_tables {
@@ -546,7 +598,10 @@ mod tests {
 
     #[test]
     fn keypad_and_arbiter_commands() {
-        let ok = |l: &str| parse_command(l).unwrap();
+        let ok = |l: &str| match parse_command(l).unwrap() {
+            (table, Command::Input(i)) => (table, i),
+            (_, Command::Release(c)) => panic!("a release of {c}"),
+        };
         assert_eq!(
             ok(r#"{"color":"white","promote":"n"}"#),
             (
@@ -619,5 +674,21 @@ mod tests {
         }
         let long = format!(r#"{{"color":"{}","ask":"any"}}"#, "x".repeat(10_000));
         assert!(parse_command(&long).unwrap_err().len() < 200);
+        assert_eq!(
+            parse_command(r#"{"table":2,"arbiter":"release black"}"#).unwrap(),
+            (2, Command::Release(Color::Black))
+        );
+        assert!(parse_command(r#"{"arbiter":"release everyone"}"#).is_err());
+    }
+
+    /// An arbiter's action the journal could not keep is refused with its reason, before
+    /// it reaches a table (a 5,000-character FEN once stopped one).
+    #[test]
+    fn an_action_too_long_to_journal_is_refused_on_reading() {
+        let fen = format!("{}/8/8/8/8/8/8/8 w - - 0 1", "8".repeat(5000));
+        let line = format!(r#"{{"arbiter":"fen {fen}"}}"#);
+        let e = parse_command(&line).unwrap_err();
+        assert!(e.contains("at most 4096"), "{e}");
+        assert!(e.len() < 200, "{e}");
     }
 }

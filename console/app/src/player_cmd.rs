@@ -5,7 +5,7 @@
 
 mod voice;
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,7 +14,22 @@ use bounded_lines::LineReader;
 use kriegspiel_referee::shakmaty::Color;
 
 use crate::frontend::journal_path;
-use crate::players::default_socket;
+use crate::players::{default_socket, CLOSED};
+
+/// Said when the console goes away without closing the table.
+const LOST: &str = "Lost the console: it stopped or failed without closing the table. Ask the arbiter; reconnect when it runs again.";
+
+/// Asks the player for his seat code on the terminal (none: no keys to read).
+fn ask_code(table: usize, color: Color) -> Option<String> {
+    let mut err = std::io::stderr();
+    let _ = write!(err, "Seat code for table {table} {color}: ");
+    let _ = err.flush();
+    let mut line = String::new();
+    let mut keys = std::io::stdin().lock().take(64);
+    std::io::BufRead::read_line(&mut keys, &mut line).ok()?;
+    let code = line.trim().to_owned();
+    (!code.is_empty()).then_some(code)
+}
 
 const PROGRAM: &str = "kriegspiel player";
 
@@ -26,6 +41,10 @@ pub struct Args {
     /// Your colour: white or black.
     #[arg(long)]
     color: String,
+    /// Your seat code, which the arbiter gives you (the console prints one per seat); asked
+    /// for when not given.
+    #[arg(long, value_name = "CODE")]
+    code: Option<String>,
     /// The console's players' socket; default: beside the default journal
     /// (~/.local/share/kriegspiel/journal.players.sock).
     #[arg(long, value_name = "PATH")]
@@ -111,10 +130,27 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("{PROGRAM}: cannot use the socket");
         return ExitCode::FAILURE;
     };
+    let code = match args.code {
+        Some(c) => c,
+        None => match ask_code(args.table, color) {
+            Some(c) => c,
+            None => {
+                eprintln!("{PROGRAM}: no seat code given (--code CODE; the arbiter has it)");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    if code.is_empty() || code.len() > 32 || !code.chars().all(|c| c.is_ascii_digit() || c == '-') {
+        eprintln!(
+            "{PROGRAM}: a seat code is digits, as the arbiter gave it (not '{}')",
+            bounded_lines::excerpt(&code)
+        );
+        return ExitCode::from(2);
+    }
     let hello = if args.voice {
-        format!("{} {color} voice", args.table)
+        format!("{} {color} {code} voice", args.table)
     } else {
-        format!("{} {color}", args.table)
+        format!("{} {color} {code}", args.table)
     };
     if writeln!(to_console, "{hello}").is_err() {
         eprintln!("{PROGRAM}: the console hung up");
@@ -134,6 +170,8 @@ pub fn run(args: Args) -> ExitCode {
     }
     // What he types goes to the console as it comes; when his keys end (Ctrl-D, or the end
     // of a script) the console is told, answers what it still has, and hangs up.
+    let keys_ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let ended = keys_ended.clone();
     std::thread::spawn(move || {
         let mut keys = LineReader::new(std::io::stdin());
         while let Ok(Some(line)) = keys.next_line() {
@@ -144,15 +182,29 @@ pub fn run(args: Args) -> ExitCode {
                 return;
             }
         }
+        ended.store(true, std::sync::atomic::Ordering::Release);
         let _ = to_console.shutdown(std::net::Shutdown::Write);
     });
     let mut heard = LineReader::new(stream);
     let mut out = std::io::stdout().lock();
+    let mut closed = false;
     loop {
         let line = match heard.next_line() {
+            Ok(Some(Ok(CLOSED))) => {
+                closed = true;
+                continue;
+            }
             Ok(Some(Ok(l))) => l.to_owned(),
             Ok(Some(Err(e))) => format!("({e})"),
-            Ok(None) | Err(_) => return ExitCode::SUCCESS,
+            Ok(None) | Err(_) => {
+                // He ended his keys, or the console closed the table: all is well. Else the
+                // console went away without a word: it stopped or died.
+                if closed || keys_ended.load(std::sync::atomic::Ordering::Acquire) {
+                    return ExitCode::SUCCESS;
+                }
+                let _ = writeln!(out, "{LOST}");
+                return ExitCode::FAILURE;
+            }
         };
         if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
             return ExitCode::SUCCESS;

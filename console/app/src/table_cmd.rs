@@ -157,27 +157,32 @@ pub fn play(
     let mode = TimeMode::Real;
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
     let tables = specs.len();
-    let hall = match kriegspiel_hall::start(journal, specs, mode) {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("{program}: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    // The speaker hears every event the printer sees, from the first: a subscription made
-    // now could miss the opening of a fast game.
-    let (relay, _) = tokio::sync::broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE);
+    // Every subscriber (this printer, the players' channel, each table's speakers) has a
+    // subscription of its own from the hall's first event: one that falls behind (a
+    // stalled standard output) makes no other wait or lose anything.
+    let (hall, mut subscriptions) =
+        match kriegspiel_hall::start_subscribed(journal, specs, mode, speakers.len() + 1) {
+            Ok(h) => h,
+            Err(e) => {
+                eprintln!("{program}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    let for_players = subscriptions.pop();
     let voices: Vec<_> = speakers
         .into_iter()
-        .map(|(table, s)| spawn_speaker(relay.subscribe(), table, s, Duration::from_secs(10)))
+        .zip(subscriptions)
+        .map(|((table, s), events)| spawn_speaker(events, table, s, Duration::from_secs(10)))
         .collect();
-    spawn_keypad(hall.handle.clone(), program, tables);
     let players = match Players::open(&socket, hall.handle.clone()) {
         Ok(p) => {
             eprintln!(
-                "{program}: players' terminals: kriegspiel player --socket {} --table N --color C",
+                "{program}: players' terminals: kriegspiel player --socket {} --table N --color C --code CODE",
                 socket.display()
             );
+            if let Some(events) = for_players {
+                p.follow(events);
+            }
             Some(p)
         }
         Err(e) => {
@@ -185,16 +190,14 @@ pub fn play(
             None
         }
     };
+    spawn_keypad(hall.handle.clone(), program, tables, players.clone());
     let mut lines = Lines::new(tables > 1);
     let mut events = hall.events;
     let mut open = tables;
     let mut code = ExitCode::SUCCESS;
     while open > 0 {
         let e = match events.blocking_recv() {
-            Ok(e) => {
-                let _ = relay.send(e.clone());
-                e
-            }
+            Ok(e) => e,
             Err(RecvError::Lagged(n)) => {
                 eprintln!("{program}: {n} events were not printed (standard output is too slow)");
                 continue;
@@ -202,14 +205,23 @@ pub fn play(
             Err(RecvError::Closed) => break,
         };
         if let HallEvent::Opened {
+            table,
             name,
             resumed_events,
+            seats,
             ..
         } = &e
         {
             if *resumed_events > 0 {
                 eprintln!("{program}: table '{name}': resuming its game after {resumed_events} journaled events");
             }
+            eprintln!(
+                "{program}: table {table} ('{name}') seat codes: white {}, black {} (each player's alone, for kriegspiel player --code)",
+                seats.white, seats.black
+            );
+        }
+        if let HallEvent::Seat(notice) = &e {
+            eprintln!("{program}: {notice}");
         }
         if let HallEvent::Link {
             table,
@@ -233,9 +245,6 @@ pub fn play(
             open -= 1;
             code = ExitCode::FAILURE;
         }
-        if let Some(p) = &players {
-            p.observe(&e);
-        }
         if let Some(v) = lines.line(&e) {
             if !print_line(&v) {
                 break; // nobody reads our answers any more
@@ -244,6 +253,9 @@ pub fn play(
     }
     let _ = hall.handle.send(HallCommand::Shutdown);
     let _ = hall.thread.join();
+    if let Some(p) = &players {
+        p.close_all("the console has stopped", true);
+    }
     for v in voices {
         let _ = v.join();
     }

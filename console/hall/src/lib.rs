@@ -12,9 +12,13 @@ pub mod sim;
 mod writer;
 
 pub use clock::TableClock;
-pub use journal::{Beat, EventRow, GameId, GameRecord, Journal, JournalError, JournalEvent};
+pub use journal::{
+    code_matches, Beat, EventRow, GameId, GameRecord, Journal, JournalError, JournalEvent,
+    SEAT_CODE_DIGITS,
+};
 pub use service::{
-    board_input, start, view, BoardSource, HallCommand, HallError, HallEvent, HallGone, HallHandle,
-    RunningHall, TableNo, TableSpec, TableView, TimeMode, SUBSCRIBER_QUEUE,
+    board_input, check_input, start, start_subscribed, view, BoardSource, HallCommand, HallError,
+    HallEvent, HallGone, HallHandle, InputError, RunningHall, SeatChange, SeatNotice, TableNo,
+    TableSpec, TableView, TimeMode, SUBSCRIBER_QUEUE,
 };
 pub use setup::{SetupError, TableSetup};

@@ -11,9 +11,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kriegspiel_boardlink::{BoardLink, BoardLinkHandle, Health, LinkConfig, LinkEvent, Report};
 use kriegspiel_referee::shakmaty::fen::Fen;
-use kriegspiel_referee::shakmaty::{Bitboard, Color, EnPassantMode, Square};
+use kriegspiel_referee::shakmaty::{Bitboard, ByColor, Color, EnPassantMode, Square};
 use kriegspiel_referee::{GameResult, Lang, Wording};
-use kriegspiel_table::{BoardInput, Event, Input, Millis, Output, Table};
+use kriegspiel_table::render::{self, Hearer};
+use kriegspiel_table::{ArbiterNote, BoardInput, Event, Input, Millis, Output, Table};
 use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
@@ -103,6 +104,11 @@ pub enum HallEvent {
         resumed_events: usize,
         wording: Wording,
         lang: Lang,
+        /// Each player's seat code, which proves his seat to the players' channel.
+        seats: ByColor<String>,
+        /// When resumed: the last thing each player was meant to hear before the restart
+        /// (what his `repeat` says).
+        heard: ByColor<Option<Output>>,
     },
     Output {
         table: TableNo,
@@ -133,6 +139,64 @@ pub enum HallEvent {
         table: TableNo,
         error: String,
     },
+    /// A player's seat on the players' channel: taken, left, refused, released.
+    Seat(SeatNotice),
+}
+
+/// What happened to a seat of the players' channel, for the arbiter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatNotice {
+    pub table: TableNo,
+    pub color: Color,
+    pub change: SeatChange,
+}
+
+/// A change of a seat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeatChange {
+    /// A terminal proved the seat and holds it.
+    Taken { voice: bool },
+    /// Its terminal hung up; the seat is free.
+    Left,
+    /// The console closed its terminal (it did not read, or flooded); the seat is free.
+    CutOff { reason: String },
+    /// The arbiter released the seat; its terminal was closed.
+    Released,
+    /// A terminal asked for the seat and was refused (a wrong code, the seat taken).
+    Refused { reason: String },
+}
+
+impl SeatChange {
+    /// The change's name in JSON lines.
+    pub fn id(&self) -> &'static str {
+        match self {
+            SeatChange::Taken { .. } => "taken",
+            SeatChange::Left => "left",
+            SeatChange::CutOff { .. } => "cut_off",
+            SeatChange::Released => "released",
+            SeatChange::Refused { .. } => "refused",
+        }
+    }
+}
+
+impl std::fmt::Display for SeatNotice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (t, c) = (self.table, self.color);
+        match &self.change {
+            SeatChange::Taken { voice: false } => write!(f, "table {t}: {c}'s terminal connected"),
+            SeatChange::Taken { voice: true } => {
+                write!(f, "table {t}: {c}'s voice terminal connected")
+            }
+            SeatChange::Left => write!(f, "table {t}: {c}'s terminal disconnected"),
+            SeatChange::CutOff { reason } => {
+                write!(f, "table {t}: {c}'s terminal was cut off: {reason}")
+            }
+            SeatChange::Released => write!(f, "table {t}: {c}'s seat released by the arbiter"),
+            SeatChange::Refused { reason } => {
+                write!(f, "table {t}: a terminal asking for {c}'s seat was refused: {reason}")
+            }
+        }
+    }
 }
 
 /// Why the hall could not start.
@@ -202,13 +266,60 @@ impl std::fmt::Display for HallGone {
 
 impl std::error::Error for HallGone {}
 
+/// Why an input was not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputError {
+    /// The journal could not keep it (too long); nothing reached the table.
+    Refused(String),
+    Gone(HallGone),
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputError::Refused(why) => write!(f, "refused: {why}"),
+            InputError::Gone(g) => g.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Refuses an input the journal would not keep, before it reaches a table: no input,
+/// however bad, may stop one.
+pub fn check_input(input: &Input) -> Result<(), String> {
+    EventRow::new(0, 1, &Event::new(0, input.clone()), 0, None, None)
+        .map(|_| ())
+        .map_err(|e| match e {
+            crate::JournalError::BadEvent(what) => format!("the journal cannot keep it ({what})"),
+            e => e.to_string(),
+        })
+}
+
 impl HallHandle {
     pub fn send(&self, command: HallCommand) -> Result<(), HallGone> {
+        if let HallCommand::Input { input, .. } = &command {
+            // Checked again by `input`; a command sent raw is dropped rather than stop its
+            // table (the table would refuse it too).
+            if check_input(input).is_err() {
+                return Ok(());
+            }
+        }
         self.commands.send(command).map_err(|_| HallGone)
     }
 
-    pub fn input(&self, table: TableNo, input: Input) -> Result<(), HallGone> {
-        self.send(HallCommand::Input { table, input })
+    /// Hands an input to its table, or says why not.
+    pub fn input(&self, table: TableNo, input: Input) -> Result<(), InputError> {
+        check_input(&input).map_err(InputError::Refused)?;
+        self.commands
+            .send(HallCommand::Input { table, input })
+            .map_err(|_| InputError::Gone(HallGone))
+    }
+
+    /// Tells every subscriber what happened to a seat of the players' channel.
+    pub fn seat(&self, notice: SeatNotice) {
+        // No subscriber is not an error.
+        let _ = self.events.send(HallEvent::Seat(notice));
     }
 
     /// A new subscriber, from now on.
@@ -238,6 +349,12 @@ struct Prepared {
     started: Vec<Output>,
     seq: i64,
     resumed: usize,
+    seats: ByColor<String>,
+    /// When resumed: the outputs of the last input that had any for the players; the
+    /// console may have died before they were said, so they are said again, marked.
+    unsaid: Vec<Output>,
+    /// When resumed: the last output each player was meant to hear.
+    heard: ByColor<Option<Output>>,
     /// The table time its clock starts at: the later of its last event and its last
     /// heartbeat.
     resume_at: Millis,
@@ -307,8 +424,30 @@ fn prepare(
                 table: spec.name.clone(),
                 error: e.to_string(),
             })?;
+        let mut unsaid = Vec::new();
+        let mut heard = ByColor::<Option<Output>>::default();
         for e in &read.events {
-            table.apply(e.event.clone());
+            let audible: Vec<Output> = table
+                .apply(e.event.clone())
+                .into_iter()
+                .filter(|o| render::hearer(o).is_some())
+                .collect();
+            if audible.is_empty() {
+                continue;
+            }
+            for o in &audible {
+                for c in Color::ALL {
+                    let hears = match render::hearer(o) {
+                        Some(Hearer::Both) => true,
+                        Some(Hearer::Player(p)) => p == c,
+                        None => false,
+                    };
+                    if hears {
+                        heard[c] = Some(o.clone());
+                    }
+                }
+            }
+            unsaid = audible;
         }
         if !table.is_over() {
             // Last heard of: its last event (or its start), or a later heartbeat (the thinking
@@ -324,6 +463,9 @@ fn prepare(
                 .map_or(last_event, |b| (b.at, b.wall_ms));
             let down = now.saturating_sub(heard_wall).max(0);
             return Ok(Prepared {
+                seats: journal.seat_codes(g.id)?,
+                unsaid,
+                heard,
                 next_scripted: scripted_done(&spec.scripted, &read.events),
                 no,
                 game: g.id,
@@ -346,6 +488,9 @@ fn prepare(
         },
     })?;
     Ok(Prepared {
+        seats: journal.seat_codes(game)?,
+        unsaid: Vec::new(),
+        heard: ByColor::default(),
         next_scripted: 0,
         no,
         game,
@@ -365,6 +510,18 @@ pub fn start(
     specs: Vec<TableSpec>,
     mode: TimeMode,
 ) -> Result<RunningHall, HallError> {
+    start_subscribed(journal, specs, mode, 0).map(|(hall, _)| hall)
+}
+
+/// Starts a hall with `extra` more subscriptions that, like [`RunningHall::events`], see
+/// every event from the first: one per subscriber (printer, players' channel, speakers,
+/// window), so that each has its own queue and a slow one makes no other wait or lose.
+pub fn start_subscribed(
+    journal: Journal,
+    specs: Vec<TableSpec>,
+    mode: TimeMode,
+    extra: usize,
+) -> Result<(RunningHall, Vec<broadcast::Receiver<HallEvent>>), HallError> {
     if specs.is_empty() {
         return Err(HallError::NoTables);
     }
@@ -383,6 +540,7 @@ pub fn start(
     };
     let (commands_tx, commands_rx) = mpsc::unbounded_channel();
     let (events_tx, events_rx) = broadcast::channel(SUBSCRIBER_QUEUE);
+    let subscriptions = (0..extra).map(|_| events_tx.subscribe()).collect();
     let handle = HallHandle {
         commands: commands_tx,
         events: events_tx.clone(),
@@ -402,11 +560,14 @@ pub fn start(
             writer.join();
         })
         .map_err(HallError::Runtime)?;
-    Ok(RunningHall {
-        handle,
-        events: events_rx,
-        thread,
-    })
+    Ok((
+        RunningHall {
+            handle,
+            events: events_rx,
+            thread,
+        },
+        subscriptions,
+    ))
 }
 
 async fn run(
@@ -768,6 +929,9 @@ async fn run_table(
         started,
         mut seq,
         resumed,
+        seats,
+        unsaid,
+        heard,
         resume_at: _,
         down_ms,
         mut next_scripted,
@@ -784,6 +948,8 @@ async fn run_table(
         resumed_events: resumed,
         wording: table.wording(),
         lang: table.config().lang,
+        seats,
+        heard,
     });
     if resumed == 0 {
         for output in started {
@@ -797,6 +963,15 @@ async fn run_table(
     let mut pending: Option<(Input, Stamp)> =
         down_ms.map(|down_ms| (Input::Restarted { down_ms }, Stamp::default()));
     publish(HallEvent::View(Box::new(view(no, &table))));
+    for output in unsaid {
+        publish(HallEvent::Output {
+            table: no,
+            at: table.now(),
+            output: Output::Repeated {
+                output: Box::new(output),
+            },
+        });
+    }
     let mut feeds = [
         open_source(&spec.white, clock).map(|l| BoardFeed::new(Color::White, l)),
         open_source(&spec.black, clock).map(|l| BoardFeed::new(Color::Black, l)),
@@ -854,13 +1029,26 @@ async fn run_table(
         };
         let at = stamp.arrived.unwrap_or_else(|| clock.now());
         let event = Event::new(at.max(table.now()), input);
-        seq += 1;
-        let row = EventRow::new(game, seq, &event, wall_ms(), stamp.board_ms, stamp.seq);
-        let written = match row {
-            Ok(row) => journal.write(row).await,
-            Err(e) => Err(e),
+        let row = match EventRow::new(game, seq + 1, &event, wall_ms(), stamp.board_ms, stamp.seq)
+        {
+            Ok(row) => row,
+            Err(e) => {
+                // An input the journal cannot keep is refused, never applied: the table plays on.
+                publish(HallEvent::Output {
+                    table: no,
+                    at: table.now(),
+                    output: Output::Note {
+                        note: ArbiterNote::Refused {
+                            action: "input",
+                            reason: e.to_string(),
+                        },
+                    },
+                });
+                continue;
+            }
         };
-        if let Err(e) = written {
+        seq += 1;
+        if let Err(e) = journal.write(row).await {
             publish(HallEvent::Failed {
                 table: no,
                 error: e.to_string(),

@@ -102,6 +102,8 @@ fn verdict_to_first_audio() -> Vec<Duration> {
             resumed_events: 0,
             wording,
             lang: Lang::En,
+            seats: Default::default(),
+            heard: Default::default(),
         })
         .unwrap();
     let mut sent = Vec::new();

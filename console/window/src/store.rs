@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use kriegspiel_boardlink::{Health, LinkEvent};
-use kriegspiel_hall::{GameId, HallEvent, TableNo, TableSetup, TableView};
+use kriegspiel_hall::{GameId, HallEvent, SeatChange, TableNo, TableSetup, TableView};
 use kriegspiel_referee::shakmaty::{ByColor, Color};
 use kriegspiel_referee::{Announcement, Audience, GameResult, Lang, RuleSet, Verdict, Wording};
 use kriegspiel_table::clock::{hms, LOW_TIME_WARNINGS};
@@ -130,6 +130,10 @@ pub struct TableState {
     pub refused: Option<String>,
     pub result: Option<Option<GameResult>>,
     pub failed: Option<String>,
+    /// Each player's seat code for the players' channel.
+    pub seat_codes: ByColor<String>,
+    /// Each seat's terminal, when one holds it: since when, and whether it is a voice one.
+    pub seated: ByColor<Option<(Instant, bool)>>,
 }
 
 impl TableState {
@@ -157,6 +161,8 @@ impl TableState {
             refused: None,
             result: None,
             failed: None,
+            seat_codes: ByColor::default(),
+            seated: ByColor::default(),
         }
     }
 
@@ -425,8 +431,11 @@ impl Store {
                 resumed_events,
                 wording,
                 lang,
+                seats,
+                ..
             } => {
                 let mut t = TableState::new(*table, name.clone(), *game, *lang, *wording);
+                t.seat_codes = seats.clone();
                 if let Some(expected) = self.setups.remove(name) {
                     if t.agrees(&expected) {
                         t.setup = Some(expected);
@@ -507,6 +516,21 @@ impl Store {
             HallEvent::Failed { table, error } => {
                 if let Some(t) = self.tables.get_mut(table) {
                     t.failed = Some(error.clone());
+                }
+            }
+            HallEvent::Seat(notice) => {
+                if let Some(t) = self.tables.get_mut(&notice.table) {
+                    match notice.change {
+                        SeatChange::Taken { voice } => {
+                            t.seated[notice.color] = Some((now, voice));
+                        }
+                        SeatChange::Left | SeatChange::CutOff { .. } | SeatChange::Released => {
+                            t.seated[notice.color] = None;
+                        }
+                        SeatChange::Refused { .. } => {}
+                    }
+                    let at = t.view.as_ref().map_or(0, |v| v.at);
+                    t.log(at, Heard::Arbiter, format!("{notice}."));
                 }
             }
         }

@@ -30,7 +30,7 @@ use kriegspiel_table::Input;
 use kriegspiel_voice::grammar::read_own_board;
 use kriegspiel_voice::{wav, Microphone, Outcome, Recognizer, Recording, VoiceChannel};
 
-use crate::players::OWN_BOARD;
+use crate::players::{CLOSED, OWN_BOARD};
 
 const PROGRAM: &str = "kriegspiel player";
 
@@ -61,6 +61,8 @@ enum Event {
     Key(String),
     Console(String),
     OwnBoard(String),
+    /// The console closed the table on purpose.
+    Closed,
     Hangup,
 }
 
@@ -309,6 +311,7 @@ pub fn run(
         let mut heard = LineReader::new(stream);
         loop {
             let event = match heard.next_line() {
+                Ok(Some(Ok(CLOSED))) => Event::Closed,
                 Ok(Some(Ok(l))) => match l.strip_prefix(OWN_BOARD) {
                     Some(fen) => Event::OwnBoard(fen.to_owned()),
                     None => Event::Console(l.to_owned()),
@@ -324,6 +327,7 @@ pub fn run(
     });
 
     let mut channel = VoiceChannel::new(color);
+    let mut closed = false;
     let mut have_board = false;
     let mut files = match &source {
         Source::Files(f) => f.clone().into_iter(),
@@ -449,7 +453,12 @@ pub fn run(
                     return ExitCode::FAILURE;
                 }
             },
-            Some(Event::Hangup) => return ExitCode::SUCCESS,
+            Some(Event::Closed) => closed = true,
+            Some(Event::Hangup) if closed => return ExitCode::SUCCESS,
+            Some(Event::Hangup) => {
+                screen.show(super::LOST, true);
+                return ExitCode::FAILURE;
+            }
         }
     }
 }
