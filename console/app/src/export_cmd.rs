@@ -10,9 +10,10 @@ const PROGRAM: &str = "kriegspiel export";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The journal to read.
+    /// The journal to read (default: the one the console writes,
+    /// `$XDG_DATA_HOME/kriegspiel/journal.sqlite` or `~/.local/share/kriegspiel/journal.sqlite`).
     #[arg(long, value_name = "FILE")]
-    journal: PathBuf,
+    journal: Option<PathBuf>,
     /// Only the games of this table (its name), or this game (its number).
     #[arg(long)]
     table: Option<String>,
@@ -36,11 +37,18 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if !args.journal.is_file() {
-        eprintln!("{PROGRAM}: no journal at {}", args.journal.display());
+    let path = match crate::frontend::journal_path(args.journal.clone()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !path.is_file() {
+        eprintln!("{PROGRAM}: no journal at {}", path.display());
         return ExitCode::from(2);
     }
-    let journal = match Journal::open_read_only(&args.journal) {
+    let journal = match Journal::open_read_only(&path) {
         Ok(j) => j,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
@@ -73,7 +81,7 @@ pub fn run(args: Args) -> ExitCode {
                 .as_ref()
                 .map(|t| format!(" '{}'", bounded_lines::excerpt(t)))
                 .unwrap_or_default(),
-            args.journal.display(),
+            path.display(),
             if names.is_empty() {
                 "none".to_owned()
             } else {
@@ -122,4 +130,39 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::FAILURE;
     }
     code
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    /// Without `--journal`, export reads the journal the console writes by default.
+    #[test]
+    fn without_journal_the_default_journal_is_exported() {
+        let data = tempfile::tempdir().unwrap();
+        let folder = data.path().join("kriegspiel");
+        std::fs::create_dir(&folder).unwrap();
+        {
+            let mut j = Journal::open(&folder.join("journal.sqlite")).unwrap();
+            j.new_game("table 7", &kriegspiel_hall::TableSetup::default(), 0)
+                .unwrap();
+        }
+        // No other test of this crate reads XDG_DATA_HOME.
+        std::env::set_var("XDG_DATA_HOME", data.path());
+        let out = data.path().join("out.pgn");
+        let cli =
+            Cli::try_parse_from(["export".as_ref(), "--output".as_ref(), out.as_os_str()]).unwrap();
+        assert_eq!(run(cli.args), ExitCode::SUCCESS);
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains("[Board \"table 7\"]"), "{text}");
+    }
 }

@@ -6,19 +6,36 @@
 //! damaged row is found and named; everything before the damage stays readable.
 
 use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::{Read as _, Seek as _, Write as _};
+use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
 use kriegspiel_table::trace::{parse_event, render_event};
 use kriegspiel_table::{Event, Millis};
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, MAIN_DB};
 
-use crate::setup::TableSetup;
+use crate::setup::{check_name, SetupError, TableSetup, MAX_NAME};
 
 /// The schema this program writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// The longest event line kept (an arbiter's FEN or reason is the longest input).
-const MAX_LINE: usize = 4096;
+/// The longest event line kept (an arbiter's FEN or reason is the longest input); a longer
+/// stored row is damage, and is not read.
+pub const MAX_LINE: usize = 4096;
+
+/// The longest table name kept, in bytes: [`MAX_NAME`] characters of at most 4 bytes.
+pub const MAX_NAME_BYTES: usize = 4 * MAX_NAME;
+
+/// The longest table set-up kept (its JSON), in bytes.
+pub const MAX_SETUP: usize = 64 * 1024;
+
+/// A write taken back, to find a journal that cannot be written when it is opened, not at
+/// its first event.
+const WRITE_CHECK: &str = "BEGIN IMMEDIATE; CREATE TABLE write_check (x); ROLLBACK;";
+
+/// The most of a lock file read for the name of the program holding it.
+const MAX_HOLDER: u64 = 256;
 
 const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
 
@@ -49,6 +66,24 @@ pub enum JournalError {
     },
     /// An event line too long or unreadable was refused before it was written.
     BadEvent(String),
+    /// The folder the journal should be in does not exist.
+    NoFolder { path: PathBuf, folder: PathBuf },
+    /// The journal (or its folder, for a new one) cannot be written.
+    ReadOnly { path: PathBuf, detail: String },
+    /// Another program (another console) writes this journal; `holder` says which, as its
+    /// lock file does ("kriegspiel, pid 1234"), when it can be read.
+    InUse {
+        path: PathBuf,
+        holder: Option<String>,
+    },
+    /// The lock that keeps a second writer away cannot be taken.
+    Lock {
+        path: PathBuf,
+        lock: PathBuf,
+        error: std::io::Error,
+    },
+    /// A game was not started: a name of its set-up is not one short line.
+    BadGame(SetupError),
 }
 
 impl fmt::Display for JournalError {
@@ -72,6 +107,28 @@ impl fmt::Display for JournalError {
                 write!(f, "journal damaged at game {game}, event {seq}: {what}")
             }
             JournalError::BadEvent(what) => write!(f, "journal: event not written: {what}"),
+            JournalError::NoFolder { path, folder } => write!(
+                f,
+                "the folder {} of the journal {} does not exist",
+                folder.display(),
+                path.display()
+            ),
+            JournalError::ReadOnly { path, detail } => {
+                write!(f, "journal {} is read-only: {detail}", path.display())
+            }
+            JournalError::InUse { path, holder } => write!(
+                f,
+                "journal {} is in use by another console ({}); stop it first, or give --journal another file",
+                path.display(),
+                holder.as_deref().unwrap_or("which one is unknown")
+            ),
+            JournalError::Lock { path, lock, error } => write!(
+                f,
+                "cannot lock the journal {} (with {}): {error}",
+                path.display(),
+                lock.display()
+            ),
+            JournalError::BadGame(e) => write!(f, "journal: game not started: {e}"),
         }
     }
 }
@@ -80,10 +137,15 @@ impl std::error::Error for JournalError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             JournalError::Open { error, .. } | JournalError::Sqlite { error, .. } => Some(error),
+            JournalError::Lock { error, .. } => Some(error),
+            JournalError::BadGame(e) => Some(e),
             JournalError::NotAJournal { .. }
             | JournalError::Schema { .. }
             | JournalError::Damaged { .. }
-            | JournalError::BadEvent(_) => None,
+            | JournalError::BadEvent(_)
+            | JournalError::NoFolder { .. }
+            | JournalError::ReadOnly { .. }
+            | JournalError::InUse { .. } => None,
         }
     }
 }
@@ -178,22 +240,52 @@ impl EventRow {
 pub struct Journal {
     conn: Connection,
     path: PathBuf,
+    /// The lock file held while this journal may be written (none when read only). It is
+    /// the last field: dropped after the connection is closed, which frees the journal for
+    /// the next writer.
+    _lock: Option<File>,
 }
 
 impl Journal {
-    /// Opens (or creates) the journal at `path`.
+    /// Opens (or creates, readable by its owner only) the journal at `path` to write it.
+    ///
+    /// Refused before anything is written when another program writes it (the lock file
+    /// beside it, `<journal>.lock`, is held and names that program), when it cannot be
+    /// written, or when its folder does not exist. A journal of ours that others may read
+    /// is made private (mode 0600) first.
     pub fn open(path: &Path) -> Result<Journal, JournalError> {
+        let folder = folder_of(path);
+        if !folder.is_dir() {
+            return Err(JournalError::NoFolder {
+                path: path.to_owned(),
+                folder: folder.to_owned(),
+            });
+        }
+        let lock = take_lock(path)?;
+        create_private(path)?;
         let conn = connect(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
         )?;
+        // SQLite opens a file it may not write read-only without a word; say it now rather
+        // than at the first event.
+        if conn.is_readonly(MAIN_DB).unwrap_or(false) {
+            return Err(JournalError::ReadOnly {
+                path: path.to_owned(),
+                detail: "its permissions do not let this program write it".to_owned(),
+            });
+        }
         let not_journal = not_a_journal(path);
         conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(not_journal)?;
+            .map_err(read_only_or(path, not_journal))?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(not_journal)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(not_journal)?;
+        conn.execute_batch(WRITE_CHECK).map_err(read_only_or(
+            path,
+            sql("checking that the journal can be written"),
+        ))?;
         let tables: Vec<String> = {
             let mut stmt = conn
                 .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -248,6 +340,7 @@ impl Journal {
         Ok(Journal {
             conn,
             path: path.to_owned(),
+            _lock: Some(lock),
         })
     }
 
@@ -267,6 +360,7 @@ impl Journal {
         Ok(Journal {
             conn,
             path: path.to_owned(),
+            _lock: None,
         })
     }
 
@@ -281,8 +375,19 @@ impl Journal {
         setup: &TableSetup,
         wall_ms: i64,
     ) -> Result<GameId, JournalError> {
+        check_name("name", name).map_err(JournalError::BadGame)?;
+        setup.check_names().map_err(JournalError::BadGame)?;
         let setup_json = serde_json::to_string(setup)
             .map_err(|e| JournalError::BadEvent(format!("table setup: {e}")))?;
+        if setup_json.len() > MAX_SETUP {
+            return Err(JournalError::BadGame(SetupError {
+                field: "setup",
+                message: format!(
+                    "a set-up of {} bytes; at most {MAX_SETUP}",
+                    setup_json.len()
+                ),
+            }));
+        }
         let crc = game_crc(name, &setup_json, wall_ms);
         self.conn
             .execute(
@@ -400,39 +505,44 @@ impl Journal {
             })
     }
 
-    /// Every game, oldest first. A damaged game row ends the list with its error.
+    /// Every game, oldest first. A damaged game row ends the list with its error; a name or
+    /// set-up longer than this program writes is damage, and is not read.
     pub fn games(&self) -> Result<Vec<GameRecord>, JournalError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, name, setup, started_wall_ms, crc FROM games ORDER BY id")
+            .prepare(
+                "SELECT id,
+                        CASE WHEN octet_length(name) <= ?1 THEN name END, octet_length(name),
+                        CASE WHEN octet_length(setup) <= ?2 THEN setup END, octet_length(setup),
+                        started_wall_ms, crc
+                 FROM games ORDER BY id",
+            )
             .map_err(sql("reading the games"))?;
-        let mut rows = stmt.query([]).map_err(sql("reading the games"))?;
+        let mut rows = stmt
+            .query(params![sql_len(MAX_NAME_BYTES), sql_len(MAX_SETUP)])
+            .map_err(sql("reading the games"))?;
         let mut games = Vec::new();
         while let Some(row) = rows.next().map_err(sql("reading the games"))? {
-            let read =
-                |row: &rusqlite::Row<'_>| -> rusqlite::Result<(i64, String, String, i64, u32)> {
-                    Ok((
-                        row.get(0)?,
-                        row.get(1)?,
-                        row.get(2)?,
-                        row.get(3)?,
-                        row.get(4)?,
-                    ))
-                };
-            let (id, name, setup_json, started, crc) = read(row).map_err(sql("reading a game"))?;
+            let id: i64 = row.get(0).map_err(sql("reading a game"))?;
+            let damaged = |what: String| JournalError::Damaged {
+                game: id,
+                seq: 0,
+                what,
+            };
+            let name = bounded(row, 1, "a name", MAX_NAME_BYTES).map_err(damaged)?;
+            let setup_json = bounded(row, 3, "a set-up", MAX_SETUP).map_err(damaged)?;
+            let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<(i64, u32)> {
+                Ok((row.get(5)?, row.get(6)?))
+            };
+            let (started, crc) =
+                read(row).map_err(|e| damaged(format!("unreadable game row: {e}")))?;
             if game_crc(&name, &setup_json, started) != crc {
-                return Err(JournalError::Damaged {
-                    game: id,
-                    seq: 0,
-                    what: "the game's set-up does not match its checksum".to_owned(),
-                });
+                return Err(damaged(
+                    "the game's set-up does not match its checksum".to_owned(),
+                ));
             }
-            let setup: TableSetup =
-                serde_json::from_str(&setup_json).map_err(|e| JournalError::Damaged {
-                    game: id,
-                    seq: 0,
-                    what: format!("unreadable set-up: {e}"),
-                })?;
+            let setup: TableSetup = serde_json::from_str(&setup_json)
+                .map_err(|e| damaged(format!("unreadable set-up: {e}")))?;
             games.push(GameRecord {
                 id,
                 name,
@@ -466,11 +576,15 @@ impl Journal {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT seq, at, wall_ms, line, board_ms, board_seq, crc FROM events
-                 WHERE game = ?1 ORDER BY seq",
+                "SELECT seq, at, wall_ms,
+                        CASE WHEN octet_length(line) <= ?2 THEN line END, octet_length(line),
+                        board_ms, board_seq, crc
+                 FROM events WHERE game = ?1 ORDER BY seq",
             )
             .map_err(sql("reading events"))?;
-        let mut rows = stmt.query(params![game]).map_err(sql("reading events"))?;
+        let mut rows = stmt
+            .query(params![game, sql_len(MAX_LINE)])
+            .map_err(sql("reading events"))?;
         let mut expected_seq = 1;
         let mut last_at = 0;
         loop {
@@ -485,21 +599,22 @@ impl Journal {
                     })
                 }
             };
+            let damaged = |what: String| JournalError::Damaged {
+                game,
+                seq: expected_seq,
+                what,
+            };
+            let line = bounded(row, 3, "a row", MAX_LINE).map_err(damaged)?;
             let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<Row> {
                 Ok(Row {
                     seq: row.get(0)?,
                     at: row.get(1)?,
                     wall_ms: row.get(2)?,
-                    line: row.get(3)?,
-                    board_ms: row.get(4)?,
-                    board_seq: row.get(5)?,
-                    crc: row.get(6)?,
+                    line,
+                    board_ms: row.get(5)?,
+                    board_seq: row.get(6)?,
+                    crc: row.get(7)?,
                 })
-            };
-            let damaged = |what: String| JournalError::Damaged {
-                game,
-                seq: expected_seq,
-                what,
             };
             let stored = read(row).map_err(|e| damaged(format!("unreadable row: {e}")))?;
             if stored.seq != expected_seq {
@@ -538,6 +653,24 @@ impl Journal {
     }
 }
 
+/// A text column read only when it is at most `max` bytes: column `i` holds it when it is
+/// short enough (else NULL), column `i + 1` its length in bytes, so a row longer than this
+/// program ever writes is damage and never read whole.
+fn bounded(row: &rusqlite::Row<'_>, i: usize, what: &str, max: usize) -> Result<String, String> {
+    let len: Option<i64> = row
+        .get(i + 1)
+        .map_err(|e| format!("{what} unreadable: {e}"))?;
+    if let Some(n) = len.filter(|&n| usize::try_from(n).map_or(true, |n| n > max)) {
+        return Err(format!("{what} of {n} bytes, at most {max}"));
+    }
+    row.get(i).map_err(|e| format!("{what} unreadable: {e}"))
+}
+
+/// A bound as SQLite takes it.
+fn sql_len(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
 /// Opens the SQLite file, one connection per journal (no mutex of SQLite's own).
 fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, JournalError> {
     Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(|error| {
@@ -546,6 +679,187 @@ fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, JournalError> {
             error,
         }
     })
+}
+
+/// The folder a journal is in (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."))
+}
+
+/// `<journal>.lock`, beside the journal's real file: every name of one journal (a relative
+/// path, a link) has the same lock.
+fn lock_path(path: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(path).or_else(|_| {
+        std::fs::canonicalize(folder_of(path))
+            .map(|folder| folder.join(path.file_name().unwrap_or_default()))
+    });
+    let mut name = real.unwrap_or_else(|_| path.to_owned()).into_os_string();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Whether an I/O error means the file or its folder may not be written.
+fn is_read_only(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+    )
+}
+
+/// Takes the journal's lock for this program, or says who holds it. The lock is the
+/// kernel's lock on the open lock file: it goes with the file when the program ends,
+/// however it ends.
+fn take_lock(path: &Path) -> Result<File, JournalError> {
+    let lock = lock_path(path);
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(&lock)
+        .map_err(|error| {
+            if is_read_only(&error) {
+                JournalError::ReadOnly {
+                    path: path.to_owned(),
+                    detail: format!(
+                        "its lock file {} cannot be written: {error}",
+                        lock.display()
+                    ),
+                }
+            } else {
+                JournalError::Lock {
+                    path: path.to_owned(),
+                    lock: lock.clone(),
+                    error,
+                }
+            }
+        })?;
+    make_private(&lock);
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(JournalError::InUse {
+                path: path.to_owned(),
+                holder: read_holder(&mut file),
+            })
+        }
+        Err(std::fs::TryLockError::Error(error)) => {
+            return Err(JournalError::Lock {
+                path: path.to_owned(),
+                lock,
+                error,
+            })
+        }
+    }
+    // Who holds it, for the refusal of the next one; a lock file that cannot say it still
+    // locks.
+    let _ = write_holder(&mut file);
+    Ok(file)
+}
+
+/// Writes "PROGRAM, pid PID" into the held lock file.
+fn write_holder(file: &mut File) -> std::io::Result<()> {
+    let program = std::env::args_os()
+        .next()
+        .and_then(|arg0| {
+            Path::new(&arg0)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .map(|name| one_line(&name))
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "a program".to_owned());
+    file.set_len(0)?;
+    file.rewind()?;
+    writeln!(file, "{program}, pid {}", std::process::id())?;
+    file.flush()
+}
+
+/// What the lock file held by another program says of it (bounded, one line).
+fn read_holder(file: &mut File) -> Option<String> {
+    file.rewind().ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_HOLDER).read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let line = one_line(text.lines().next().unwrap_or_default());
+    (!line.is_empty()).then_some(line)
+}
+
+/// A name for a message: no control characters, at most 100 characters.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NAME)
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+/// Creates a new journal file readable and writable by its owner only (SQLite gives its
+/// `-wal` and `-shm` files the same mode); an existing one of ours that others may read is
+/// made private, with its `-wal` and `-shm`.
+fn create_private(path: &Path) -> Result<(), JournalError> {
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        // An empty file is an empty SQLite database.
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            for suffix in ["", "-wal", "-shm"] {
+                let mut name = path.as_os_str().to_owned();
+                name.push(suffix);
+                make_private(Path::new(&name));
+            }
+            Ok(())
+        }
+        Err(e) if is_read_only(&e) => Err(JournalError::ReadOnly {
+            path: path.to_owned(),
+            detail: format!("it cannot be created in {}: {e}", folder_of(path).display()),
+        }),
+        // SQLite says what is wrong with it when it opens it.
+        Err(_) => Ok(()),
+    }
+}
+
+/// Takes the group's and the others' rights off a file of ours; a file that is not ours,
+/// or that cannot be changed, is left as it is.
+fn make_private(path: &Path) {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return;
+    };
+    let mode = meta.permissions().mode();
+    if !meta.is_file() || mode & 0o077 == 0 || !owned_by_us(&meta) {
+        return;
+    }
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7700));
+}
+
+/// Whether this program's user owns the file (`/proc/self` belongs to the program's user).
+fn owned_by_us(meta: &std::fs::Metadata) -> bool {
+    std::fs::metadata("/proc/self").is_ok_and(|me| me.uid() == meta.uid())
+}
+
+/// The error for SQLite's "attempt to write a readonly database", else `otherwise`'s.
+fn read_only_or<'a>(
+    path: &'a Path,
+    otherwise: impl Fn(rusqlite::Error) -> JournalError + 'a,
+) -> impl Fn(rusqlite::Error) -> JournalError + 'a {
+    move |e| {
+        if e.sqlite_error_code() == Some(ErrorCode::ReadOnly) {
+            JournalError::ReadOnly {
+                path: path.to_owned(),
+                detail: e.to_string(),
+            }
+        } else {
+            otherwise(e)
+        }
+    }
 }
 
 /// The error for a file SQLite cannot use as a journal.
@@ -622,5 +936,36 @@ impl Row {
             None => d.update(&[0xfe]),
         }
         d.finalize()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    /// What SQLite says when a journal cannot be written becomes "journal X is read-only"
+    /// (the end-to-end test needs a user whom permissions stop, which root is not).
+    #[test]
+    fn sqlites_read_only_error_is_said_as_a_read_only_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite");
+        drop(Journal::open(&path).unwrap());
+        let conn = connect(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let error = conn.execute_batch(WRITE_CHECK).unwrap_err();
+        assert_eq!(error.sqlite_error_code(), Some(ErrorCode::ReadOnly));
+        let said = read_only_or(&path, sql("checking"))(error).to_string();
+        assert_eq!(
+            said,
+            format!(
+                "journal {} is read-only: attempt to write a readonly database",
+                path.display()
+            )
+        );
+        // Any other failure keeps its own words.
+        let other = conn.execute_batch("NOT SQL").unwrap_err();
+        let said = read_only_or(&path, sql("checking"))(other).to_string();
+        assert!(said.starts_with("journal: checking: "), "{said}");
     }
 }

@@ -6,15 +6,17 @@
 use std::fmt::Write as _;
 
 use kriegspiel_referee::shakmaty::fen::Fen;
-use kriegspiel_referee::shakmaty::san::San;
+use kriegspiel_referee::shakmaty::san::SanPlus;
 use kriegspiel_referee::shakmaty::{Chess, Color, EnPassantMode, Move, Position, Role};
 use kriegspiel_referee::{Announcement, EndReason, Try, Verdict};
 use kriegspiel_table::trace::render_action;
-use kriegspiel_table::{render, Input, Output, PublicMessage, Table, TimeControl};
+use kriegspiel_table::{
+    render, ArbiterNote, Input, Output, PublicMessage, Table, TableConfig, TimeControl,
+};
 use serde_json::json;
 
 use crate::journal::{GameRecord, JournalError, JournalEvent};
-use crate::setup::SetupError;
+use crate::setup::{SetupError, TableSetup};
 
 /// One item of movetext.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +35,8 @@ struct Segment {
     /// The start position when it is not the standard one.
     fen: Option<String>,
     tokens: Vec<Token>,
+    /// The arbiter's correction that ended this stretch (the game goes on after it).
+    corrected_by: Option<String>,
 }
 
 /// The game replayed from its journal: what PGN and the event log need.
@@ -41,8 +45,20 @@ struct Replayed {
     table: Table,
 }
 
+/// The table of a journaled game. Its names are not checked: a journal written before they
+/// were (a name of many lines) still exports, its tags made one line by [`escape_tag`].
+fn game_config(setup: &TableSetup) -> Result<TableConfig, SetupError> {
+    TableSetup {
+        white_player: None,
+        black_player: None,
+        event: None,
+        ..setup.clone()
+    }
+    .config()
+}
+
 fn replay(record: &GameRecord, events: &[JournalEvent]) -> Result<Replayed, SetupError> {
-    let config = record.setup.config()?;
+    let config = game_config(&record.setup)?;
     let standard = config.game.fen.is_none();
     let (mut table, _) = Table::new(config, 0).map_err(|e| SetupError {
         field: "setup",
@@ -55,18 +71,32 @@ fn replay(record: &GameRecord, events: &[JournalEvent]) -> Result<Replayed, Setu
     let mut segments = vec![Segment {
         fen: (!standard).then(|| start_fen(&table)),
         tokens: Vec::new(),
+        corrected_by: None,
     }];
     let mut shadow: Chess = table.referee().position().clone();
     // Tokens added by each move, so that a take-back removes the move and its comments.
     let mut move_marks: Vec<usize> = Vec::new();
     for e in events {
-        if let Input::Arbiter(action) = &e.event.input {
-            current(&mut segments).tokens.push(Token::Comment(format!(
-                "Arbiter: {}",
-                render_action(action)
-            )));
-        }
         let outputs = table.apply(e.event.clone());
+        let action = match &e.event.input {
+            Input::Arbiter(action) => Some(render_action(action)),
+            _ => None,
+        };
+        if let Some(action) = &action {
+            // A refused action changed nothing: it must not read as one that did.
+            let refusal = outputs.iter().find_map(|o| match o {
+                Output::Note {
+                    note: ArbiterNote::Refused { reason, .. },
+                } => Some(reason),
+                _ => None,
+            });
+            current(&mut segments)
+                .tokens
+                .push(Token::Comment(match refusal {
+                    Some(reason) => format!("Arbiter: {action}; refused: {reason}"),
+                    None => format!("Arbiter: {action}"),
+                }));
+        }
         let mut last_mover = None;
         for o in &outputs {
             let tokens = &mut current(&mut segments).tokens;
@@ -86,12 +116,12 @@ fn replay(record: &GameRecord, events: &[JournalEvent]) -> Result<Replayed, Setu
                         continue;
                     };
                     move_marks.push(tokens.len());
+                    let fullmove = shadow.fullmoves().get();
                     tokens.push(Token::Move {
-                        san: San::from_move(&shadow, m).to_string(),
+                        san: SanPlus::from_move_and_play_unchecked(&mut shadow, m).to_string(),
                         color: *color,
-                        fullmove: shadow.fullmoves().get(),
+                        fullmove,
                     });
-                    shadow.play_unchecked(m);
                     tokens.push(Token::Comment(wording.text(&Announcement::from(*verdict))));
                     last_mover = Some(*color);
                 }
@@ -135,9 +165,11 @@ fn replay(record: &GameRecord, events: &[JournalEvent]) -> Result<Replayed, Setu
                     if *message == PublicMessage::PositionCorrected {
                         shadow = table.referee().position().clone();
                         move_marks.clear();
+                        current(&mut segments).corrected_by.clone_from(&action);
                         segments.push(Segment {
                             fen: Some(start_fen(&table)),
                             tokens: Vec::new(),
+                            corrected_by: None,
                         });
                     }
                 }
@@ -158,6 +190,7 @@ fn current(segments: &mut Vec<Segment>) -> &mut Segment {
         segments.push(Segment {
             fen: None,
             tokens: Vec::new(),
+            corrected_by: None,
         });
     }
     let last = segments.len() - 1;
@@ -239,14 +272,13 @@ pub fn pgn(
             ("TimeControl", time_control.pgn()),
             (
                 "Termination",
-                if last {
-                    termination
-                } else {
-                    "rules infraction"
-                }
-                .to_owned(),
+                if last { termination } else { "unterminated" }.to_owned(),
             ),
         ];
+        if let Some(correction) = &seg.corrected_by {
+            // The game goes on in the next PGN game, from the corrected position.
+            tags.push(("KriegspielCorrection", correction.clone()));
+        }
         if let Some(fen) = &seg.fen {
             tags.push(("SetUp", "1".to_owned()));
             tags.push(("FEN", fen.clone()));
@@ -288,7 +320,13 @@ pub fn pgn(
                 words.push(comment(&format!("The journal ends here: {d}")));
             }
         } else {
-            words.push(comment("The arbiter corrected the position here."));
+            words.push(comment(&match &seg.corrected_by {
+                Some(c) => format!(
+                    "The game continues after the arbiter's correction ({c}), in the next game."
+                ),
+                None => "The game continues after the arbiter's correction, in the next game."
+                    .to_owned(),
+            }));
         }
         words.push(seg_result.to_owned());
         wrap(&words, &mut out);
@@ -300,7 +338,7 @@ pub fn pgn(
 /// The full event log of one game: one JSON object per journaled event, with what the table
 /// said in reply.
 pub fn event_log(record: &GameRecord, events: &[JournalEvent]) -> Result<String, SetupError> {
-    let config = record.setup.config()?;
+    let config = game_config(&record.setup)?;
     let (mut table, started) = Table::new(config, 0).map_err(|e| SetupError {
         field: "setup",
         message: e.to_string(),
@@ -332,8 +370,20 @@ fn comment(text: &str) -> String {
     format!("{{{}}}", text.replace('}', ")").replace('{', "("))
 }
 
+/// A tag value: one line (control characters become spaces), `\\` and `"` escaped.
 fn escape_tag(v: &str) -> String {
-    v.replace('\\', "\\\\").replace('"', "\\\"")
+    let mut out = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '\\' | '"' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Wraps movetext at 79 columns (PGN export format).
@@ -414,6 +464,127 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("not a legal move"), "{text}");
+    }
+
+    /// A game of `inputs`, one a second, as the journal gives it back.
+    fn journaled(inputs: Vec<Input>) -> Vec<JournalEvent> {
+        inputs
+            .into_iter()
+            .enumerate()
+            .map(|(i, input)| JournalEvent {
+                seq: i as i64 + 1,
+                event: kriegspiel_table::Event::new(1000 * (i as u64 + 1), input),
+                wall_ms: 0,
+                board_ms: None,
+                board_seq: None,
+            })
+            .collect()
+    }
+
+    fn record(setup: crate::TableSetup) -> GameRecord {
+        GameRecord {
+            id: 1,
+            name: "1".to_owned(),
+            setup,
+            started_wall_ms: 0,
+        }
+    }
+
+    fn plays(moves: &[&str]) -> Vec<Input> {
+        moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| Input::Play {
+                color: if i % 2 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                },
+                tried: Try::from_uci(m).unwrap(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_refused_arbiter_action_reads_as_refused() {
+        use kriegspiel_table::ArbiterAction;
+        let mut inputs = plays(&["e2e4"]);
+        inputs.push(Input::Arbiter(ArbiterAction::Resume));
+        inputs.push(Input::Arbiter(ArbiterAction::Pause));
+        let text = pgn(&record(Default::default()), &journaled(inputs), None)
+            .unwrap()
+            .replace('\n', " ");
+        assert!(
+            text.contains(
+                "{Arbiter: resume; refused: the game is not paused} {Arbiter: pause} {The arbiter"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_stretch_before_a_correction_is_unterminated_and_names_the_correction() {
+        use kriegspiel_referee::shakmaty::{Piece, Square};
+        use kriegspiel_table::ArbiterAction;
+        let mut inputs = plays(&["e2e4", "e7e5"]);
+        inputs.push(Input::Arbiter(ArbiterAction::Put {
+            square: Square::E4,
+            piece: Piece::from_char('Q').unwrap(),
+        }));
+        let text = pgn(&record(Default::default()), &journaled(inputs), None)
+            .unwrap()
+            .replace('\n', " ");
+        let games: Vec<&str> = text.split("[Event ").skip(1).collect();
+        assert_eq!(games.len(), 2, "{text}");
+        assert!(
+            games[0].contains("[Termination \"unterminated\"]"),
+            "{text}"
+        );
+        assert!(
+            games[0].contains("[KriegspielCorrection \"put e4 Q\"]"),
+            "{text}"
+        );
+        assert!(
+            games[0].contains(
+                "{The game continues after the arbiter's correction (put e4 Q), in the next game.} *"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("rules infraction"), "{text}");
+        assert!(!games[1].contains("KriegspielCorrection"), "{text}");
+        assert!(
+            games[1]
+                .contains("[FEN \"rnbqkbnr/pppp1ppp/8/4p3/4Q3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\"]"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn moves_carry_check_and_mate() {
+        let setup = crate::TableSetup::default;
+        let check = journaled(plays(&["e2e4", "f7f5", "d1h5"]));
+        let text = pgn(&record(setup()), &check, None)
+            .unwrap()
+            .replace('\n', " ");
+        assert!(text.contains("2. Qh5+ {"), "{text}");
+        let mate = journaled(plays(&["e2e4", "f7f6", "d2d4", "g7g5", "d1h5"]));
+        let text = pgn(&record(setup()), &mate, None)
+            .unwrap()
+            .replace('\n', " ");
+        assert!(text.contains("3. Qh5# {"), "{text}");
+        assert!(text.contains("[Result \"1-0\"]"), "{text}");
+    }
+
+    #[test]
+    fn tag_values_are_one_line_and_escaped() {
+        assert_eq!(escape_tag("A \"B\" \\ C\nD\tE"), "A \\\"B\\\" \\\\ C D E");
+        // A journal written before names were checked still exports, on one line a tag.
+        let setup = crate::TableSetup {
+            white_player: Some("Smith\nJohn".to_owned()),
+            ..Default::default()
+        };
+        let text = pgn(&record(setup), &journaled(plays(&["e2e4"])), None).unwrap();
+        assert!(text.contains("\n[White \"Smith John\"]\n"), "{text}");
     }
 
     #[test]

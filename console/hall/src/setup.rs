@@ -110,9 +110,50 @@ fn field(field: &'static str) -> impl Fn(String) -> SetupError {
     move |message| SetupError { field, message }
 }
 
+/// The most characters a name may have: a table's, a player's, an event's.
+pub const MAX_NAME: usize = 100;
+
+/// Refuses a name that is not one short line: control characters (a newline, a tab...) or
+/// more than [`MAX_NAME`] characters. `field` names it in the error.
+pub fn check_name(field: &'static str, name: &str) -> Result<(), SetupError> {
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(SetupError {
+            field,
+            message: format!(
+                "a name is one line, without control characters (found {})",
+                c.escape_default()
+            ),
+        });
+    }
+    let n = name.chars().count();
+    if n > MAX_NAME {
+        return Err(SetupError {
+            field,
+            message: format!("a name of {n} characters; at most {MAX_NAME}"),
+        });
+    }
+    Ok(())
+}
+
 impl TableSetup {
-    /// The table this set-up describes, checked as far as the referee checks a game.
+    /// Refuses player and event names that are not one short line (see [`check_name`]).
+    pub fn check_names(&self) -> Result<(), SetupError> {
+        for (name, value) in [
+            ("white_player", &self.white_player),
+            ("black_player", &self.black_player),
+            ("event", &self.event),
+        ] {
+            if let Some(v) = value {
+                check_name(name, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The table this set-up describes, checked as far as the referee checks a game, and
+    /// its names (see [`TableSetup::check_names`]).
     pub fn config(&self) -> Result<TableConfig, SetupError> {
+        self.check_names()?;
         let rules: RuleSet = self
             .rules
             .parse()
@@ -174,4 +215,37 @@ fn shakmaty_by_color(
     black: Option<u32>,
 ) -> kriegspiel_referee::shakmaty::ByColor<Option<u32>> {
     kriegspiel_referee::shakmaty::ByColor { white, black }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn names_are_one_short_line() {
+        let with = |white: &str, black: &str, event: &str| TableSetup {
+            white_player: Some(white.to_owned()),
+            black_player: Some(black.to_owned()),
+            event: Some(event.to_owned()),
+            ..TableSetup::default()
+        };
+        let refused = |s: TableSetup| s.config().unwrap_err().to_string();
+        assert_eq!(
+            refused(with("Ann\nBob", "Cy", "Open")),
+            "white_player: a name is one line, without control characters (found \\n)"
+        );
+        assert_eq!(
+            refused(with("Ann", "Cy", "Open\t2026")),
+            "event: a name is one line, without control characters (found \\t)"
+        );
+        assert_eq!(
+            refused(with("Ann", &"é".repeat(101), "Open")),
+            "black_player: a name of 101 characters; at most 100"
+        );
+        assert!(with(&"é".repeat(100), "Cy", "Open 2026").config().is_ok());
+        assert_eq!(check_name("name", "table 1"), Ok(()));
+        assert_eq!(check_name("name", "t\r").unwrap_err().field, "name");
+    }
 }

@@ -43,6 +43,12 @@ pub struct Table {
     /// the clocks before it: what a take-back replays.
     origin: Referee,
     moves: Vec<(Try, Option<ByColor<Millis>>)>,
+    /// Castling rights (their rooks' squares) that corrections took away only because the
+    /// position did not allow them then (a rook or king put off its square): a correction
+    /// that puts the men back gives them back. At the origin, and now: a move of the king
+    /// or from or to the rook's square forfeits them, as it would the right itself.
+    origin_held: Bitboard,
+    held: Bitboard,
     /// Board ids: the one each player's board should report, and the one it reported.
     expected_ids: ByColor<Option<u32>>,
     reported_ids: ByColor<Option<u32>>,
@@ -78,6 +84,8 @@ impl Table {
             end: None,
             draw_offer: None,
             moves: Vec::new(),
+            origin_held: Bitboard::EMPTY,
+            held: Bitboard::EMPTY,
             reported_ids: ByColor::default(),
             swapped: false,
             same_id: false,
@@ -335,7 +343,7 @@ impl Table {
                     return Self::refuse(out, &action, "the game is over");
                 }
                 match self.corrected(&action) {
-                    Ok(pos) => {
+                    Ok((pos, held)) => {
                         let referee = Referee::from_position(
                             self.config.game.rules,
                             self.config.game.options,
@@ -344,6 +352,8 @@ impl Table {
                         self.origin = referee.clone();
                         self.referee = referee;
                         self.moves.clear();
+                        self.origin_held = held;
+                        self.held = held;
                         self.after_correction(at);
                         out.push(Output::Public {
                             message: PublicMessage::PositionCorrected,
@@ -365,14 +375,18 @@ impl Table {
                     );
                 };
                 let mut referee = self.origin.clone();
+                let mut held = self.origin_held;
                 for (tried, _) in kept {
+                    let before = referee.position().clone();
                     if !matches!(referee.try_move(*tried), Ok(Verdict::Moved(_))) {
                         return Self::refuse(out, &action, "the earlier moves do not replay");
                     }
+                    held = forfeit(held, &before, *tried);
                 }
                 let clocks = *clocks;
                 self.moves.truncate(kept.len());
                 self.referee = referee;
+                self.held = held;
                 if let (Some(c), Some(remaining)) = (&mut self.clock, clocks) {
                     c.set_remaining(remaining, at);
                 }
@@ -415,23 +429,37 @@ impl Table {
         }
     }
 
-    /// The position an arbiter's correction asks for, or why it is impossible.
-    fn corrected(&self, action: &ArbiterAction) -> Result<Chess, String> {
+    /// The position an arbiter's correction asks for, with the castling rights it holds
+    /// back (the `held` field), or why it is impossible or changes nothing.
+    fn corrected(&self, action: &ArbiterAction) -> Result<(Chess, Bitboard), String> {
+        let now = self.referee.position().to_setup(EnPassantMode::Legal);
         let setup = match action {
             ArbiterAction::SetPosition { fen } => {
                 let fen: Fen = fen.parse().map_err(|e| format!("not a FEN ({e})"))?;
                 fen.into_setup()
             }
             ArbiterAction::Put { square, piece } => {
-                let mut setup = self.referee.position().to_setup(EnPassantMode::Legal);
+                let mut setup = now.clone();
+                if setup.board.piece_at(*square) == Some(*piece) {
+                    return Err(format!(
+                        "no change ({} {} already stands on {square})",
+                        crate::game::color_name(piece.color, kriegspiel_referee::Lang::En)
+                            .to_lowercase(),
+                        crate::output::role_name(piece.role, kriegspiel_referee::Lang::En)
+                    ));
+                }
                 setup.board.set_piece_at(*square, *piece);
+                // A right the position lost to an earlier correction comes back with its
+                // men.
+                setup.castling_rights |= self.held;
                 setup
             }
             ArbiterAction::Remove { square } => {
-                let mut setup = self.referee.position().to_setup(EnPassantMode::Legal);
+                let mut setup = now.clone();
                 if setup.board.remove_piece_at(*square).is_none() {
                     return Err(format!("{square} is already empty"));
                 }
+                setup.castling_rights |= self.held;
                 setup
             }
             ArbiterAction::Pause
@@ -441,6 +469,7 @@ impl Table {
             | ArbiterAction::Void { .. }
             | ArbiterAction::Repeat => return Err("not a correction".to_owned()),
         };
+        let wanted = setup.castling_rights;
         let pos = Chess::from_setup(setup, CastlingMode::Standard)
             .or_else(PositionError::ignore_invalid_castling_rights)
             .or_else(PositionError::ignore_invalid_ep_square)
@@ -450,7 +479,11 @@ impl Table {
         {
             return Err("the chess battle has no castling".to_owned());
         }
-        Ok(pos)
+        if pos.to_setup(EnPassantMode::Legal) == now {
+            return Err("no change (the position is already that one)".to_owned());
+        }
+        let held = wanted & !pos.castles().castling_rights();
+        Ok((pos, held))
     }
 
     /// The official position changed: both boards must follow it, the clock runs for the
@@ -724,6 +757,7 @@ impl Table {
         out: &mut Vec<Output>,
     ) -> Result<Verdict, RefereeError> {
         let clocks_before = self.clock.as_ref().map(|c| c.remaining_at(at));
+        let before = self.referee.position().clone();
         let verdict = self.referee.try_move(tried)?;
         out.push(Output::Verdict {
             color,
@@ -732,6 +766,7 @@ impl Table {
         });
         if let Verdict::Moved(report) = verdict {
             self.moves.push((tried, clocks_before));
+            self.held = forfeit(self.held, &before, report.played.unwrap_or(tried));
             if self.draw_offer == Some(!color) {
                 self.draw_offer = None;
             }
@@ -855,6 +890,20 @@ impl Table {
             },
         }
     }
+}
+
+/// The held castling rights left after `tried` stood in `before`: a king's move forfeits
+/// its side's, a move from or to a rook's square that one (as shakmaty does the rights).
+fn forfeit(held: Bitboard, before: &Chess, tried: Try) -> Bitboard {
+    let mut held = held.without(tried.from).without(tried.to);
+    if let Some(king) = before
+        .board()
+        .piece_at(tried.from)
+        .filter(|p| p.role == Role::King)
+    {
+        held = held.without(Bitboard::from_rank(king.color.backrank()));
+    }
+    held
 }
 
 fn refusal_message(e: RefereeError) -> PrivateMessage {
