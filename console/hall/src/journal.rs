@@ -17,6 +17,9 @@ use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, MAIN
 
 use crate::setup::{check_name, SetupError, TableSetup, MAX_NAME};
 
+mod seats;
+pub use seats::{code_matches, SEAT_CODE_DIGITS};
+
 /// The schema this program writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
 
