@@ -2,9 +2,9 @@
 
 /// The scripted games live in the product (`kriegspiel demo` plays them).
 pub use kriegspiel_games as games;
+pub mod console;
 pub mod link_util;
 pub mod pgn_check;
-pub mod console;
 pub mod process;
 pub mod pty;
 pub mod relay;

@@ -220,7 +220,10 @@ fn a_stopped_hall_resumes_the_game_where_it_stood() {
             .unwrap();
         assert_eq!(first_said["repeat"], true, "{first_said}");
         assert_eq!(
-            (first_said["try"].to_string(), first_said["answer"].to_string()),
+            (
+                first_said["try"].to_string(),
+                first_said["answer"].to_string()
+            ),
             all[stop - 1],
             "stopped after verdict {stop}"
         );

@@ -150,15 +150,28 @@ fn a_seat_is_proven_and_held_by_one_terminal() {
     let impostor = connect(&table.socket, &format!("1 white {}", table.code("white")));
     let said = read_lines(&impostor, Duration::from_secs(5));
     assert_eq!(said.len(), 1, "{said:?}");
-    assert!(said[0].starts_with("error: table 1 white is taken"), "{said:?}");
+    assert!(
+        said[0].starts_with("error: table 1 white is taken"),
+        "{said:?}"
+    );
     let refused = table.expect_seat("refused", "white");
-    assert!(refused["reason"].as_str().unwrap().contains("taken"), "{refused}");
+    assert!(
+        refused["reason"].as_str().unwrap().contains("taken"),
+        "{refused}"
+    );
 
     // A wrong code, and none: refused, and said to the arbiter.
-    let wrong = if table.code("black") == "000000" { "111111" } else { "000000" };
+    let wrong = if table.code("black") == "000000" {
+        "111111"
+    } else {
+        "000000"
+    };
     let guess = connect(&table.socket, &format!("1 black {wrong}"));
     let said = read_lines(&guess, Duration::from_secs(5));
-    assert!(said[0].contains("wrong seat code for table 1 black"), "{said:?}");
+    assert!(
+        said[0].contains("wrong seat code for table 1 black"),
+        "{said:?}"
+    );
     table.expect_seat("refused", "black");
     let bare = connect(&table.socket, "1 black");
     let said = read_lines(&bare, Duration::from_secs(5));
@@ -193,7 +206,10 @@ fn a_terminal_whose_keys_end_answers_and_exits() {
     drop(t.keys.take());
     assert!(t.exit().success());
     let said = t.drain(Duration::from_millis(200));
-    assert!(said.iter().any(|l| l.contains("Connected to table 1")), "{said:?}");
+    assert!(
+        said.iter().any(|l| l.contains("Connected to table 1")),
+        "{said:?}"
+    );
     assert!(
         said.iter().any(|l| l.contains("Your men: king e1")),
         "the last answer came first: {said:?}"
@@ -217,7 +233,10 @@ fn a_terminal_whose_console_dies_says_so() {
 fn the_socket_is_private() {
     let dir = tempfile::tempdir().unwrap();
     let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
-    let mode = std::fs::metadata(&table.socket).unwrap().permissions().mode();
+    let mode = std::fs::metadata(&table.socket)
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o600, "{mode:o}");
     // No temporary folder is left beside it.
     let left: Vec<_> = std::fs::read_dir(dir.path())

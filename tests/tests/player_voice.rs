@@ -61,9 +61,10 @@ struct Terminal {
 }
 
 impl Terminal {
-    fn open(socket: &Path, color: &str, extra: &[PathBuf]) -> Terminal {
+    fn open(socket: &Path, color: &str, code: &str, extra: &[PathBuf]) -> Terminal {
         let mut cmd = Command::new(cargo_bin("kriegspiel", "kriegspiel"));
-        cmd.args(["player", "--table", "1", "--color", color, "--socket"])
+        cmd.args(["player", "--table", "1", "--color", color, "--code", code])
+            .arg("--socket")
             .arg(socket);
         if !extra.is_empty() {
             // Spoken too, on ALSA's null device (which does not play in real time: the
@@ -162,13 +163,19 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
         .spawn()
         .unwrap();
     let mut table = ChildGuard(table);
+    // Its first line names the table and each seat's code.
+    let mut table_out = BufReader::new(table.0.stdout.take().unwrap());
+    let mut opened = String::new();
+    table_out.read_line(&mut opened).unwrap();
+    let opened: serde_json::Value = serde_json::from_str(&opened).unwrap();
+    let code = |c: &str| opened["seats"][c].as_str().unwrap().to_owned();
     let deadline = Instant::now() + Duration::from_secs(20);
     while !socket.exists() {
         assert!(Instant::now() < deadline, "the socket never appeared");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let mut white = Terminal::open(&socket, "white", &wavs);
-    let mut black = Terminal::open(&socket, "black", &[]);
+    let mut white = Terminal::open(&socket, "white", &code("white"), &wavs);
+    let mut black = Terminal::open(&socket, "black", &code("black"), &[]);
 
     // "my men": the console reads him his men.
     white.talk();
@@ -205,13 +212,7 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
     let status = table.0.wait().unwrap();
     assert!(status.success());
     let mut out = String::new();
-    table
-        .0
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
+    table_out.read_to_string(&mut out).unwrap();
     let tries: Vec<&str> = out
         .lines()
         .filter_map(|l| {

@@ -72,7 +72,10 @@ fn a_stalled_standard_output_makes_no_terminal_lose_anything() {
     let mut illegal = 0;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let line = white.heard.recv_timeout(left).expect("White heard everything");
+        let line = white
+            .heard
+            .recv_timeout(left)
+            .expect("White heard everything");
         if line.contains("Illegal move.") {
             illegal += 1;
         }
@@ -107,12 +110,16 @@ fn idle_connections_are_bounded_and_cost_nothing() {
     let ticks = table.cpu_ticks();
     std::thread::sleep(Duration::from_secs(2));
     let used = table.cpu_ticks() - ticks;
-    assert!(used < 40, "{used} ticks of CPU in 2 s with idle connections");
+    assert!(
+        used < 40,
+        "{used} ticks of CPU in 2 s with idle connections"
+    );
     // Those beyond the bound were told at once; those within it are closed when their
     // handshake time is up.
     let told = read_lines(&idle[499], Duration::from_secs(1));
     assert!(
-        told.iter().any(|l| l.contains("terminals are connected to this console already")),
+        told.iter()
+            .any(|l| l.contains("terminals are connected to this console already")),
         "{told:?}"
     );
     let late = read_lines(&idle[0], Duration::from_secs(8));

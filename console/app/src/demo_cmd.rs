@@ -188,26 +188,28 @@ fn watch(
     mode: TimeMode,
     json: bool,
 ) -> ExitCode {
-    let hall = match kriegspiel_hall::start(journal, vec![spec], mode) {
+    // The speaker has its own subscription from the first event: it lags alone.
+    let (hall, mut subscriptions) = match kriegspiel_hall::start_subscribed(
+        journal,
+        vec![spec],
+        mode,
+        usize::from(speaker.is_some()),
+    ) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
         }
     };
-    // The speaker hears every event the printer sees, from the first: a subscription made
-    // now could miss the opening of a fast game.
-    let (relay, relayed) = tokio::sync::broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE);
-    let voice = speaker.map(|s| spawn_speaker(relayed, 1, s, Duration::from_secs(15)));
+    let voice = speaker
+        .zip(subscriptions.pop())
+        .map(|(s, events)| spawn_speaker(events, 1, s, Duration::from_secs(15)));
     let mut lines = Lines::new(false);
     let mut events = hall.events;
     let mut code = ExitCode::SUCCESS;
     loop {
         let e = match events.blocking_recv() {
-            Ok(e) => {
-                let _ = relay.send(e.clone());
-                e
-            }
+            Ok(e) => e,
             Err(RecvError::Lagged(n)) => {
                 eprintln!("{PROGRAM}: {n} events were not printed");
                 continue;

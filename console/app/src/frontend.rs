@@ -295,9 +295,12 @@ pub fn parse_command(line: &str) -> Result<(TableNo, Command), String> {
             .ok_or("\"arbiter\" takes the action as text, e.g. \"pause\" or \"put e4 Q\"")?;
         let words: Vec<&str> = words.split_whitespace().collect();
         if let ["release", color] = words.as_slice() {
-            let color = color
-                .parse::<Color>()
-                .map_err(|_| format!("release whom? 'release white' or 'release black' (not '{}')", excerpt(color)))?;
+            let color = color.parse::<Color>().map_err(|_| {
+                format!(
+                    "release whom? 'release white' or 'release black' (not '{}')",
+                    excerpt(color)
+                )
+            })?;
             return Ok((table, Command::Release(color)));
         }
         let input = Input::Arbiter(parse_action(&words)?);

@@ -84,9 +84,18 @@ impl RoundTable {
         let name = text("name")
             .map_err(|e| (None, e))?
             .ok_or((None, "name: a table needs a name".to_owned()))?;
-        let named = |e: String| (Some(name.clone()), e);
-        let white = text("white").map_err(named)?.map(PathBuf::from);
-        let black = text("black").map_err(named)?.map(PathBuf::from);
+        kriegspiel_hall::setup::check_name("name", &name).map_err(|e| (None, e.to_string()))?;
+        let named = |e: String| (Some(bounded_lines::excerpt(&name)), e);
+        let port = |key: &str, p: Option<String>| match p {
+            Some(p) if p.trim().is_empty() => Err(named(format!(
+                "{key}: an empty port; leave the key out for a player without a board"
+            ))),
+            p => Ok(p.map(PathBuf::from)),
+        };
+        let white = text("white").map_err(named)?;
+        let white = port("white", white)?;
+        let black = text("black").map_err(named)?;
+        let black = port("black", black)?;
         let known = table_keys();
         if let Some(unknown) = t.keys().find(|k| !known.contains(k)) {
             return Err(named(format!(
@@ -447,6 +456,8 @@ no_speech = true
             ("[[table]]\nname = \"1\"\nspeech_log = \"s.tsv\"\n[[table]]\nname = \"2\"\nspeech_log = \"s.tsv\"\n", "table 2 ('2'): speech_log: s.tsv is also table '1' speech_log"),
             ("[[table]]\nrules = \"rand\"\n", "table 1: name: a table needs a name"),
             ("[[table]]\nname = 3\n", "table 1: name: expected text"),
+            ("[[table]]\nname = \"1\"\nwhite = \"\"\n", "table 1 ('1'): white: an empty port"),
+            ("[[table]]\nname = \"one\\ntwo\"\n", "table 1: name: a name is one line"),
             ("[[table]]\nname = \"1\"\n[[table]]\nname = \"1\"\n", "another table has this name"),
             ("[[table]]\nname = \"1\"\nwhite = \"/dev/a\"\n[[table]]\nname = \"2\"\nblack = \"/dev/a\"\n", "also used by table '1'"),
             ("event = \"x\"\n", "at least one table"),

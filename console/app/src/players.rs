@@ -288,7 +288,10 @@ impl Players {
 
     /// Follows the hall from `events` (a subscription of its own, made before the hall's
     /// first event) on a thread of its own, until the hall stops.
-    pub fn follow(&self, mut events: broadcast::Receiver<HallEvent>) -> std::thread::JoinHandle<()> {
+    pub fn follow(
+        &self,
+        mut events: broadcast::Receiver<HallEvent>,
+    ) -> std::thread::JoinHandle<()> {
         let players = self.clone();
         std::thread::spawn(move || loop {
             match events.blocking_recv() {
@@ -373,8 +376,7 @@ impl Players {
             self.file.remove();
             // Each writer sends what it still has, then the connection ends.
             let deadline = Instant::now() + Duration::from_secs(1);
-            while self.shared.connections.load(Ordering::Acquire) > 0 && Instant::now() < deadline
-            {
+            while self.shared.connections.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
@@ -550,12 +552,13 @@ fn accept(listener: &UnixListener, shared: &Arc<Shared>) {
                     continue;
                 }
                 let shared = shared.clone();
-                let spawned = std::thread::Builder::new()
-                    .name("player".to_owned())
-                    .spawn(move || {
-                        let _guard = guard;
-                        serve(stream, &shared);
-                    });
+                let spawned =
+                    std::thread::Builder::new()
+                        .name("player".to_owned())
+                        .spawn(move || {
+                            let _guard = guard;
+                            serve(stream, &shared);
+                        });
                 if spawned.is_err() {
                     std::thread::sleep(backoff);
                 }
@@ -764,7 +767,10 @@ fn serve(stream: UnixStream, shared: &Arc<Shared>) {
         Err(why) => {
             if let Some(why) = why {
                 let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
-                let _ = writeln!(out, "error: {why}; start with 'TABLE COLOR CODE', e.g. '1 white 123456'");
+                let _ = writeln!(
+                    out,
+                    "error: {why}; start with 'TABLE COLOR CODE', e.g. '1 white 123456'"
+                );
             }
             return;
         }
@@ -867,9 +873,8 @@ fn seat(
         return Err((Refusal::NoCode, lang));
     };
     let now = Instant::now();
-    let guesses = t.wrong[h.color].get_or_insert_with(|| {
-        Bucket::new(WRONG_BURST, 1.0 / WRONG_EVERY.as_secs_f64(), now)
-    });
+    let guesses = t.wrong[h.color]
+        .get_or_insert_with(|| Bucket::new(WRONG_BURST, 1.0 / WRONG_EVERY.as_secs_f64(), now));
     if !guesses.has(now) {
         return Err((Refusal::TooManyWrong, lang));
     }
@@ -1031,7 +1036,7 @@ fn cut_off(shared: &Shared, session_id: u64, reason: String) {
         |_| Vec::new(),
         |mut st| take_sessions(&mut st.sessions, |s| s.id == session_id),
     );
-    for s in taken {
+    if let Some(s) = taken.into_iter().next() {
         let change = SeatChange::CutOff { reason };
         tell_cut_off(&s.stream, Some(&change));
         let _ = s.stream.shutdown(std::net::Shutdown::Both);
@@ -1040,7 +1045,6 @@ fn cut_off(shared: &Shared, session_id: u64, reason: String) {
             color: s.color,
             change,
         });
-        return;
     }
 }
 
@@ -1239,7 +1243,14 @@ mod tests {
         );
         assert_eq!(hello("1 white"), Some(h(1, Color::White, None, false)));
         assert_eq!(hello("1 white voice"), Some(h(1, Color::White, None, true)));
-        for bad in ["", "1", "x white 1", "1 green 1", "1 white 1 2 3", "1 white 1 loud"] {
+        for bad in [
+            "",
+            "1",
+            "x white 1",
+            "1 green 1",
+            "1 white 1 2 3",
+            "1 white 1 loud",
+        ] {
             assert_eq!(hello(bad), None, "{bad}");
         }
     }
@@ -1294,7 +1305,10 @@ mod tests {
             players.observe(&not_your_turn);
             sent += 1;
         }
-        assert!(players.seated().is_empty(), "still seated after {sent} messages");
+        assert!(
+            players.seated().is_empty(),
+            "still seated after {sent} messages"
+        );
         let cut = loop {
             if let HallEvent::Seat(n) = events.blocking_recv().unwrap() {
                 if matches!(n.change, SeatChange::CutOff { .. }) {

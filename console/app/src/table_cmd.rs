@@ -59,6 +59,7 @@ pub struct Args {
 
 /// The table the command line describes, or the error to print.
 fn table_spec(args: &Args) -> Result<TableSpec, String> {
+    kriegspiel_hall::setup::check_name("--name", &args.name).map_err(|e| e.to_string())?;
     if let (Some(w), Some(b)) = (&args.white, &args.black) {
         if w == b {
             return Err(format!(

@@ -21,6 +21,7 @@ use clap::Parser;
 use kriegspiel::demo_cmd::HUMAN_PACE;
 use kriegspiel::frontend::{journal_path, spawn_speaker, GameArgs, SpeechArgs};
 use kriegspiel::hall_cmd::read_round_with_audio;
+use kriegspiel::players::{default_socket, Players};
 use kriegspiel::speech::{AudioOptions, Speakers};
 use kriegspiel::table_cmd::speaker;
 
@@ -71,6 +72,9 @@ struct Args {
     /// The journal; default: journal.sqlite in the user's data folder.
     #[arg(long, value_name = "FILE")]
     journal: Option<PathBuf>,
+    /// The players' terminals' socket (`kriegspiel player`); default: beside the journal.
+    #[arg(long, value_name = "PATH")]
+    player_socket: Option<PathBuf>,
     /// Show this table (1, 2, …) first instead of the overview.
     #[arg(long, value_name = "N")]
     open: Option<usize>,
@@ -312,29 +316,62 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let hall = match kriegspiel_hall::start(journal, specs.clone(), TimeMode::Real) {
+    // The window, the players' channel and each speaking table: a subscription each, from
+    // the hall's first event, so that a slow one lags alone and holds no other back.
+    let (hall, mut subscriptions) = match kriegspiel_hall::start_subscribed(
+        journal,
+        specs.clone(),
+        TimeMode::Real,
+        speakers.len() + 1,
+    ) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
         }
     };
+    let for_players = subscriptions.pop();
+    let socket = args
+        .player_socket
+        .clone()
+        .unwrap_or_else(|| default_socket(&path));
     let mut options = WindowOptions::new(path);
     options.sync_alert_after = Duration::from_secs(args.sync_alert);
     options.start_table = args.open;
     if demo {
         options.demo_timing = Some(HUMAN_PACE);
     }
-    // Each speaking table hears every event the window reads, from the first, on its own
-    // subscription: a slow speaker lags alone and never holds the window or the table back.
-    let relay = kriegspiel_window::relay();
     let voices: Vec<_> = speakers
         .into_iter()
-        .map(|(table, s)| spawn_speaker(relay.subscribe(), table, s, Duration::from_secs(10)))
+        .zip(subscriptions)
+        .map(|((table, s), events)| spawn_speaker(events, table, s, Duration::from_secs(10)))
         .collect();
-    options.relay = Some(relay);
+    // The same players' channel as `kriegspiel table` and `hall`: a table opened here can
+    // be played from players' terminals.
+    let players = match Players::open(&socket, hall.handle.clone()) {
+        Ok(p) => {
+            eprintln!(
+                "{PROGRAM}: players' terminals: kriegspiel player --socket {} --table N --color C --code CODE (the codes are on each table's page)",
+                socket.display()
+            );
+            if let Some(events) = for_players {
+                p.follow(events);
+            }
+            Some(p)
+        }
+        Err(e) => {
+            eprintln!("{PROGRAM}: warning: {e}; no players' terminals");
+            None
+        }
+    };
+    options.seats = players
+        .clone()
+        .map(|p| std::sync::Arc::new(SeatsOf(p)) as std::sync::Arc<dyn kriegspiel_window::Seats>);
     let result = kriegspiel_window::run(hall, &specs, options);
-    // The relay closed with the hall: each speaker says what it still has, then ends.
+    if let Some(p) = &players {
+        p.close_all("the console has stopped", true);
+    }
+    // The hall has stopped: each speaker says what it still has, then ends.
     for v in voices {
         let _ = v.join();
     }
@@ -344,6 +381,16 @@ fn main() -> ExitCode {
             eprintln!("{PROGRAM}: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The players' channel behind the window's seat buttons.
+#[derive(Debug)]
+struct SeatsOf(Players);
+
+impl kriegspiel_window::Seats for SeatsOf {
+    fn release(&self, table: TableNo, color: kriegspiel_referee::shakmaty::Color) -> bool {
+        self.0.release(table, color)
     }
 }
 

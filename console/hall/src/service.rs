@@ -193,7 +193,10 @@ impl std::fmt::Display for SeatNotice {
             }
             SeatChange::Released => write!(f, "table {t}: {c}'s seat released by the arbiter"),
             SeatChange::Refused { reason } => {
-                write!(f, "table {t}: a terminal asking for {c}'s seat was refused: {reason}")
+                write!(
+                    f,
+                    "table {t}: a terminal asking for {c}'s seat was refused: {reason}"
+                )
             }
         }
     }
@@ -251,7 +254,9 @@ impl From<JournalError> for HallError {
 #[derive(Debug, Clone)]
 pub struct HallHandle {
     commands: mpsc::UnboundedSender<HallCommand>,
-    events: broadcast::Sender<HallEvent>,
+    /// Weak: the hall's own tasks hold the channel open, so that every subscriber sees it
+    /// close when the hall stops, whoever still holds a handle.
+    events: broadcast::WeakSender<HallEvent>,
 }
 
 /// The hall has stopped.
@@ -319,12 +324,18 @@ impl HallHandle {
     /// Tells every subscriber what happened to a seat of the players' channel.
     pub fn seat(&self, notice: SeatNotice) {
         // No subscriber is not an error.
-        let _ = self.events.send(HallEvent::Seat(notice));
+        if let Some(events) = self.events.upgrade() {
+            let _ = events.send(HallEvent::Seat(notice));
+        }
     }
 
     /// A new subscriber, from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<HallEvent> {
-        self.events.subscribe()
+        match self.events.upgrade() {
+            Some(events) => events.subscribe(),
+            // The hall has stopped: a subscription that is closed already.
+            None => broadcast::channel(1).1,
+        }
     }
 }
 
@@ -543,7 +554,7 @@ pub fn start_subscribed(
     let subscriptions = (0..extra).map(|_| events_tx.subscribe()).collect();
     let handle = HallHandle {
         commands: commands_tx,
-        events: events_tx.clone(),
+        events: events_tx.downgrade(),
     };
     let (writer, journal) = JournalThread::spawn(journal).map_err(HallError::Runtime)?;
     let journal = match mode {
@@ -1029,8 +1040,7 @@ async fn run_table(
         };
         let at = stamp.arrived.unwrap_or_else(|| clock.now());
         let event = Event::new(at.max(table.now()), input);
-        let row = match EventRow::new(game, seq + 1, &event, wall_ms(), stamp.board_ms, stamp.seq)
-        {
+        let row = match EventRow::new(game, seq + 1, &event, wall_ms(), stamp.board_ms, stamp.seq) {
             Ok(row) => row,
             Err(e) => {
                 // An input the journal cannot keep is refused, never applied: the table plays on.

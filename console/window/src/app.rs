@@ -34,9 +34,8 @@ pub struct WindowOptions {
     pub export_dir: PathBuf,
     /// The table shown first (none: the overview).
     pub start_table: Option<TableNo>,
-    /// Every hall event the window reads is passed on here too, from the first (the
-    /// speakers subscribe to it: see [`crate::relay`]).
-    pub relay: Option<broadcast::Sender<HallEvent>>,
+    /// The players' channel, to release a seat (none: no players' socket).
+    pub seats: Option<Arc<dyn Seats>>,
 }
 
 impl WindowOptions {
@@ -47,9 +46,16 @@ impl WindowOptions {
             demo_timing: None,
             export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             start_table: None,
-            relay: None,
+            seats: None,
         }
     }
+}
+
+/// The players' channel as the window uses it: the arbiter frees a seat (its terminal is
+/// closed). Seat changes themselves reach the window as hall events.
+pub trait Seats: Send + Sync + std::fmt::Debug {
+    /// False if no terminal held the seat.
+    fn release(&self, table: TableNo, color: Color) -> bool;
 }
 
 /// The store shared with the thread that reads hall events.
@@ -81,22 +87,16 @@ fn look_up_setups(store: &SharedStore, journal: Option<&std::path::Path>) {
     }
 }
 
-/// Reads hall events into the store on its own thread, calling `wake` after each batch
-/// (the window passes `ctx.request_repaint`), and passes each on to `relay` (nobody
-/// listening there is no error). The set-ups of tables the window did not open are read
-/// from `journal` (none: they stay unknown). Ends when the hall stops, and the relay with it.
+/// Reads hall events into the store on its own thread (its own subscription: it lags
+/// alone), calling `wake` after each batch (the window passes `ctx.request_repaint`). The
+/// set-ups of tables the window did not open are read from `journal` (none: they stay
+/// unknown). Ends when the hall stops.
 pub fn spawn_reader(
     mut events: broadcast::Receiver<HallEvent>,
     store: SharedStore,
     journal: Option<PathBuf>,
-    relay: Option<broadcast::Sender<HallEvent>>,
     wake: impl Fn() + Send + 'static,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
-    let pass_on = move |e: &HallEvent| {
-        if let Some(r) = &relay {
-            let _ = r.send(e.clone());
-        }
-    };
     std::thread::Builder::new()
         .name("window-events".to_owned())
         .spawn(move || loop {
@@ -105,10 +105,7 @@ pub fn spawn_reader(
             {
                 let mut s = lock(&store);
                 match first {
-                    Ok(e) => {
-                        pass_on(&e);
-                        s.apply(&e, now);
-                    }
+                    Ok(e) => s.apply(&e, now),
                     Err(RecvError::Lagged(n)) => s.lost(n),
                     Err(RecvError::Closed) => {
                         s.notices.push("The hall has stopped.".to_owned());
@@ -120,10 +117,7 @@ pub fn spawn_reader(
                 // Whatever else is already queued, under the same lock: one repaint.
                 loop {
                     match events.try_recv() {
-                        Ok(e) => {
-                            pass_on(&e);
-                            s.apply(&e, now);
-                        }
+                        Ok(e) => s.apply(&e, now),
                         Err(broadcast::error::TryRecvError::Lagged(n)) => s.lost(n),
                         Err(_) => break,
                     }
@@ -920,6 +914,33 @@ impl ArbiterApp {
                     text = text.strong();
                 }
                 ui.label(text);
+            }
+            ui.separator();
+            ui.label(big("Seats"));
+            for c in Color::ALL {
+                let code = &t.seat_codes[c];
+                match t.seated[c] {
+                    Some((since, voice)) => {
+                        let kind = if voice { "voice terminal" } else { "terminal" };
+                        ui.label(
+                            RichText::new(format!(
+                                "{}: {kind} connected for {} s · code {code}",
+                                color_name(c),
+                                now.saturating_duration_since(since).as_secs()
+                            ))
+                            .color(GOOD),
+                        );
+                        if let Some(seats) = &self.options.seats {
+                            let b = ui.button(format!("Release {}'s seat", color_name(c)));
+                            if b.clicked() {
+                                seats.release(t.no, c);
+                            }
+                        }
+                    }
+                    None => {
+                        ui.label(format!("{}: no terminal · code {code}", color_name(c)));
+                    }
+                }
             }
             ui.separator();
             ui.label(big("Links"));

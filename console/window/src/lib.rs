@@ -16,7 +16,7 @@ pub mod store;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-pub use app::{export, spawn_reader, ArbiterApp, SharedStore, WindowOptions};
+pub use app::{export, spawn_reader, ArbiterApp, Seats, SharedStore, WindowOptions};
 use kriegspiel_hall::{HallCommand, RunningHall, TableSpec};
 pub use store::{Alert, AlertKind, Heard, Store, TableState};
 
@@ -39,12 +39,6 @@ impl fmt::Display for WindowError {
 
 impl std::error::Error for WindowError {}
 
-/// A channel for [`WindowOptions::relay`]: subscribe to it (before [`run`]) to hear every
-/// hall event the window reads, from the first, e.g. to speak a table's announcements.
-pub fn relay() -> tokio::sync::broadcast::Sender<kriegspiel_hall::HallEvent> {
-    tokio::sync::broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE).0
-}
-
 /// A modal dialog, named in the AccessKit tree (a screen reader says its name when it opens).
 pub(crate) fn dialog(id: &str, name: &str) -> egui::Modal {
     let id = egui::Id::unique(id);
@@ -65,7 +59,7 @@ pub fn store_for(specs: &[TableSpec]) -> SharedStore {
 pub fn run(
     hall: RunningHall,
     specs: &[TableSpec],
-    mut options: WindowOptions,
+    options: WindowOptions,
 ) -> Result<(), WindowError> {
     let RunningHall {
         handle,
@@ -81,8 +75,6 @@ pub fn run(
         ..Default::default()
     };
     let app_handle = handle.clone();
-    // The reader's: the relay closes when the reader ends with the hall.
-    let relay = options.relay.take();
     let mut reader_error = None;
     let result = eframe::run_native(
         "Kriegspiel arbiter",
@@ -91,7 +83,7 @@ pub fn run(
             ArbiterApp::style(&cc.egui_ctx);
             let ctx = cc.egui_ctx.clone();
             let journal = Some(options.journal.clone());
-            if let Err(e) = spawn_reader(events, store.clone(), journal, relay, move || {
+            if let Err(e) = spawn_reader(events, store.clone(), journal, move || {
                 ctx.request_repaint();
             }) {
                 reader_error = Some(e);

@@ -81,7 +81,7 @@ fn start(dir: &Path, specs: Vec<TableSpec>, mode: TimeMode, window: &Window) -> 
     let running = kriegspiel_hall::start(journal, specs, mode).unwrap();
     let store = store_for(&window.known);
     let reader_journal = window.reader_reads_journal.then(|| journal_path.clone());
-    spawn_reader(running.events, store.clone(), reader_journal, None, || {}).unwrap();
+    spawn_reader(running.events, store.clone(), reader_journal, || {}).unwrap();
     let mut options = WindowOptions::new(journal_path);
     options.export_dir = dir.to_owned();
     options.demo_timing = window.demo_timing;
