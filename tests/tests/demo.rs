@@ -95,6 +95,11 @@ fn the_fast_demo_takes_the_table_options_in_any_order() {
     assert!(out.status.success(), "{stderr}");
     let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     assert_eq!(last["result"], "1-0", "{stdout}");
+    // JSON lines only: jq reads it whole; the header went to standard error.
+    for l in stdout.lines() {
+        assert!(serde_json::from_str::<Value>(l).is_ok(), "not JSON: {l}");
+    }
+    assert!(stderr.contains("Demo: "), "{stderr}");
     // Both games are in the journal.
     assert_eq!(
         pgn_check::read_all(&export(&journal, "pgn")).unwrap().len(),

@@ -169,6 +169,36 @@ fn a_round_of_two_tables_decided_from_standard_input() {
     );
 }
 
+/// A hall of one table names its table in every line too, as the README says.
+#[test]
+fn a_hall_of_one_table_tags_its_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let round = dir.path().join("round.toml");
+    std::fs::write(&round, "[[table]]\nname = \"solo\"\n").unwrap();
+    let mut hall = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["hall", "--no-speech", "--config"])
+        .arg(&round)
+        .arg("--journal")
+        .arg(dir.path().join("j.sqlite"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = hall.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"color":"white","resign":true}}"#).unwrap();
+    drop(stdin);
+    let out = hall.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.len() >= 3, "{stdout}");
+    assert!(lines.iter().all(|v| v["table"] == 1), "{stdout}");
+}
+
 #[test]
 fn export_refuses_what_is_not_there() {
     let dir = tempfile::tempdir().unwrap();

@@ -131,7 +131,10 @@ pub fn run(args: Args) -> ExitCode {
                 "Demo: {name} on two simulated boards{}.\nHouse rules: only your own men carry magnets; guess men of the other colour are unmagnetised.\n",
                 if args.fast { " (simulated time)" } else { "" }
             );
-            if !print_text(&header) {
+            // With --json standard output carries JSON lines only (jq reads it whole).
+            if args.json {
+                eprint!("{header}");
+            } else if !print_text(&header) {
                 return ExitCode::SUCCESS;
             }
             let mode = if args.fast {

@@ -322,7 +322,8 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let specs = entries.into_iter().map(|e| e.spec).collect();
-    play(journal, specs, speakers, args.player_socket, PROGRAM)
+    // A hall's lines name their table, however many it has.
+    play(journal, specs, speakers, args.player_socket, PROGRAM, true)
 }
 
 /// Every table's speakers, built at once on a thread each (opening a device or reaching

@@ -141,6 +141,7 @@ pub fn run(args: Args) -> ExitCode {
         speaker.map(|s| (1, s)).into_iter().collect(),
         args.player_socket.clone(),
         PROGRAM,
+        false,
     )
 }
 
@@ -154,6 +155,7 @@ pub fn play(
     speakers: Vec<(TableNo, Speakers)>,
     players_socket: Option<PathBuf>,
     program: &'static str,
+    tag_tables: bool,
 ) -> ExitCode {
     let mode = TimeMode::Real;
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
@@ -192,7 +194,7 @@ pub fn play(
         }
     };
     spawn_keypad(hall.handle.clone(), program, tables, players.clone());
-    let mut lines = Lines::new(tables > 1);
+    let mut lines = Lines::new(tag_tables);
     let mut events = hall.events;
     let mut open = tables;
     let mut code = ExitCode::SUCCESS;

@@ -301,6 +301,11 @@ fn main() -> ExitCode {
         }
     };
     let Tables { specs, demo, .. } = tables;
+    // Before the journal: without a display nothing is started, nothing journaled.
+    if let Some(why) = kriegspiel_window::cannot_open() {
+        eprintln!("{PROGRAM}: {why}");
+        return ExitCode::FAILURE;
+    }
     let path = match journal_path(args.journal.clone()) {
         Ok(p) => p,
         Err(e) => {

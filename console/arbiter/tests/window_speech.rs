@@ -205,6 +205,8 @@ fn without_a_display_the_window_says_so_plainly() {
         "{err}"
     );
     assert!(!err.contains(".rs:"), "{err}");
+    // Checked first: no game was journaled (no journal was even made).
+    assert!(!dir.path().join("j.sqlite").exists(), "{err}");
 }
 
 #[test]

@@ -103,6 +103,12 @@ pub fn run(
     result.map_err(|e| WindowError::Open(readable(&e.to_string(), display_named())))
 }
 
+/// Why the window cannot open at all (no display named), said before anything is started
+/// or journaled; `None` when it may try.
+pub fn cannot_open() -> Option<String> {
+    (!display_named()).then(|| readable("", false))
+}
+
 /// Whether the environment names a display the window could open on.
 fn display_named() -> bool {
     ["DISPLAY", "WAYLAND_DISPLAY"]
