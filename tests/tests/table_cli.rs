@@ -353,6 +353,9 @@ fn after_a_crash_the_thinking_time_counts_and_the_downtime_does_not() {
         "berkeley",
         "--clock",
         "5+0",
+        // Its clock runs from the opening, as a round's clocks do once started.
+        "--clock-start",
+        "at-once",
         "--no-speech",
         "--white",
         "/nonexistent/w",
@@ -410,4 +413,42 @@ fn after_a_crash_the_thinking_time_counts_and_the_downtime_does_not() {
         "White used {used} ms, the last heartbeat at {beat} ms: {paused}"
     );
     assert_eq!(paused["clock"]["black"], 300_000, "{paused}");
+}
+
+/// A clocked table with no board plugged in: no clock runs until the arbiter starts them,
+/// then the side to move's does, and both players hear it.
+#[test]
+fn the_clocks_wait_for_the_arbiter_to_start_them() {
+    use kriegspiel_tests::console::Console;
+    let dir = tempfile::tempdir().unwrap();
+    let mut table = Console::start(
+        &dir.path().join("j.sqlite"),
+        "cincinnati",
+        &["--clock", "1+0"],
+        true,
+    );
+    let waiting = table.expect("the clocks standing", |v| v.get("clock").is_some());
+    assert_eq!(
+        waiting["clock"]["running"],
+        serde_json::Value::Null,
+        "{waiting}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    table.command(r#"{"arbiter":"start"}"#);
+    let said = table.expect("the clocks started", |v| v["public"] == "clocks-started");
+    assert_eq!(said["text"], "The clocks are started. White to move.");
+    assert_eq!(said["heard_by"], "both");
+    let running = table.expect("White's clock running", |v| v.get("clock").is_some());
+    assert_eq!(running["clock"]["running"], "white");
+    // Nothing ran before the start.
+    assert_eq!(running["clock"]["white"], 60_000, "{running}");
+    table.command(r#"{"arbiter":"start"}"#);
+    let refused = table.expect("a second start refused", |v| v["note"] == "refused");
+    assert!(
+        refused["text"]
+            .as_str()
+            .unwrap()
+            .contains("started already"),
+        "{refused}"
+    );
 }

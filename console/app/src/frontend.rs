@@ -48,6 +48,10 @@ pub struct GameArgs {
     /// Time control MINUTES+SECONDS (e.g. 25+10), or none.
     #[arg(long)]
     pub clock: Option<String>,
+    /// When the clocks start: arbiter (his `start` command or the window's button; the
+    /// default), boards (when both boards are connected and in sync), at-once.
+    #[arg(long, value_name = "WHEN")]
+    pub clock_start: Option<String>,
 }
 
 impl GameArgs {
@@ -79,6 +83,9 @@ impl GameArgs {
         }
         if let Some(c) = &self.clock {
             setup.time_control.clone_from(c);
+        }
+        if let Some(c) = &self.clock_start {
+            setup.clock_start.clone_from(c);
         }
         // Refuse a bad set-up now, naming the option.
         setup.config().map_err(|e| {
@@ -264,6 +271,8 @@ pub enum Command {
     Input(Input),
     /// The arbiter frees a seat of the players' channel (`{"arbiter":"release white"}`).
     Release(Color),
+    /// The arbiter starts every table's clocks (`{"arbiter":"start all"}`).
+    StartAll,
 }
 
 /// One command line from a player's keypad or the arbiter's desk: the table it is for
@@ -294,6 +303,9 @@ pub fn parse_command(line: &str) -> Result<(TableNo, Command), String> {
             .as_str()
             .ok_or("\"arbiter\" takes the action as text, e.g. \"pause\" or \"put e4 Q\"")?;
         let words: Vec<&str> = words.split_whitespace().collect();
+        if let ["start", "all"] = words.as_slice() {
+            return Ok((table, Command::StartAll));
+        }
         if let ["release", color] = words.as_slice() {
             let color = color.parse::<Color>().map_err(|_| {
                 format!(
@@ -414,6 +426,14 @@ pub fn spawn_keypad(
                     ),
                     Err(kriegspiel_hall::InputError::Gone(_)) => return,
                 },
+                Ok((_, Command::StartAll)) => {
+                    for table in 1..=tables {
+                        let start = Input::Arbiter(kriegspiel_table::ArbiterAction::StartClocks);
+                        if hall.input(table, start).is_err() {
+                            return;
+                        }
+                    }
+                }
                 Ok((table, Command::Release(color))) => {
                     let released = players.as_ref().is_some_and(|p| p.release(table, color));
                     if !released {
@@ -604,6 +624,7 @@ mod tests {
         let ok = |l: &str| match parse_command(l).unwrap() {
             (table, Command::Input(i)) => (table, i),
             (_, Command::Release(c)) => panic!("a release of {c}"),
+            (_, Command::StartAll) => panic!("a start of every table"),
         };
         assert_eq!(
             ok(r#"{"color":"white","promote":"n"}"#),
@@ -682,6 +703,17 @@ mod tests {
             (2, Command::Release(Color::Black))
         );
         assert!(parse_command(r#"{"arbiter":"release everyone"}"#).is_err());
+        assert_eq!(
+            parse_command(r#"{"arbiter":"start all"}"#).unwrap().1,
+            Command::StartAll
+        );
+        assert_eq!(
+            ok(r#"{"table":2,"arbiter":"start"}"#),
+            (
+                2,
+                Input::Arbiter(kriegspiel_table::ArbiterAction::StartClocks)
+            )
+        );
     }
 
     /// An arbiter's action the journal could not keep is refused with its reason, before

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use crate::frontend::{open_journal, SpeechArgs};
 use crate::speech::{AudioKey, AudioOptions, Speakers};
 use crate::table_cmd::play;
+use kriegspiel_speech::setup;
 
 const PROGRAM: &str = "kriegspiel hall";
 
@@ -59,7 +60,14 @@ struct RoundTable {
 /// [`TableSetup`]) and the audio keys (those of `kriegspiel table`'s audio options).
 fn table_keys() -> Vec<String> {
     let mut keys = vec!["name".to_owned(), "white".to_owned(), "black".to_owned()];
-    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(TableSetup::default()) {
+    // Every field, those left out of the journal when they hold their default included.
+    let every = TableSetup {
+        clock_start: kriegspiel_hall::setup::CLOCK_START_FOR_PEOPLE
+            .id()
+            .to_owned(),
+        ..TableSetup::default()
+    };
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(every) {
         keys.extend(
             fields
                 .keys()
@@ -105,6 +113,14 @@ impl RoundTable {
             )));
         }
         let audio = SpeechArgs::from_round_table(&mut t).map_err(named)?;
+        // A round's clocks wait for the arbiter unless the file says otherwise.
+        t.entry("clock_start").or_insert_with(|| {
+            toml::Value::String(
+                kriegspiel_hall::setup::CLOCK_START_FOR_PEOPLE
+                    .id()
+                    .to_owned(),
+            )
+        });
         // `options = { strict = true }` is the natural TOML for the rules' option texts.
         if let Some(toml::Value::Table(options)) = t.get_mut("options") {
             for (_, v) in options.iter_mut() {
@@ -307,13 +323,23 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let speakers = match table_speakers(&entries) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{PROGRAM}: {e}");
-            return ExitCode::from(2);
+    // speech-dispatcher is asked once for the whole hall, while the devices are checked and
+    // the journal opens; the speakers are built from its answer.
+    let wants_dispatcher = entries.iter().any(|e| e.audio.wants_dispatcher());
+    let probing = std::thread::spawn(move || setup::probe(wants_dispatcher));
+    // Every named device is opened once, whatever the speech options (--no-speech,
+    // no_speech): a round file naming a missing device is refused either way.
+    let audio: Vec<&AudioOptions> = entries.iter().map(|e| &e.audio).collect();
+    let mut checked = Vec::with_capacity(entries.len());
+    for (entry, c) in entries.iter().zip(setup::check_all(&audio)) {
+        match c {
+            Ok(c) => checked.push(c),
+            Err(e) => {
+                eprintln!("{PROGRAM}: {}: {}", entry.label, e.in_round_file());
+                return ExitCode::from(2);
+            }
         }
-    };
+    }
     let journal = match open_journal(PROGRAM, args.journal) {
         Ok(j) => j,
         Err(e) => {
@@ -321,41 +347,53 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let speakers = match table_speakers(&entries, checked, || {
+        probing.join().unwrap_or_else(|_| setup::Probe {
+            dispatcher: Some(Err("the probe failed".to_owned())),
+            no_audio: None,
+        })
+    }) {
+        Ok((speakers, summary)) => {
+            if let Some(line) = summary {
+                eprintln!("{PROGRAM}: speech: {line}");
+            }
+            speakers
+        }
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let specs = entries.into_iter().map(|e| e.spec).collect();
     // A hall's lines name their table, however many it has.
     play(journal, specs, speakers, args.player_socket, PROGRAM, true)
 }
 
-/// Every table's speakers, built at once on a thread each (opening a device or reaching
-/// speech-dispatcher may take seconds; a hung one costs its table's room speaker, not the
-/// others). The error names the file, the table and the key.
-fn table_speakers(entries: &[RoundEntry]) -> Result<Vec<(TableNo, Speakers)>, String> {
-    let built: Vec<_> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let audio = e.audio.clone();
-            let label = e.label.clone();
-            let lang = e.spec.setup.config().map(|c| c.lang);
-            std::thread::spawn(move || -> Result<(TableNo, Speakers), String> {
-                let lang = lang.map_err(|err| format!("{label}: {err}"))?;
-                let program = format!("{PROGRAM}: {label}");
-                kriegspiel_speech::setup::build(&program, lang, &audio)
-                    .map(|s| (i + 1, s))
-                    .map_err(|err| format!("{label}: {}", err.in_round_file()))
-            })
-        })
-        .collect();
-    let mut speakers = Vec::new();
-    for handle in built {
-        let (table, s) = handle
-            .join()
-            .map_err(|_| "the speakers could not be started".to_owned())??;
-        if !s.is_silent() {
-            speakers.push((table, s));
-        }
+/// Every table's speakers, from its checked options (`checked`, in the tables' order) and
+/// one probe for the whole hall (`probe`, called once: speech-dispatcher absent or hung
+/// costs the hall one try, not one per table), and the one summary line for the hall
+/// ([`setup::summary`]). The error names the file, the table and the key.
+fn table_speakers(
+    entries: &[RoundEntry],
+    checked: Vec<setup::Checked>,
+    probe: impl FnOnce() -> setup::Probe,
+) -> Result<(Vec<(TableNo, Speakers)>, Option<String>), String> {
+    let mut tables = Vec::with_capacity(entries.len());
+    for (i, (e, c)) in entries.iter().zip(checked).enumerate() {
+        let lang = e
+            .spec
+            .setup
+            .config()
+            .map_err(|err| format!("{}: {err}", e.label))?
+            .lang;
+        tables.push((i + 1, lang, c));
     }
-    Ok(speakers)
+    setup::build_all(&tables, probe).map_err(|(table, err)| {
+        let label = entries
+            .get(table.saturating_sub(1))
+            .map_or_else(|| format!("table {table}"), |e| e.label.clone());
+        format!("{label}: {}", err.in_round_file())
+    })
 }
 
 #[cfg(test)]

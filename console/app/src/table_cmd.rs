@@ -77,6 +77,9 @@ fn table_spec(args: &Args) -> Result<TableSpec, String> {
         (None, _) => {}
     }
     let setup = game.apply(TableSetup {
+        clock_start: kriegspiel_hall::setup::CLOCK_START_FOR_PEOPLE
+            .id()
+            .to_owned(),
         white_board_id: args.white_board_id,
         black_board_id: args.black_board_id,
         white_without_board: args.white.is_none(),
@@ -195,6 +198,7 @@ pub fn play(
     };
     spawn_keypad(hall.handle.clone(), program, tables, players.clone());
     let mut lines = Lines::new(tag_tables);
+    let mut waiting_said = std::collections::HashSet::new();
     let mut events = hall.events;
     let mut open = tables;
     let mut code = ExitCode::SUCCESS;
@@ -225,6 +229,14 @@ pub fn play(
         }
         if let HallEvent::Seat(notice) = &e {
             eprintln!("{program}: {notice}");
+        }
+        if let HallEvent::View(v) = &e {
+            if v.clocks_waiting && waiting_said.insert(v.table) {
+                eprintln!(
+                    "{program}: table {}: the clocks wait for the arbiter: {{\"table\":{},\"arbiter\":\"start\"}} (every table: {{\"arbiter\":\"start all\"}})",
+                    v.table, v.table
+                );
+            }
         }
         if let HallEvent::Link {
             table,

@@ -225,6 +225,9 @@ fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
             game.rules = Some(r.clone());
         }
         let setup = game.apply(TableSetup {
+            clock_start: kriegspiel_hall::setup::CLOCK_START_FOR_PEOPLE
+                .id()
+                .to_owned(),
             white_board_id: args.white_board_id,
             black_board_id: args.black_board_id,
             ..TableSetup::default()

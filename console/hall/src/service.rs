@@ -87,6 +87,8 @@ pub struct TableView {
     pub paused: bool,
     pub result: Option<Option<GameResult>>,
     pub clocks: Option<(kriegspiel_referee::shakmaty::ByColor<Millis>, Option<Color>)>,
+    /// A timed game whose clocks wait to be started (the overview says "waiting to start").
+    pub clocks_waiting: bool,
     /// What each board shows, and whether it matches the official position.
     pub boards: [(Bitboard, bool); 2],
     pub touched: [Option<Square>; 2],
@@ -915,6 +917,7 @@ pub fn view(no: TableNo, table: &Table) -> TableView {
         paused: table.is_paused(),
         result: table.result(),
         clocks: table.clocks(),
+        clocks_waiting: table.clocks_waiting(),
         boards: Color::ALL.map(|c| (table.occupancy(c), table.in_sync(c))),
         touched: Color::ALL.map(|c| table.touched(c)),
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use kriegspiel_referee::{GameConfig, Lang, Options, Referee, RuleSet};
-use kriegspiel_table::{TableConfig, TimeControl, TouchMove, GUIDE_MS, SETTLE_MS};
+use kriegspiel_table::{ClockStart, TableConfig, TimeControl, TouchMove, GUIDE_MS, SETTLE_MS};
 use serde::{Deserialize, Serialize};
 
 /// One table's game, in words.
@@ -30,6 +30,13 @@ pub struct TableSetup {
     /// `MINUTES+SECONDS` or `none`.
     #[serde(default = "default_clock")]
     pub time_control: String,
+    /// When a timed game's clocks start: `arbiter`, `boards` or `at-once`. A journal's game
+    /// without it started them at once (as every game did before the choice existed).
+    #[serde(
+        default = "default_clock_start",
+        skip_serializing_if = "starts_at_once"
+    )]
+    pub clock_start: String,
     #[serde(default)]
     pub white_player: Option<String>,
     #[serde(default)]
@@ -69,6 +76,18 @@ fn default_clock() -> String {
     "none".to_owned()
 }
 
+fn default_clock_start() -> String {
+    ClockStart::AtOnce.id().to_owned()
+}
+
+fn starts_at_once(s: &str) -> bool {
+    s == ClockStart::AtOnce.id()
+}
+
+/// What a console opened by a person asks when nothing is said: the clocks wait for the
+/// arbiter, so that no clock runs before the round begins.
+pub const CLOCK_START_FOR_PEOPLE: ClockStart = ClockStart::Arbiter;
+
 impl Default for TableSetup {
     fn default() -> TableSetup {
         TableSetup {
@@ -80,6 +99,7 @@ impl Default for TableSetup {
             settle_ms: SETTLE_MS,
             guide_ms: GUIDE_MS,
             time_control: default_clock(),
+            clock_start: default_clock_start(),
             white_player: None,
             black_player: None,
             white_board_id: None,
@@ -170,6 +190,10 @@ impl TableSetup {
             .time_control
             .parse()
             .map_err(|e| field("time_control")(format!("{e}")))?;
+        let clock_start: ClockStart = self
+            .clock_start
+            .parse()
+            .map_err(|e| field("clock_start")(format!("{e}")))?;
         let mut options = Options::default();
         for (k, v) in &self.options {
             options
@@ -192,6 +216,7 @@ impl TableSetup {
             settle_ms: self.settle_ms,
             guide_ms: self.guide_ms,
             time_control,
+            clock_start,
             board_ids: shakmaty_by_color(self.white_board_id, self.black_board_id),
             without_board: kriegspiel_referee::shakmaty::ByColor {
                 white: self.white_without_board,

@@ -246,6 +246,7 @@ fn outputs(w: &Wording, squares: &[Square]) -> Vec<Output> {
         PublicMessage::MoveTakenBack,
         PublicMessage::BoardsSwapped,
         PublicMessage::SameBoardId(7),
+        PublicMessage::ClocksStarted(Color::White),
     ] {
         out.push(Output::Public { message });
     }

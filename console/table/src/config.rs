@@ -53,6 +53,42 @@ impl core::str::FromStr for TouchMove {
     }
 }
 
+/// When a timed game's clocks start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum ClockStart {
+    /// When the table opens (games journaled before the choice existed, simulated demos).
+    #[default]
+    AtOnce,
+    /// When the arbiter starts them (`start` action): the round begins when he says so.
+    Arbiter,
+    /// When both players' boards are connected and show the official position (or the
+    /// arbiter starts them first).
+    Boards,
+}
+
+impl ClockStart {
+    pub const fn id(self) -> &'static str {
+        match self {
+            ClockStart::AtOnce => "at-once",
+            ClockStart::Arbiter => "arbiter",
+            ClockStart::Boards => "boards",
+        }
+    }
+}
+
+impl core::str::FromStr for ClockStart {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<ClockStart, Error> {
+        match s {
+            "at-once" => Ok(ClockStart::AtOnce),
+            "arbiter" => Ok(ClockStart::Arbiter),
+            "boards" => Ok(ClockStart::Boards),
+            _ => Err(Error::BadClockStart(s.to_owned())),
+        }
+    }
+}
+
 /// Everything a table needs before the first event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableConfig {
@@ -66,6 +102,8 @@ pub struct TableConfig {
     pub guide_ms: u32,
     /// Base time and increment; `None` plays without a clock.
     pub time_control: TimeControl,
+    /// When the clocks start.
+    pub clock_start: ClockStart,
     /// The board id each player's board should report (none: learnt at its first connection).
     pub board_ids: ByColor<Option<u32>>,
     /// Players without a reed board: the table keeps their board (it follows the official
@@ -89,6 +127,7 @@ impl TableConfig {
             settle_ms: SETTLE_MS,
             guide_ms: GUIDE_MS,
             time_control: TimeControl::None,
+            clock_start: ClockStart::AtOnce,
             board_ids: ByColor::default(),
             without_board: ByColor::default(),
         }

@@ -12,6 +12,7 @@ pub enum Error {
     SettleOutOfRange(u32),
     GuideOutOfRange(u32),
     BadTouchMove(String),
+    BadClockStart(String),
     /// A trace file line that does not follow docs/TRACE-FORMAT.md.
     Trace {
         line: usize,
@@ -47,6 +48,10 @@ impl fmt::Display for Error {
                     "unknown touch-move mode '{s}' (known: strict, warn, off)"
                 )
             }
+            Error::BadClockStart(s) => write!(
+                f,
+                "unknown clock start '{s}' (known: arbiter, boards, at-once)"
+            ),
             Error::Trace { line, message } => write!(f, "trace line {line}: {message}"),
         }
     }
@@ -59,6 +64,7 @@ impl std::error::Error for Error {
             Error::SettleOutOfRange(_)
             | Error::GuideOutOfRange(_)
             | Error::BadTouchMove(_)
+            | Error::BadClockStart(_)
             | Error::Trace { .. } => None,
         }
     }

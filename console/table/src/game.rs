@@ -41,6 +41,8 @@ pub enum ArbiterAction {
     },
     /// Says the last public announcement again.
     Repeat,
+    /// Starts the clocks of a timed game that waits for them.
+    StartClocks,
 }
 
 impl ArbiterAction {
@@ -56,6 +58,7 @@ impl ArbiterAction {
             ArbiterAction::Adjudicate { .. } => "adjudicate",
             ArbiterAction::Void { .. } => "void",
             ArbiterAction::Repeat => "repeat",
+            ArbiterAction::StartClocks => "start",
         }
     }
 }
@@ -117,6 +120,8 @@ pub enum PublicMessage {
     BoardsSwapped,
     /// Both ports report the same board id.
     SameBoardId(u32),
+    /// The clocks have started; that side is to move.
+    ClocksStarted(Color),
 }
 
 /// For the arbiter only.
@@ -147,6 +152,7 @@ impl PublicMessage {
             PublicMessage::GameEnded(_) => "game-ended",
             PublicMessage::BoardsSwapped => "boards-swapped",
             PublicMessage::SameBoardId(_) => "same-board-id",
+            PublicMessage::ClocksStarted(_) => "clocks-started",
         }
     }
 
@@ -159,6 +165,7 @@ impl PublicMessage {
                 end.termination.id().to_owned(),
             ],
             PublicMessage::SameBoardId(id) => vec![id.to_string()],
+            PublicMessage::ClocksStarted(c) => vec![c.to_string()],
             PublicMessage::Paused
             | PublicMessage::Resumed
             | PublicMessage::PositionCorrected
@@ -214,6 +221,15 @@ impl PublicMessage {
             }
             (PublicMessage::SameBoardId(id), Lang::Ru) => {
                 format!("Обе доски сообщают один номер: {id}.")
+            }
+            (PublicMessage::ClocksStarted(c), Lang::En) => {
+                format!("The clocks are started. {} to move.", side(*c))
+            }
+            (PublicMessage::ClocksStarted(c), Lang::Fr) => {
+                format!("Les pendules sont lancées. {} jouent.", side(*c))
+            }
+            (PublicMessage::ClocksStarted(c), Lang::Ru) => {
+                format!("Часы пущены. Ходят {}.", side(*c).to_lowercase())
             }
         }
     }

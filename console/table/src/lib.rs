@@ -16,7 +16,9 @@ mod table;
 pub mod trace;
 
 pub use clock::{Clock, TimeControl};
-pub use config::{TableConfig, TouchMove, GUIDE_MS, GUIDE_RANGE, SETTLE_MS, SETTLE_RANGE};
+pub use config::{
+    ClockStart, TableConfig, TouchMove, GUIDE_MS, GUIDE_RANGE, SETTLE_MS, SETTLE_RANGE,
+};
 pub use error::Error;
 pub use game::{ArbiterAction, ArbiterNote, PublicMessage, TableEnd, Termination};
 pub use input::{BoardInput, Event, Input};

@@ -62,6 +62,7 @@ pub fn json(w: &Wording, lang: Lang, o: &Output) -> Value {
                 }
                 PublicMessage::DrawOffered(c) => v["color"] = json!(c.to_string()),
                 PublicMessage::SameBoardId(id) => v["board_id"] = json!(id),
+                PublicMessage::ClocksStarted(c) => v["to_move"] = json!(c.to_string()),
                 PublicMessage::Paused
                 | PublicMessage::Resumed
                 | PublicMessage::PositionCorrected

@@ -15,7 +15,7 @@ use crate::input::{BoardInput, Event, Input};
 use crate::output::{Output, PrivateMessage};
 use crate::own_board::has_possible_try;
 use crate::recognizer::{castling_rook, made_with, with_promotion, Recognizer, Standing, Status};
-use crate::{Error, Millis, TableConfig, TouchMove};
+use crate::{ClockStart, Error, Millis, TableConfig, TouchMove};
 
 /// Timers due at one instant are handled in one pass; a pass always settles what it handled,
 /// so this bound is never reached in practice and only guards against a loop.
@@ -57,6 +57,10 @@ pub struct Table {
     same_id: bool,
     /// The last public announcement, for the arbiter's "repeat".
     last_public: Option<Output>,
+    /// A timed game whose clocks wait for the arbiter (or the boards) to start them.
+    clocks_waiting: bool,
+    /// Each board has sent its snapshot since it (re)connected: it is known to be there.
+    board_seen: ByColor<bool>,
 }
 
 impl Table {
@@ -67,7 +71,8 @@ impl Table {
         let wording = Wording::new(config.game.rules, config.game.options, config.lang);
         let pos = referee.position();
         let mut clock = Clock::new(config.time_control);
-        if let Some(c) = &mut clock {
+        let clocks_waiting = clock.is_some() && config.clock_start != ClockStart::AtOnce;
+        if let Some(c) = clock.as_mut().filter(|_| !clocks_waiting) {
             c.start(pos.turn(), at);
         }
         let mut table = Table {
@@ -90,6 +95,8 @@ impl Table {
             swapped: false,
             same_id: false,
             last_public: None,
+            clocks_waiting,
+            board_seen: ByColor::default(),
         };
         let mut out = vec![Output::Started {
             report: *table.referee.last_report(),
@@ -118,6 +125,14 @@ impl Table {
                 let touch_move = self.config.touch_move != TouchMove::Off;
                 self.board_mut(color)
                     .apply(input, at, &pos, his_turn, touch_move);
+                match input {
+                    BoardInput::Snapshot(_) => self.board_seen[color] = true,
+                    BoardInput::Disconnected => self.board_seen[color] = false,
+                    _ => {}
+                }
+                if self.config.clock_start == ClockStart::Boards && self.boards_ready() {
+                    self.start_clocks(at, &mut out);
+                }
             }
             Input::Resign { color } => {
                 if self.is_over() {
@@ -420,6 +435,18 @@ impl Table {
                 };
                 self.finish(end, at, out);
             }
+            ArbiterAction::StartClocks => {
+                if over {
+                    return Self::refuse(out, &action, "the game is over");
+                }
+                if self.clock.is_none() {
+                    return Self::refuse(out, &action, "the game has no clocks");
+                }
+                if !self.clocks_waiting {
+                    return Self::refuse(out, &action, "the clocks have started already");
+                }
+                self.start_clocks(at, out);
+            }
             ArbiterAction::Repeat => match self.last_public.clone() {
                 Some(o) => out.push(Output::Repeated {
                     output: Box::new(o),
@@ -467,7 +494,8 @@ impl Table {
             | ArbiterAction::TakeBack
             | ArbiterAction::Adjudicate { .. }
             | ArbiterAction::Void { .. }
-            | ArbiterAction::Repeat => return Err("not a correction".to_owned()),
+            | ArbiterAction::Repeat
+            | ArbiterAction::StartClocks => return Err("not a correction".to_owned()),
         };
         let wanted = setup.castling_rights;
         let pos = Chess::from_setup(setup, CastlingMode::Standard)
@@ -497,9 +525,35 @@ impl Table {
         self.restart_clock(at);
     }
 
+    /// Both players' boards are there and show the official position (a player without a
+    /// board counts as ready).
+    fn boards_ready(&self) -> bool {
+        Color::ALL
+            .into_iter()
+            .all(|c| self.config.without_board[c] || (self.board_seen[c] && self.in_sync(c)))
+    }
+
+    /// Starts the waiting clocks: the side to move's runs from now; both players hear it.
+    fn start_clocks(&mut self, at: Millis, out: &mut Vec<Output>) {
+        if !self.clocks_waiting || self.is_over() {
+            return;
+        }
+        self.clocks_waiting = false;
+        self.restart_clock(at);
+        out.push(Output::Public {
+            message: PublicMessage::ClocksStarted(self.referee.turn()),
+        });
+        self.push_clock(out);
+    }
+
+    /// Whether a timed game's clocks still wait to be started.
+    pub fn clocks_waiting(&self) -> bool {
+        self.clocks_waiting
+    }
+
     fn restart_clock(&mut self, at: Millis) {
         let turn = self.referee.turn();
-        let running = !self.paused && !self.is_over();
+        let running = !self.paused && !self.is_over() && !self.clocks_waiting;
         if let Some(c) = &mut self.clock {
             if running {
                 c.start(turn, at);
@@ -772,7 +826,8 @@ impl Table {
             }
             let ended = report.end.is_some();
             if let Some(c) = &mut self.clock {
-                if ended {
+                if ended || self.clocks_waiting {
+                    // Before the clocks start no time runs and no increment is given.
                     c.stop(at);
                 } else {
                     c.moved(color, at);

@@ -521,7 +521,7 @@ pub fn parse_event(line: &str) -> Result<Event, String> {
 /// `fen FEN`, `takeback`, `adjudicate 1-0 REASON`, `void REASON`, `repeat`.
 pub fn parse_action(words: &[&str]) -> Result<ArbiterAction, String> {
     let Some((&what, rest)) = words.split_first() else {
-        return Err("arbiter needs an action (pause, resume, put, remove, fen, takeback, adjudicate, void, repeat)".to_owned());
+        return Err("arbiter needs an action (start, pause, resume, put, remove, fen, takeback, adjudicate, void, repeat)".to_owned());
     };
     let none = || -> Result<(), String> {
         if rest.is_empty() {
@@ -536,6 +536,10 @@ pub fn parse_action(words: &[&str]) -> Result<ArbiterAction, String> {
         "resume" => none().map(|()| ArbiterAction::Resume)?,
         "takeback" => none().map(|()| ArbiterAction::TakeBack)?,
         "repeat" => none().map(|()| ArbiterAction::Repeat)?,
+        "start" => match rest {
+            [] | ["clocks"] => ArbiterAction::StartClocks,
+            _ => return Err("start takes nothing (or 'clocks')".to_owned()),
+        },
         "put" => {
             let [square, piece] = rest else {
                 return Err("put takes a square and a FEN piece letter: put e4 Q".to_owned());
@@ -600,7 +604,8 @@ pub fn render_action(action: &ArbiterAction) -> String {
         ArbiterAction::Pause
         | ArbiterAction::Resume
         | ArbiterAction::TakeBack
-        | ArbiterAction::Repeat => action.id().to_owned(),
+        | ArbiterAction::Repeat
+        | ArbiterAction::StartClocks => action.id().to_owned(),
         ArbiterAction::Put { square, piece } => format!("put {square} {}", piece.char()),
         ArbiterAction::Remove { square } => format!("remove {square}"),
         ArbiterAction::SetPosition { fen } => format!("fen {fen}"),
