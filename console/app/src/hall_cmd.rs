@@ -4,13 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use kriegspiel_hall::{BoardSource, TableNo, TableSetup, TableSpec};
+use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
 use serde::Deserialize;
 
 use crate::frontend::{open_journal, SpeechArgs};
-use crate::speech::{AudioKey, AudioOptions, Speakers};
+use crate::speech::{setup, AudioKey, AudioOptions};
 use crate::table_cmd::play;
-use kriegspiel_speech::setup;
 
 const PROGRAM: &str = "kriegspiel hall";
 
@@ -353,11 +352,11 @@ pub fn run(args: Args) -> ExitCode {
             no_audio: None,
         })
     }) {
-        Ok((speakers, summary)) => {
-            if let Some(line) = summary {
+        Ok(built) => {
+            if let Some(line) = built.summary {
                 eprintln!("{PROGRAM}: speech: {line}");
             }
-            speakers
+            built.speakers
         }
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
@@ -377,7 +376,7 @@ fn table_speakers(
     entries: &[RoundEntry],
     checked: Vec<setup::Checked>,
     probe: impl FnOnce() -> setup::Probe,
-) -> Result<(Vec<(TableNo, Speakers)>, Option<String>), String> {
+) -> Result<setup::Built, String> {
     let mut tables = Vec::with_capacity(entries.len());
     for (i, (e, c)) in entries.iter().zip(checked).enumerate() {
         let lang = e

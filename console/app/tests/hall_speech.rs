@@ -610,7 +610,8 @@ fn every_table_of_a_hall_speaks_to_its_own_alsa_headsets_and_room() {
     );
     let run = run_hall(dir.path(), &round, &env, || {});
     assert!(
-        run.stderr.contains("speaking through speech-dispatcher"),
+        run.stderr
+            .contains("public announcements through speech-dispatcher, voice"),
         "{}",
         run.stderr
     );

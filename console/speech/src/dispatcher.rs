@@ -44,22 +44,17 @@ impl TtsSpeaker {
         settings: VoiceSettings,
         log: Option<SpeechLog>,
     ) -> Result<TtsSpeaker, String> {
-        let (ready_tx, ready) = mpsc::channel::<Connecting>();
+        let (ready_tx, ready) = mpsc::channel::<Connecting<String>>();
         let (queue, texts) = mpsc::sync_channel::<String>(QUEUE_LIMIT);
         let (done_tx, done) = mpsc::channel();
         let thread = std::thread::spawn(move || {
             // One connection is set up at a time (the voice list, which takes seconds, is
             // fetched once and shared); after one hung, none is tried again.
-            let _one = CONNECTING
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if HUNG.load(Ordering::SeqCst) {
-                let _ = ready_tx.send(Connecting::Done(Err(hung_message())));
+            let Some(one) = connecting(&ready_tx) else {
                 return;
-            }
-            let _ = ready_tx.send(Connecting::Started);
+            };
             let connected = connect(lang, &settings);
-            drop(_one);
+            drop(one);
             let mut tts = match connected {
                 Ok((tts, voice)) => {
                     let _ = ready_tx.send(Connecting::Done(Ok(voice)));
@@ -85,26 +80,7 @@ impl TtsSpeaker {
             }
             let _ = done_tx.send(());
         });
-        // Waiting for another table's connection is not this one's time; a connection of
-        // its own gets CONNECT_LIMIT.
-        let mut deadline: Option<Instant> = None;
-        let result = loop {
-            match ready.recv_timeout(Duration::from_millis(50)) {
-                Ok(Connecting::Started) => deadline = Some(Instant::now() + CONNECT_LIMIT),
-                Ok(Connecting::Done(r)) => break r,
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    break Err("speech-dispatcher's connection thread ended".to_owned())
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => match deadline {
-                    Some(d) if Instant::now() >= d => {
-                        HUNG.store(true, Ordering::SeqCst);
-                        break Err(hung_message());
-                    }
-                    None if HUNG.load(Ordering::SeqCst) => break Err(hung_message()),
-                    _ => {}
-                },
-            }
-        };
+        let result = wait_connected(&ready);
         result.map(|voice| TtsSpeaker {
             queue: Some(queue),
             dropped: 0,
@@ -125,10 +101,71 @@ fn hung_message() -> String {
     )
 }
 
-enum Connecting {
-    /// This speaker's connection is being set up now.
+/// Whether speech-dispatcher answers (`SPEECHD_ADDRESS`, else the user's own one): one
+/// connection that lists its voices (kept for every speaker's connection after it), waited
+/// for at most [`CONNECT_LIMIT`]. Its number of voices, or why not. Asked once for all the
+/// tables of a hall ([`crate::setup::probe`]), so that a speech-dispatcher that is absent
+/// or hung costs the start one try, not one per table.
+pub fn probe() -> Result<usize, String> {
+    let (ready_tx, ready) = mpsc::channel::<Connecting<usize>>();
+    std::thread::spawn(move || {
+        let Some(one) = connecting(&ready_tx) else {
+            return;
+        };
+        let listed = Tts::new(tts::Backends::SpeechDispatcher)
+            .map_err(|e| format!("cannot reach speech-dispatcher: {e}"))
+            .and_then(|tts| voices(&tts))
+            .map(|v| v.len());
+        drop(one);
+        let _ = ready_tx.send(Connecting::Done(listed));
+    });
+    wait_connected(&ready)
+}
+
+/// Takes the turn to connect (one connection at a time) and says so on `ready`; `None`
+/// (and the hung message sent) once a connection has hung.
+fn connecting<T>(
+    ready: &mpsc::Sender<Connecting<T>>,
+) -> Option<std::sync::MutexGuard<'static, ()>> {
+    let one = CONNECTING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if HUNG.load(Ordering::SeqCst) {
+        let _ = ready.send(Connecting::Done(Err(hung_message())));
+        return None;
+    }
+    let _ = ready.send(Connecting::Started);
+    Some(one)
+}
+
+/// The connection's outcome. Waiting for another connection is not this one's time; a
+/// connection of its own gets [`CONNECT_LIMIT`], after which every connection still
+/// waiting gives up at once.
+fn wait_connected<T>(ready: &Receiver<Connecting<T>>) -> Result<T, String> {
+    let mut deadline: Option<Instant> = None;
+    loop {
+        match ready.recv_timeout(Duration::from_millis(50)) {
+            Ok(Connecting::Started) => deadline = Some(Instant::now() + CONNECT_LIMIT),
+            Ok(Connecting::Done(r)) => break r,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break Err("speech-dispatcher's connection thread ended".to_owned())
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => match deadline {
+                Some(d) if Instant::now() >= d => {
+                    HUNG.store(true, Ordering::SeqCst);
+                    break Err(hung_message());
+                }
+                None if HUNG.load(Ordering::SeqCst) => break Err(hung_message()),
+                _ => {}
+            },
+        }
+    }
+}
+
+enum Connecting<T> {
+    /// This connection is being set up now.
     Started,
-    Done(Result<String, String>),
+    Done(Result<T, String>),
 }
 
 /// Held while a connection is set up, so that the voice list is fetched once
@@ -140,23 +177,27 @@ static HUNG: AtomicBool = AtomicBool::new(false);
 /// variants: seconds).
 static VOICES: std::sync::Mutex<Option<Vec<tts::Voice>>> = std::sync::Mutex::new(None);
 
-fn connect(lang: Lang, settings: &VoiceSettings) -> Result<(Tts, String), String> {
-    let mut tts = Tts::new(tts::Backends::SpeechDispatcher)
-        .map_err(|e| format!("cannot reach speech-dispatcher: {e}"))?;
+/// speech-dispatcher's voices: listed by the first connection, kept for the others.
+fn voices(tts: &Tts) -> Result<Vec<tts::Voice>, String> {
     let mut cached = VOICES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let voices = match cached.as_ref() {
-        Some(v) => v.clone(),
+    match cached.as_ref() {
+        Some(v) => Ok(v.clone()),
         None => {
             let v = tts
                 .voices()
                 .map_err(|e| format!("speech-dispatcher lists no voices: {e}"))?;
             *cached = Some(v.clone());
-            v
+            Ok(v)
         }
-    };
-    drop(cached);
+    }
+}
+
+fn connect(lang: Lang, settings: &VoiceSettings) -> Result<(Tts, String), String> {
+    let mut tts = Tts::new(tts::Backends::SpeechDispatcher)
+        .map_err(|e| format!("cannot reach speech-dispatcher: {e}"))?;
+    let voices = voices(&tts)?;
     let tag = language_tag(lang);
     let chosen = match &settings.voice {
         Some(name) => voices
