@@ -88,33 +88,40 @@ fn look_up_setups(store: &SharedStore, journal: Option<&std::path::Path>) {
 }
 
 /// Reads hall events into the store on its own thread (its own subscription: it lags
-/// alone), calling `wake` after each batch (the window passes `ctx.request_repaint`). The
-/// set-ups of tables the window did not open are read from `journal` (none: they stay
-/// unknown). Ends when the hall stops.
+/// alone) and wakes the window through `wake` (the window passes `ctx.request_repaint`)
+/// when they changed something it shows: at most once per [`crate::wake::WAKE_INTERVAL`],
+/// the last change always drawn. Events that change nothing shown (a board's snapshot that
+/// confirms its men, a view equal to the last but for its time) wake nothing. The set-ups
+/// of tables the window did not open are read from `journal` (none: they stay unknown).
+/// Ends when the hall stops.
 pub fn spawn_reader(
     mut events: broadcast::Receiver<HallEvent>,
     store: SharedStore,
     journal: Option<PathBuf>,
     wake: impl Fn() + Send + 'static,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let waker = crate::wake::spawn_waker(crate::wake::WAKE_INTERVAL, wake)?;
     std::thread::Builder::new()
         .name("window-events".to_owned())
         .spawn(move || loop {
             let first = events.blocking_recv();
             let now = Instant::now();
-            {
+            let changed = {
                 let mut s = lock(&store);
+                let before = s.generation;
                 match first {
                     Ok(e) => s.apply(&e, now),
                     Err(RecvError::Lagged(n)) => s.lost(n),
                     Err(RecvError::Closed) => {
                         s.notices.push("The hall has stopped.".to_owned());
+                        s.generation += 1;
                         drop(s);
-                        wake();
+                        // The waker draws it, then ends with the sender.
+                        let _ = waker.send(());
                         return;
                     }
                 }
-                // Whatever else is already queued, under the same lock: one repaint.
+                // Whatever else is already queued, under the same lock.
                 loop {
                     match events.try_recv() {
                         Ok(e) => s.apply(&e, now),
@@ -122,9 +129,12 @@ pub fn spawn_reader(
                         Err(_) => break,
                     }
                 }
+                s.generation != before
+            };
+            if changed {
+                look_up_setups(&store, journal.as_deref());
+                let _ = waker.send(());
             }
-            look_up_setups(&store, journal.as_deref());
-            wake();
         })
 }
 
@@ -253,6 +263,7 @@ fn action_words(a: &ArbiterAction) -> String {
         }
         ArbiterAction::Void { reason } => format!("void the game ({reason})"),
         ArbiterAction::Repeat => "repeat the last announcement".to_owned(),
+        ArbiterAction::StartClocks => "start the clocks".to_owned(),
     }
 }
 
@@ -409,23 +420,47 @@ impl ArbiterApp {
             }
             None => None,
         };
-        // Running clocks are redrawn once a second; nothing else repaints without an event.
-        let ticking = s.tables.values().any(|t| {
-            t.clocks_at(now)
-                .is_some_and(|(_, running)| running.is_some())
-                && !t.paused()
-                && !t.is_over()
-        }) || s
-            .tables
-            .values()
-            .any(|t| t.out_of_sync_since.iter().any(Option::is_some));
-        if ticking {
-            ctx.request_repaint_after(Duration::from_secs(1));
+        if let Some(after) = self.next_tick(&s, now) {
+            ctx.request_repaint_after(after);
         }
         drop(s);
         if let Some(spec) = self.to_open.take() {
             self.open(spec);
         }
+    }
+
+    /// When the window must be drawn again without an event: running clocks and boards out
+    /// of sync once a second (on a table's view, when its running clock shows the next
+    /// second), a table's view with links or seats ("last heard 2 s ago", "connected for
+    /// 5 s") once a second. Nothing else repaints without an event.
+    fn next_tick(&self, s: &Store, now: Instant) -> Option<Duration> {
+        let second = Duration::from_secs(1);
+        let running = |t: &TableState| {
+            t.clocks_at(now)
+                .and_then(|(left, running)| running.map(|c| *left.get(c)))
+                .filter(|_| !t.paused() && !t.is_over())
+        };
+        // Every screen shows every table's alerts (the cards, the tabs' colour).
+        let ticking = s.tables.values().any(|t| {
+            running(t).is_some()
+                || (!t.is_over() && t.out_of_sync_since.iter().any(Option::is_some))
+        });
+        let mut next = ticking.then_some(second);
+        if let Some(t) = match self.screen {
+            Screen::Table(no) => s.tables.get(&no),
+            Screen::Overview => None,
+        } {
+            let links = t.links.iter().any(|l| l.heard_at.is_some());
+            let seated = Color::ALL.iter().any(|c| t.seated[*c].is_some());
+            if links || seated {
+                next = Some(second);
+            }
+            if let Some(left) = running(t) {
+                // Its clock shows whole seconds (rounded down): the next in `left % 1000` ms.
+                next = Some(Duration::from_millis(left % 1000 + 1).min(second));
+            }
+        }
+        next
     }
 
     fn keys(&mut self, ui: &Ui, s: &Store) {

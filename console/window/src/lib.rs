@@ -12,6 +12,7 @@ pub mod board;
 pub mod fonts;
 pub mod setup;
 pub mod store;
+pub mod wake;
 
 use std::fmt;
 use std::sync::{Arc, Mutex};

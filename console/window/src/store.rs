@@ -375,8 +375,13 @@ pub struct Store {
     pub notices: Vec<String>,
     /// Events the window missed because it fell behind.
     pub lost_events: u64,
-    /// Bumped by every event: the window repaints when it changes.
+    /// Bumped by every event that changes what the window shows at once (not by a link's
+    /// snapshot that confirms what the window knows, nor by a view equal to the last one but
+    /// for its time): the window is woken when it changes.
     pub generation: u64,
+    /// Bumped by events that change only a link's counters (frames, last heard, last event):
+    /// the table view redraws them with its once-a-second tick, nothing wakes the window.
+    pub counters: u64,
 }
 
 impl Store {
@@ -420,9 +425,17 @@ impl Store {
         ));
     }
 
-    /// Takes one hall event in.
+    /// Takes one hall event in. `generation` is bumped only if the event changes something
+    /// the window shows beyond a link's counters (those bump `counters`).
     pub fn apply(&mut self, event: &HallEvent, now: Instant) {
-        self.generation += 1;
+        match self.apply_quietly(event, now) {
+            Change::Visible => self.generation += 1,
+            Change::Counters => self.counters += 1,
+            Change::Nothing => {}
+        }
+    }
+
+    fn apply_quietly(&mut self, event: &HallEvent, now: Instant) -> Change {
         match event {
             HallEvent::Opened {
                 table,
@@ -472,9 +485,15 @@ impl Store {
                     .push(format!("Table '{name}' could not be opened: {error}"));
             }
             HallEvent::Output { table, at, output } => {
-                if let Some(t) = self.tables.get_mut(table) {
+                // A clock's report changes nothing here (the views carry the clocks).
+                if let (Some(t), false) = (
+                    self.tables.get_mut(table),
+                    matches!(output, Output::Clock { .. }),
+                ) {
                     output_in(t, *at, output);
+                    return Change::Visible;
                 }
+                return Change::Nothing;
             }
             HallEvent::Link {
                 table,
@@ -482,12 +501,22 @@ impl Store {
                 event,
                 health,
             } => {
-                if let Some(t) = self.tables.get_mut(table) {
-                    link_in(t, *color, event, health, now);
-                }
+                return match self.tables.get_mut(table) {
+                    Some(t) => link_in(t, *color, event, health, now),
+                    None => Change::Nothing,
+                };
             }
             HallEvent::View(view) => {
                 if let Some(t) = self.tables.get_mut(&view.table) {
+                    if t.view.as_ref().is_some_and(|old| same_but_time(old, view)) {
+                        // A board's snapshot confirmed what it showed: only the time moved
+                        // (kept for the log's stamps; the live clocks count from the view
+                        // that set them).
+                        if let Some(old) = t.view.as_mut() {
+                            old.at = view.at;
+                        }
+                        return Change::Nothing;
+                    }
                     for c in Color::ALL {
                         let i = crate::board::idx(c);
                         let in_sync = view.boards[i].1;
@@ -534,7 +563,27 @@ impl Store {
                 }
             }
         }
+        Change::Visible
     }
+}
+
+/// What an event changed for the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
+    /// Nothing shown.
+    Nothing,
+    /// Only a link's counters, last event and the time it was last heard (the table view's
+    /// link section, redrawn once a second).
+    Counters,
+    /// Something shown at once.
+    Visible,
+}
+
+/// Two views of a table that differ at most in their time.
+fn same_but_time(a: &TableView, b: &TableView) -> bool {
+    let mut b = b.clone();
+    b.at = a.at;
+    *a == b
 }
 
 /// A low-time mark in words: "1 minute", "10 seconds".
@@ -627,7 +676,9 @@ fn output_in(t: &mut TableState, at: Millis, o: &Output) {
                 | PublicMessage::Resumed
                 | PublicMessage::PositionCorrected
                 | PublicMessage::MoveTakenBack => t.refused = None,
-                PublicMessage::BoardsSwapped | PublicMessage::SameBoardId(_) => {}
+                PublicMessage::BoardsSwapped
+                | PublicMessage::SameBoardId(_)
+                | PublicMessage::ClocksStarted(_) => {}
             }
             if matches!(message, PublicMessage::MoveTakenBack) {
                 t.tries.clear();
@@ -685,8 +736,19 @@ fn square_name(i: u8) -> String {
     }
 }
 
-fn link_in(t: &mut TableState, c: Color, event: &LinkEvent, health: &Health, now: Instant) {
+fn link_in(
+    t: &mut TableState,
+    c: Color,
+    event: &LinkEvent,
+    health: &Health,
+    now: Instant,
+) -> Change {
     let l = &mut t.links[crate::board::idx(c)];
+    // A snapshot that agrees with the occupancy, on a link already up with no problem, only
+    // moves its counters (the board's position comes with the table's views).
+    let confirms = matches!(event, LinkEvent::Snapshot { .. })
+        && l.connected == Some(true)
+        && l.problem.is_none();
     l.health = *health;
     l.heard_at = Some(now);
     l.last_event = link_words(event);
@@ -722,5 +784,163 @@ fn link_in(t: &mut TableState, c: Color, event: &LinkEvent, health: &Health, now
         );
         let at = t.view.as_ref().map_or(0, |v| v.at);
         t.log(at, Heard::Arbiter, text);
+    }
+    if confirms {
+        Change::Counters
+    } else {
+        Change::Visible
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use kriegspiel_referee::shakmaty::Bitboard;
+    use kriegspiel_referee::Options;
+
+    pub(crate) fn opened(table: TableNo) -> HallEvent {
+        HallEvent::Opened {
+            table,
+            name: format!("table-{table}"),
+            game: table as GameId,
+            resumed_events: 0,
+            wording: Wording::new(RuleSet::Cincinnati, Options::default(), Lang::En),
+            lang: Lang::En,
+            seats: ByColor {
+                white: "W-CODE".to_owned(),
+                black: "B-CODE".to_owned(),
+            },
+            heard: ByColor::default(),
+            ignored: Vec::new(),
+        }
+    }
+
+    const START: u64 = 0xffff_0000_0000_ffff;
+
+    fn view(table: TableNo, at: Millis) -> HallEvent {
+        HallEvent::View(Box::new(TableView {
+            table,
+            at,
+            fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
+            to_move: Color::White,
+            paused: false,
+            result: None,
+            clocks: None,
+            clocks_waiting: false,
+            boards: [(Bitboard(START), true); 2],
+            touched: [None; 2],
+        }))
+    }
+
+    fn link(table: TableNo, color: Color, event: LinkEvent, frames: u64) -> HallEvent {
+        HallEvent::Link {
+            table,
+            color,
+            event,
+            health: Health {
+                frames,
+                ..Health::default()
+            },
+        }
+    }
+
+    fn snapshot(board_ms: u32) -> LinkEvent {
+        LinkEvent::Snapshot {
+            occupancy: START,
+            board_ms,
+        }
+    }
+
+    fn connected() -> LinkEvent {
+        LinkEvent::Connected {
+            protocol: 1,
+            firmware: [1, 0, 0],
+            board_id: 7,
+        }
+    }
+
+    #[test]
+    fn a_view_equal_to_the_last_but_for_its_time_changes_nothing_shown() {
+        let now = Instant::now();
+        let mut s = Store::new();
+        s.apply(&opened(1), now);
+        s.apply(&view(1, 1000), now);
+        let g = s.generation;
+        s.apply(&view(1, 1450), now);
+        assert_eq!(s.generation, g, "an identical view woke the window");
+        assert_eq!(s.tables[&1].view.as_ref().unwrap().at, 1450);
+        // A man lifted: the sensed board changed, the window is woken.
+        let HallEvent::View(mut lifted) = view(1, 1900) else {
+            unreachable!()
+        };
+        lifted.boards[0] = (Bitboard(START & !(1 << 12)), false);
+        s.apply(&HallEvent::View(lifted), now);
+        assert_eq!(s.generation, g + 1);
+    }
+
+    #[test]
+    fn a_snapshot_that_confirms_the_board_moves_only_the_link_s_counters() {
+        let now = Instant::now();
+        let mut s = Store::new();
+        s.apply(&opened(1), now);
+        let g = s.generation;
+        // The link comes up: shown.
+        s.apply(&link(1, Color::White, connected(), 1), now);
+        assert_eq!(s.generation, g + 1);
+        let g = s.generation;
+        let c = s.counters;
+        s.apply(&link(1, Color::White, snapshot(450), 5), now);
+        s.apply(&link(1, Color::White, snapshot(900), 9), now);
+        assert_eq!(s.generation, g, "a confirming snapshot woke the window");
+        assert_eq!(s.counters, c + 2);
+        let l = &s.tables[&1].links[0];
+        assert_eq!(l.health.frames, 9);
+        assert_eq!(l.last_event, "snapshot");
+        // A lift is shown at once.
+        let lift = LinkEvent::Lift {
+            square: 12,
+            board_ms: 1000,
+        };
+        s.apply(&link(1, Color::White, lift, 10), now);
+        assert_eq!(s.generation, g + 1);
+        // A board never heard before: its first snapshot says the link is up.
+        let g = s.generation;
+        s.apply(&link(1, Color::Black, snapshot(10), 1), now);
+        assert_eq!(s.generation, g + 1);
+        assert_eq!(s.tables[&1].links[1].connected, Some(true));
+    }
+
+    #[test]
+    fn sixteen_tables_of_idle_boards_wake_the_window_for_nothing_in_a_minute() {
+        let start = Instant::now();
+        let mut s = Store::new();
+        for t in 1..=16 {
+            s.apply(&opened(t), start);
+            s.apply(&view(t, 0), start);
+            for c in Color::ALL {
+                s.apply(&link(t, c, connected(), 1), start);
+            }
+        }
+        let g = s.generation;
+        // What 32 idle boards send: a snapshot every 450 ms each, each followed by the
+        // table's view (the same men, a later time); the clock reports of untimed games.
+        let mut events = 0;
+        for beat in 1..=(60_000 / 450) {
+            let at = beat * 450;
+            for t in 1..=16 {
+                for c in Color::ALL {
+                    let frames = 1 + beat * 3;
+                    s.apply(
+                        &link(t, c, snapshot(at as u32), frames),
+                        start + Duration::from_millis(at),
+                    );
+                    s.apply(&view(t, at), start + Duration::from_millis(at));
+                    events += 2;
+                }
+            }
+        }
+        assert!(events > 8000);
+        assert_eq!(s.generation, g, "idle boards woke the window");
     }
 }
