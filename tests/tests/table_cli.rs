@@ -452,3 +452,65 @@ fn the_clocks_wait_for_the_arbiter_to_start_them() {
         "{refused}"
     );
 }
+
+/// Restarted with a setting forgotten, the table resumes its unfinished game with the
+/// settings it was started with and says what it ignored; asked for another game (other
+/// rules) it refuses, naming --new-game; --new-game starts afresh.
+#[test]
+fn a_restart_with_a_changed_setting_resumes_the_game_and_says_so() {
+    use kriegspiel_tests::console::Console;
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let mut first = Console::start(
+        &journal,
+        "cincinnati",
+        &["--clock", "25+10", "--clock-start", "at-once"],
+        true,
+    );
+    first.command(r#"{"color":"white","try":"e2e4"}"#);
+    first.expect("e2e4 stands", |v| {
+        v["try"] == "e2e4" && v["answer"] == "moved"
+    });
+    first.child.0.kill().unwrap();
+    first.child.0.wait().unwrap();
+
+    // Without --clock: game 1 goes on, with its clock.
+    let mut again = Console::start(&journal, "cincinnati", &[], true);
+    let opened = &again.seen[0];
+    assert_eq!(opened["game"], 1, "{opened}");
+    assert!(opened["resumed_events"].as_u64().unwrap() >= 1, "{opened}");
+    let ignored = opened["ignored"].to_string();
+    assert!(ignored.contains("time_control"), "{opened}");
+    let stands = again.expect("where the game stands", |v| v["resumed"] == true);
+    assert_eq!(stands["to_move"], "black", "{stands}");
+    assert!(stands["fen"]
+        .as_str()
+        .unwrap()
+        .starts_with("rnbqkbnr/pppppppp/8/8/4P3/"));
+    let clock = again.expect("the game's clock", |v| v.get("clock").is_some());
+    assert!(
+        clock["clock"]["black"].as_u64().unwrap() > 1_400_000,
+        "{clock}"
+    );
+    again.child.0.kill().unwrap();
+    again.child.0.wait().unwrap();
+
+    // Other rules: another game; refused, and nothing is started.
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["table", "wild16", "--no-speech", "--journal"])
+        .arg(&journal)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unfinished game 1") && err.contains("--new-game") && err.contains("rules"),
+        "{err}"
+    );
+
+    // --new-game: game 2, afresh.
+    let fresh = Console::start(&journal, "wild16", &["--new-game"], true);
+    assert_eq!(fresh.seen[0]["game"], 2, "{:?}", fresh.seen);
+    assert!(fresh.seen[0].get("resumed_events").is_none());
+}

@@ -466,6 +466,8 @@ pub struct Lines {
     tag_tables: bool,
     wordings: HashMap<TableNo, (Wording, Lang)>,
     links: HashMap<(TableNo, Color), LinkState>,
+    /// Tables resumed whose position is not printed yet (their next view).
+    resumed: std::collections::HashSet<TableNo>,
 }
 
 impl Lines {
@@ -474,7 +476,13 @@ impl Lines {
             tag_tables,
             wordings: HashMap::new(),
             links: HashMap::new(),
+            resumed: std::collections::HashSet::new(),
         }
+    }
+
+    /// Whether a resumed table's position is still to be printed.
+    pub fn is_resuming(&self, table: TableNo) -> bool {
+        self.resumed.contains(&table)
     }
 
     /// The table's wording, once it has opened.
@@ -494,6 +502,7 @@ impl Lines {
                 wording,
                 lang,
                 seats,
+                ignored,
                 ..
             } => {
                 self.wordings.insert(*table, (*wording, *lang));
@@ -501,6 +510,10 @@ impl Lines {
                     "seats": {"white": seats.white, "black": seats.black}});
                 if *resumed_events > 0 {
                     v["resumed_events"] = json!(resumed_events);
+                    self.resumed.insert(*table);
+                }
+                if !ignored.is_empty() {
+                    v["ignored"] = json!(ignored);
                 }
                 (*table, v)
             }
@@ -579,6 +592,12 @@ impl Lines {
                 }
                 (n.table, v)
             }
+            // A resumed table's position, once: where the game stands.
+            HallEvent::View(view) if self.resumed.remove(&view.table) => (
+                view.table,
+                json!({"resumed": true, "fen": view.fen, "to_move": view.to_move.to_string(),
+                    "clocks_waiting": view.clocks_waiting}),
+            ),
             HallEvent::View(_) => return None,
         };
         if self.tag_tables {

@@ -199,6 +199,7 @@ pub fn play(
     spawn_keypad(hall.handle.clone(), program, tables, players.clone());
     let mut lines = Lines::new(tag_tables);
     let mut waiting_said = std::collections::HashSet::new();
+    let mut resumed_said = std::collections::HashSet::new();
     let mut events = hall.events;
     let mut open = tables;
     let mut code = ExitCode::SUCCESS;
@@ -214,13 +215,18 @@ pub fn play(
         if let HallEvent::Opened {
             table,
             name,
+            game,
             resumed_events,
             seats,
+            ignored,
             ..
         } = &e
         {
             if *resumed_events > 0 {
-                eprintln!("{program}: table '{name}': resuming its game after {resumed_events} journaled events");
+                eprintln!("{program}: table '{name}': resuming its unfinished game {game} after {resumed_events} journaled events, with the settings it was started with");
+            }
+            for i in ignored {
+                eprintln!("{program}: table '{name}': ignored for the resumed game: {i} (--new-game starts afresh)");
             }
             eprintln!(
                 "{program}: table {table} ('{name}') seat codes: white {}, black {} (each player's alone, for kriegspiel player --code)",
@@ -231,6 +237,12 @@ pub fn play(
             eprintln!("{program}: {notice}");
         }
         if let HallEvent::View(v) = &e {
+            if resumed_said.insert(v.table) && lines.is_resuming(v.table) {
+                eprintln!(
+                    "{program}: table {}: the game stands at {}, {} to move",
+                    v.table, v.fen, v.to_move
+                );
+            }
             if v.clocks_waiting && waiting_said.insert(v.table) {
                 eprintln!(
                     "{program}: table {}: the clocks wait for the arbiter: {{\"table\":{},\"arbiter\":\"start\"}} (every table: {{\"arbiter\":\"start all\"}})",

@@ -111,6 +111,8 @@ pub enum HallEvent {
         /// When resumed: the last thing each player was meant to hear before the restart
         /// (what his `repeat` says).
         heard: ByColor<Option<Output>>,
+        /// When resumed: settings asked now that differ from the game's, which it keeps.
+        ignored: Vec<String>,
     },
     Output {
         table: TableNo,
@@ -224,6 +226,12 @@ pub enum HallError {
     },
     Runtime(std::io::Error),
     NoTables,
+    /// The table's unfinished game was set up as another game (rules, options, position).
+    Conflict {
+        table: String,
+        game: GameId,
+        conflicts: Vec<String>,
+    },
 }
 
 impl std::fmt::Display for HallError {
@@ -240,6 +248,15 @@ impl std::fmt::Display for HallError {
             ),
             HallError::Runtime(e) => write!(f, "cannot start the hall's runtime: {e}"),
             HallError::NoTables => f.write_str("a hall needs at least one table"),
+            HallError::Conflict {
+                table,
+                game,
+                conflicts,
+            } => write!(
+                f,
+                "table '{table}': the journal holds its unfinished game {game}, set up otherwise ({}); start with the game's own settings to resume it, or with --new-game to start afresh (game {game} stays in the journal)",
+                conflicts.join("; ")
+            ),
         }
     }
 }
@@ -362,6 +379,8 @@ struct Prepared {
     started: Vec<Output>,
     seq: i64,
     resumed: usize,
+    /// When resumed: the settings asked that differ from the game's and were ignored.
+    ignored: Vec<String>,
     seats: ByColor<String>,
     /// When resumed: the outputs of the last input that had any for the players; the
     /// console may have died before they were said, so they are said again, marked.
@@ -418,13 +437,18 @@ fn prepare(
         error,
     })?;
     let games = journal.games()?;
-    // The last game of this table, if it is unfinished and was set up the same way.
+    // The last game of this table: resumed if it is unfinished, with the settings it was
+    // journaled with (what was asked differently now is said, and ignored).
     let last = games
         .iter()
         .rev()
         .find(|g| g.name == spec.name)
         .filter(|_| spec.resume);
-    if let Some(g) = last.filter(|g| g.setup == spec.setup) {
+    if let Some(g) = last {
+        let config = g.setup.config().map_err(|error| HallError::Setup {
+            table: spec.name.clone(),
+            error,
+        })?;
         let read = journal.events(g.id);
         if let Some(damage) = read.damage {
             return Err(HallError::Resume {
@@ -463,6 +487,14 @@ fn prepare(
             unsaid = audible;
         }
         if !table.is_over() {
+            let differences = spec.setup.differences(&g.setup);
+            if !differences.conflicts.is_empty() {
+                return Err(HallError::Conflict {
+                    table: spec.name,
+                    game: g.id,
+                    conflicts: differences.conflicts,
+                });
+            }
             // Last heard of: its last event (or its start), or a later heartbeat (the thinking
             // time up to it was the console's, and counts on the clock).
             let last_event = read
@@ -476,6 +508,7 @@ fn prepare(
                 .map_or(last_event, |b| (b.at, b.wall_ms));
             let down = now.saturating_sub(heard_wall).max(0);
             return Ok(Prepared {
+                ignored: differences.ignored,
                 seats: journal.seat_codes(g.id)?,
                 unsaid,
                 heard,
@@ -501,6 +534,7 @@ fn prepare(
         },
     })?;
     Ok(Prepared {
+        ignored: Vec::new(),
         seats: journal.seat_codes(game)?,
         unsaid: Vec::new(),
         heard: ByColor::default(),
@@ -943,6 +977,7 @@ async fn run_table(
         started,
         mut seq,
         resumed,
+        ignored,
         seats,
         unsaid,
         heard,
@@ -964,6 +999,7 @@ async fn run_table(
         lang: table.config().lang,
         seats,
         heard,
+        ignored,
     });
     if resumed == 0 {
         for output in started {
@@ -985,6 +1021,16 @@ async fn run_table(
                 output: Box::new(output),
             },
         });
+    }
+    if resumed > 0 {
+        // Where the clocks stand, as a new game says it at its start.
+        if let Some((remaining, running)) = table.clocks() {
+            publish(HallEvent::Output {
+                table: no,
+                at: table.now(),
+                output: Output::Clock { remaining, running },
+            });
+        }
     }
     let mut feeds = [
         open_source(&spec.white, clock).map(|l| BoardFeed::new(Color::White, l)),

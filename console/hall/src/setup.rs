@@ -111,6 +111,116 @@ impl Default for TableSetup {
     }
 }
 
+/// How a set-up asked at a restart differs from the one an unfinished game was journaled
+/// with: the game goes on with its own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Differences {
+    /// Fields that make it another game (rules, options, start position): the console
+    /// refuses to resume it silently.
+    pub conflicts: Vec<String>,
+    /// Fields the resumed game keeps from the journal, the asked value ignored.
+    pub ignored: Vec<String>,
+}
+
+impl TableSetup {
+    /// What differs between `self` (asked now) and `kept` (the journal's), field by field,
+    /// each as "FIELD: VALUE asked, the game's VALUE kept".
+    pub fn differences(&self, kept: &TableSetup) -> Differences {
+        fn show<T: fmt::Debug>(v: &T) -> String {
+            let s = format!("{v:?}");
+            let s = s.trim_start_matches("Some(").trim_end_matches(')');
+            if s == "None" || s.is_empty() {
+                "none".to_owned()
+            } else {
+                s.to_owned()
+            }
+        }
+        let mut d = Differences::default();
+        let mut field = |name: &str, asked: String, kept: String, conflict: bool| {
+            if asked != kept {
+                let line = format!("{name}: {asked} asked, the game's {kept} kept");
+                if conflict {
+                    d.conflicts.push(line);
+                } else {
+                    d.ignored.push(line);
+                }
+            }
+        };
+        field("rules", show(&self.rules), show(&kept.rules), true);
+        field("options", show(&self.options), show(&kept.options), true);
+        field("fen", show(&self.fen), show(&kept.fen), true);
+        field("lang", show(&self.lang), show(&kept.lang), false);
+        field(
+            "touch_move",
+            show(&self.touch_move),
+            show(&kept.touch_move),
+            false,
+        );
+        field(
+            "settle_ms",
+            show(&self.settle_ms),
+            show(&kept.settle_ms),
+            false,
+        );
+        field(
+            "guide_ms",
+            show(&self.guide_ms),
+            show(&kept.guide_ms),
+            false,
+        );
+        field(
+            "time_control",
+            show(&self.time_control),
+            show(&kept.time_control),
+            false,
+        );
+        field(
+            "clock_start",
+            show(&self.clock_start),
+            show(&kept.clock_start),
+            false,
+        );
+        field(
+            "white_player",
+            show(&self.white_player),
+            show(&kept.white_player),
+            false,
+        );
+        field(
+            "black_player",
+            show(&self.black_player),
+            show(&kept.black_player),
+            false,
+        );
+        field(
+            "white_board_id",
+            show(&self.white_board_id),
+            show(&kept.white_board_id),
+            false,
+        );
+        field(
+            "black_board_id",
+            show(&self.black_board_id),
+            show(&kept.black_board_id),
+            false,
+        );
+        field(
+            "white_without_board",
+            show(&self.white_without_board),
+            show(&kept.white_without_board),
+            false,
+        );
+        field(
+            "black_without_board",
+            show(&self.black_without_board),
+            show(&kept.black_without_board),
+            false,
+        );
+        field("event", show(&self.event), show(&kept.event), false);
+        d
+    }
+}
+
 /// A set-up field that cannot be used, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SetupError {

@@ -104,6 +104,7 @@ fn verdict_to_first_audio() -> Vec<Duration> {
             lang: Lang::En,
             seats: Default::default(),
             heard: Default::default(),
+            ignored: Vec::new(),
         })
         .unwrap();
     let mut sent = Vec::new();
