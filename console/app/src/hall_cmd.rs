@@ -509,4 +509,44 @@ no_speech = true
             assert!(e.contains(says), "{text}: {e}");
         }
     }
+
+    #[test]
+    fn every_table_speaks_from_one_probe_and_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("round.toml");
+        std::fs::write(
+            &p,
+            "[[table]]\nname = \"1\"\n[[table]]\nname = \"2\"\nlang = \"fr\"\n[[table]]\nname = \"3\"\nno_speech = true\n[[table]]\nname = \"4\"\nlang = \"ru\"\n[[table]]\nname = \"5\"\n",
+        )
+        .unwrap();
+        let entries = read_round_with_audio(&p).unwrap();
+        let audio: Vec<&AudioOptions> = entries.iter().map(|e| &e.audio).collect();
+        let checked: Vec<_> = setup::check_all(&audio)
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        let calls = std::cell::Cell::new(0);
+        let built = table_speakers(&entries, checked, || {
+            calls.set(calls.get() + 1);
+            setup::Probe {
+                dispatcher: Some(Err("not answering".to_owned())),
+                no_audio: None,
+            }
+        })
+        .unwrap();
+        assert_eq!(calls.get(), 1);
+        // The speaking tables have their room speaker (espeak-ng, not speech-dispatcher:
+        // no table tried it again); the silent one none.
+        let tables: Vec<_> = built.speakers.iter().map(|(t, _)| *t).collect();
+        assert_eq!(tables, [1, 2, 4, 5]);
+        assert!(built.speakers.iter().all(|(_, s)| s.room.is_some()));
+        assert_eq!(
+            built.summary.as_deref(),
+            Some(
+                "speech-dispatcher not answering (not answering); \
+                 public announcements by espeak-ng on the default output at tables 1, 2, 4, 5; \
+                 no headsets at tables 1, 2, 4, 5 (white_audio, black_audio): private messages reach only the text channels"
+            )
+        );
+    }
 }

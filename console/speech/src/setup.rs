@@ -340,63 +340,65 @@ impl Checked {
 /// line naming a missing device is wrong either way. A recording folder that is a file is
 /// refused too.
 pub fn check_devices(options: &AudioOptions) -> Result<Checked, AudioError> {
-    options.check()?;
-    let probed: Vec<Result<(), AudioError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = options
-            .devices()
-            .into_iter()
-            .filter_map(|(key, device)| {
-                let device = device.as_deref()?;
-                Some(scope.spawn(move || {
-                    Sink::parse_checked(device)
-                        .and_then(|sink| sink.probe())
-                        .map_err(|why| AudioError::new(key, why))
-                }))
-            })
+    check_all(&[options])
+        .pop()
+        .unwrap_or_else(|| Err(AudioError::new(AudioKey::PublicAudio, "nothing checked")))
+}
+
+/// [`check_devices`] for several tables at once, in their order: each device named by any
+/// table is opened once (a room speaker several tables share, once for them all), the
+/// devices at once, a thread each.
+pub fn check_all(tables: &[&AudioOptions]) -> Vec<Result<Checked, AudioError>> {
+    let mut sinks: Vec<Sink> = Vec::new();
+    for options in tables {
+        for (_, device) in options.devices() {
+            if let Some(sink) = device.as_deref().and_then(|d| Sink::parse_checked(d).ok()) {
+                if !sinks.contains(&sink) {
+                    sinks.push(sink);
+                }
+            }
+        }
+    }
+    let probed: Vec<Result<(), String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = sinks
+            .iter()
+            .map(|sink| scope.spawn(move || sink.probe()))
             .collect();
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(AudioError::new(
-                        AudioKey::PublicAudio,
-                        "the device check failed",
-                    ))
-                })
+                h.join()
+                    .unwrap_or_else(|_| Err("the device check failed".to_owned()))
             })
             .collect()
     });
-    probed.into_iter().collect::<Result<(), AudioError>>()?;
-    if let Some(dir) = &options.wav {
-        if dir.exists() && !dir.is_dir() {
-            return Err(AudioError::new(
-                AudioKey::SpeechWav,
-                crate::SpeechError::Folder(format!("{}: it is a file", dir.display())).to_string(),
-            ));
+    let check = |options: &AudioOptions| -> Result<Checked, AudioError> {
+        options.check()?;
+        for (key, device) in options.devices() {
+            let Some(device) = device.as_deref() else {
+                continue;
+            };
+            let sink = Sink::parse_checked(device).map_err(|why| AudioError::new(key, why))?;
+            let result = sinks
+                .iter()
+                .position(|s| *s == sink)
+                .and_then(|i| probed.get(i))
+                .cloned()
+                .unwrap_or_else(|| Err(format!("{sink} was not checked")));
+            result.map_err(|why| AudioError::new(key, why))?;
         }
-    }
-    Ok(Checked(options.clone()))
-}
-
-/// [`check_devices`] for several tables at once (a thread each), in their order.
-pub fn check_all(tables: &[&AudioOptions]) -> Vec<Result<Checked, AudioError>> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = tables
-            .iter()
-            .map(|o| scope.spawn(move || check_devices(o)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(AudioError::new(
-                        AudioKey::PublicAudio,
-                        "the device check failed",
-                    ))
-                })
-            })
-            .collect()
-    })
+        if let Some(dir) = &options.wav {
+            if dir.exists() && !dir.is_dir() {
+                return Err(AudioError::new(
+                    AudioKey::SpeechWav,
+                    crate::SpeechError::Folder(format!("{}: it is a file", dir.display()))
+                        .to_string(),
+                ));
+            }
+        }
+        Ok(Checked((*options).clone()))
+    };
+    tables.iter().map(|o| check(o)).collect()
 }
 
 /// Who speaks a table's public announcements, for the start's summary ([`summary`]).
@@ -568,7 +570,7 @@ fn room_speaker(
     }
 }
 
-/// The tables, as few words as may be: `table 3`, `tables 1–4`, `tables 1, 3–5`.
+/// The tables, as few words as may be: `table 3`, `tables 1–4`, `tables 1, 2, 4–6`.
 pub fn table_list(tables: &[TableNo]) -> String {
     let mut sorted = tables.to_vec();
     sorted.sort_unstable();
@@ -585,6 +587,8 @@ pub fn table_list(tables: &[TableNo]) -> String {
         .map(|&(a, b)| {
             if a == b {
                 a.to_string()
+            } else if a + 1 == b {
+                format!("{a}, {b}")
             } else {
                 format!("{a}–{b}")
             }
@@ -726,6 +730,7 @@ mod tests {
         assert_eq!(table_list(&[1, 2, 3, 4]), "tables 1–4");
         assert_eq!(table_list(&[5, 1, 3, 4, 7]), "tables 1, 3–5, 7");
         assert_eq!(table_list(&[2, 2]), "table 2");
+        assert_eq!(table_list(&[6, 5, 1, 2, 4]), "tables 1, 2, 4–6");
     }
 
     #[test]

@@ -295,10 +295,16 @@ impl Sink {
                 cmd.args(["list", "short", "sinks"]);
                 let out = limited_output(cmd, "pactl")?;
                 if !out.status.success() {
+                    // One line: pactl says why on several.
                     let why = String::from_utf8_lossy(&out.stderr);
+                    let why: Vec<&str> = why
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .collect();
                     return Err(format!(
                         "{self}: no PulseAudio or PipeWire server answers ({})",
-                        why.trim()
+                        why.join("; ")
                     ));
                 }
                 let listed = String::from_utf8_lossy(&out.stdout);

@@ -123,4 +123,41 @@ fn one_probe_for_every_table_and_devices_checked_when_silent() {
     assert_eq!(err, e);
     let ok = setup::build("test", Lang::En, &silent("headset")).unwrap();
     assert!(ok.is_silent());
+
+    // A device several tables name (a shared room speaker) is opened once for them all:
+    // aplay, behind a wrapper that counts its runs.
+    let aplay = kriegspiel_speech::speaker::on_path("aplay").expect("aplay");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let runs = dir.path().join("aplay-runs");
+    let wrapper = bin.join("aplay");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            runs.display(),
+            aplay.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![bin.clone()];
+    dirs.extend(std::env::split_paths(&path));
+    std::env::set_var("PATH", std::env::join_paths(dirs).unwrap());
+    let room = |off: bool| AudioOptions {
+        off,
+        public_device: Some("headset".to_owned()),
+        ..AudioOptions::default()
+    };
+    let (a, b, c) = (room(false), room(true), room(false));
+    let checked = setup::check_all(&[&a, &b, &c]);
+    assert!(checked.iter().all(Result::is_ok), "{checked:?}");
+    let opened = std::fs::read_to_string(&runs).unwrap();
+    assert_eq!(opened.lines().count(), 1, "{opened}");
+    assert!(opened.contains("-D headset"), "{opened}");
 }
