@@ -503,3 +503,54 @@ fn wall_ms_now() -> i64 {
         .unwrap();
     i64::try_from(now.as_millis()).unwrap()
 }
+
+/// A table opened without a board for a player (the window's "New game…" with no port)
+/// keeps his board: after a correction he is not out of sync for ever.
+#[test]
+fn a_player_with_no_board_source_is_never_out_of_sync() {
+    use kriegspiel_hall::{BoardSource, TableSetup, TableSpec, TimeMode};
+    let dir = tempfile::tempdir().unwrap();
+    let journal = Journal::open(&dir.path().join("j.sqlite")).unwrap();
+    let spec = TableSpec {
+        name: "no boards".to_owned(),
+        setup: TableSetup::default(),
+        white: BoardSource::Absent,
+        black: BoardSource::Absent,
+        scripted: Vec::new(),
+        resume: false,
+    };
+    let running = kriegspiel_hall::start(journal, vec![spec], TimeMode::Real).unwrap();
+    let put = kriegspiel_table::ArbiterAction::Remove {
+        square: kriegspiel_table::shakmaty::Square::D2,
+    };
+    running
+        .handle
+        .input(1, kriegspiel_table::Input::Arbiter(put))
+        .unwrap();
+    let mut events = running.events;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut corrected = false;
+    loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no view after the correction"
+        );
+        match events.try_recv() {
+            Ok(HallEvent::Output { output, .. }) => {
+                corrected |= matches!(
+                    output,
+                    Output::Public {
+                        message: kriegspiel_table::PublicMessage::PositionCorrected
+                    }
+                );
+            }
+            Ok(HallEvent::View(v)) if corrected => {
+                assert!(v.boards[0].1 && v.boards[1].1, "{v:?}");
+                break;
+            }
+            Ok(_) => {}
+            Err(_) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+    running.handle.send(HallCommand::Shutdown).unwrap();
+}

@@ -422,9 +422,13 @@ pub(crate) fn wall_ms() -> i64 {
 fn prepare(
     journal: &mut Journal,
     no: TableNo,
-    spec: TableSpec,
+    mut spec: TableSpec,
     mode: TimeMode,
 ) -> Result<Prepared, HallError> {
+    // A player with no board plays by keys or voice: the table keeps his board, so that it
+    // follows every correction (else it would wait, out of sync, for a board never coming).
+    spec.setup.white_without_board |= matches!(spec.white, BoardSource::Absent);
+    spec.setup.black_without_board |= matches!(spec.black, BoardSource::Absent);
     if mode == TimeMode::Simulated
         && [&spec.white, &spec.black]
             .iter()

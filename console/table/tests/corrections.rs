@@ -150,3 +150,74 @@ fn a_right_forfeited_meanwhile_does_not_come_back() {
     assert!(corrected(&arbiter(&mut t, 400, put(Square::H1, 'R'))));
     assert!(rights(&t).contains(Square::H1));
 }
+
+/// A player without a board is never out of sync: after a correction, a take-back or a
+/// move, the table's board for him follows the official position (a false "board out of
+/// sync" alert once stayed for good).
+#[test]
+fn a_player_without_a_board_stays_in_sync_after_a_correction() {
+    let mut config = TableConfig::new(GameConfig::default());
+    config.without_board = kriegspiel_table::shakmaty::ByColor::new_with(|_| true);
+    let mut t = Table::new(config, 0).unwrap().0;
+    let check = |t: &Table, when: &str| {
+        for c in [Color::White, Color::Black] {
+            assert!(t.in_sync(c), "{c} out of sync after {when}");
+        }
+    };
+    check(&t, "the start");
+    assert!(play(&mut t, 10, Color::White, "e2e4"));
+    check(&t, "a move");
+    arbiter(&mut t, 20, put(Square::D4, 'N'));
+    check(&t, "a correction");
+    arbiter(&mut t, 30, ArbiterAction::Remove { square: Square::D4 });
+    check(&t, "a removal");
+    arbiter(&mut t, 40, ArbiterAction::TakeBack);
+    check(&t, "a take-back");
+    let late = t.apply(Event::new(60_000, Input::Tick));
+    assert!(
+        late.is_empty() || !late.iter().any(|o| matches!(o, Output::Private { .. })),
+        "{late:?}"
+    );
+    check(&t, "a minute");
+}
+
+#[test]
+fn a_player_without_a_board_beside_one_with_a_board_stays_in_sync() {
+    use kriegspiel_table::BoardInput;
+    let mut config = TableConfig::new(GameConfig::default());
+    config.without_board = kriegspiel_table::shakmaty::ByColor {
+        white: true,
+        black: false,
+    };
+    let mut t = Table::new(config, 0).unwrap().0;
+    let black_men = kriegspiel_table::shakmaty::Board::default().by_color(Color::Black);
+    for input in [
+        BoardInput::Connected { board_id: Some(2) },
+        BoardInput::Snapshot(black_men),
+    ] {
+        t.apply(Event::new(
+            5,
+            Input::Board {
+                color: Color::Black,
+                input,
+            },
+        ));
+    }
+    assert!(t.in_sync(Color::White) && t.in_sync(Color::Black));
+    assert!(play(&mut t, 10, Color::White, "e2e4"));
+    arbiter(&mut t, 20, put(Square::D4, 'N'));
+    arbiter(
+        &mut t,
+        25,
+        ArbiterAction::SetPosition {
+            fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".to_owned(),
+        },
+    );
+    for at in [30, 5_000, 60_000] {
+        t.apply(Event::new(at, Input::Tick));
+        assert!(
+            t.in_sync(Color::White),
+            "White, without a board, out of sync at {at}"
+        );
+    }
+}
