@@ -200,6 +200,16 @@ impl NewGame {
     }
 }
 
+/// A table asked of the hall, until its `Opened` or `OpenFailed` arrives.
+#[derive(Debug, Clone)]
+struct Opening {
+    name: String,
+    /// The highest table number when it was asked: its number will be higher.
+    last_no: TableNo,
+    /// The hall-wide notices then: its failure would come after them.
+    notices: usize,
+}
+
 /// The arbiter's window.
 #[derive(Debug)]
 pub struct ArbiterApp {
@@ -210,13 +220,25 @@ pub struct ArbiterApp {
     confirm: Option<Confirm>,
     tool: Tool,
     correction: String,
-    adjudicate: Option<(GameResult, String)>,
+    /// The adjudication dialog: the result the arbiter chose (none yet), the reason.
+    adjudicate: Option<(Option<GameResult>, String)>,
     void_reason: Option<String>,
     export_path: String,
     new_game: Option<NewGame>,
     setup: Option<SetupView>,
     /// A table to open once the store is unlocked.
     to_open: Option<TableSpec>,
+    /// A table being opened, until the hall answers.
+    opening: Option<Opening>,
+    /// The window was asked to close while games were unfinished: the question is open.
+    closing: bool,
+    /// The arbiter said to close anyway.
+    close_confirmed: bool,
+    /// The export waiting for the arbiter's leave to replace an existing file: the table,
+    /// the path.
+    overwrite: Option<(TableNo, String)>,
+    /// The table and game the PGN file name was proposed for.
+    export_for: Option<(TableNo, kriegspiel_hall::GameId)>,
     /// The last thing the window did or could not do, in words.
     status: String,
     /// The store generation last drawn.
@@ -272,6 +294,93 @@ fn big(text: impl Into<String>) -> RichText {
     RichText::new(text).size(26.0).strong()
 }
 
+/// A message in a place of its own, `rows` lines high whether there is one or not, so that
+/// nothing under it moves when one appears (a button stays under the mouse). A longer
+/// message ends in "…" (its whole text is the label's, for a screen reader).
+fn reserved_message(ui: &mut Ui, text: Option<&str>, rows: usize) {
+    let rows = rows.max(1);
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let row = ui.fonts_mut(|f| f.row_height(&font));
+    let size = egui::vec2(ui.available_width(), row * rows as f32);
+    ui.allocate_ui_with_layout(size, egui::Layout::top_down(egui::Align::Min), |ui| {
+        ui.set_min_size(size);
+        ui.set_max_size(size);
+        if let Some(text) = text {
+            let mut job = egui::text::LayoutJob::single_section(
+                text.to_owned(),
+                egui::TextFormat {
+                    font_id: font.clone(),
+                    color: ALERT,
+                    ..Default::default()
+                },
+            );
+            job.wrap = egui::text::TextWrapping {
+                max_width: size.x,
+                max_rows: rows,
+                break_anywhere: false,
+                overflow_character: Some('…'),
+            };
+            ui.add(egui::Label::new(job));
+        }
+    });
+}
+
+/// "1 square differs", "3 squares differ".
+pub fn squares_differ(n: u32) -> String {
+    if n == 1 {
+        "1 square differs".to_owned()
+    } else {
+        format!("{n} squares differ")
+    }
+}
+
+/// A PGN file name for a table's game: "club-night_table-2_game-7.pgn" (the event, or
+/// "kriegspiel", and the table's name, in lower-case letters, digits and dashes).
+pub fn pgn_file_name(event: Option<&str>, table: &str, game: kriegspiel_hall::GameId) -> String {
+    let clean = |s: &str| {
+        let mut out = String::new();
+        for c in s.chars().flat_map(char::to_lowercase) {
+            if c.is_alphanumeric() {
+                out.push(c);
+            } else if !out.ends_with('-') && !out.is_empty() {
+                out.push('-');
+            }
+        }
+        out.trim_end_matches('-')
+            .chars()
+            .take(60)
+            .collect::<String>()
+    };
+    let event = Some(clean(event.unwrap_or_default()))
+        .filter(|e| !e.is_empty())
+        .unwrap_or_else(|| "kriegspiel".to_owned());
+    let table = match clean(table) {
+        t if t.is_empty() || t.chars().all(|c| c.is_ascii_digit()) => format!("table-{t}"),
+        t => t,
+    };
+    let table = table.trim_end_matches('-');
+    format!("{event}_{table}_game-{game}.pgn")
+}
+
+/// A path as shown: a leading home folder as "~".
+fn tilde(path: &std::path::Path) -> String {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
+        Some(rest) if !home.as_deref().is_some_and(|h| h.as_os_str().is_empty()) => {
+            std::path::Path::new("~").join(rest).display().to_string()
+        }
+        _ => path.display().to_string(),
+    }
+}
+
+/// A path as typed: a leading "~/" is the home folder.
+fn untilde(text: &str) -> PathBuf {
+    match (text.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) if !home.is_empty() => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(text),
+    }
+}
+
 const ALERT: Color32 = Color32::from_rgb(255, 110, 90);
 /// The narrowest a table's card on the overview gets.
 const CARD_WIDTH: f32 = 440.0;
@@ -279,7 +388,6 @@ const GOOD: Color32 = Color32::from_rgb(120, 230, 120);
 
 impl ArbiterApp {
     pub fn new(handle: HallHandle, store: SharedStore, options: WindowOptions) -> ArbiterApp {
-        let export_path = options.export_dir.join("game.pgn").display().to_string();
         let screen = options.start_table.map_or(Screen::Overview, Screen::Table);
         ArbiterApp {
             store,
@@ -291,10 +399,16 @@ impl ArbiterApp {
             correction: String::new(),
             adjudicate: None,
             void_reason: None,
-            export_path,
+            // Proposed when a table is shown.
+            export_path: String::new(),
             new_game: None,
             setup: None,
             to_open: None,
+            opening: None,
+            closing: false,
+            close_confirmed: false,
+            overwrite: None,
+            export_for: None,
             status: String::new(),
             seen: 0,
             styled: false,
@@ -375,6 +489,8 @@ impl ArbiterApp {
         let store = self.store.clone();
         let s = lock(&store);
         self.seen = s.generation;
+        self.opening_answered(&s);
+        self.close_requested(ui.ctx(), &s);
         if let Screen::Table(no) = self.screen {
             // A table asked for at the start may not have opened yet.
             if !s.tables.contains_key(&no) && !s.tables.is_empty() {
@@ -463,11 +579,26 @@ impl ArbiterApp {
         next
     }
 
+    /// The window asked to close (its close button, the window manager) while games are
+    /// unfinished: it stays open and asks first.
+    fn close_requested(&mut self, ctx: &egui::Context, s: &Store) {
+        if !ctx.input(|i| i.viewport().close_requested()) || self.close_confirmed {
+            return;
+        }
+        if unfinished(s) > 0 {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.close_dialogs();
+            self.closing = true;
+        }
+    }
+
     fn keys(&mut self, ui: &Ui, s: &Store) {
         // Keys are the window's unless a text field has them (a focused button or square
         // leaves 1–9 and Esc to the window).
         let typing = ui.ctx().text_edit_focused();
         let modal = self.confirm.is_some()
+            || self.closing
+            || self.overwrite.is_some()
             || self.new_game.is_some()
             || self.adjudicate.is_some()
             || self.void_reason.is_some()
@@ -507,6 +638,8 @@ impl ArbiterApp {
 
     fn close_dialogs(&mut self) {
         self.confirm = None;
+        self.closing = false;
+        self.overwrite = None;
         self.new_game = None;
         self.adjudicate = None;
         self.void_reason = None;
@@ -610,6 +743,7 @@ impl ArbiterApp {
                             let (text, color) = match l.connected {
                                 Some(true) => ("link up", GOOD),
                                 Some(false) => ("link DOWN", ALERT),
+                                None if t.without_board(c) => ("no board", Color32::from_gray(180)),
                                 None => ("no link", Color32::from_gray(180)),
                             };
                             ui.label(
@@ -617,6 +751,12 @@ impl ArbiterApp {
                             );
                         }
                     });
+                    let seat = |c: Color| if t.seated[c].is_some() { "✓" } else { "–" };
+                    ui.label(format!(
+                        "Seats: White {} · Black {}",
+                        seat(Color::White),
+                        seat(Color::Black)
+                    ));
                     for a in &alerts {
                         ui.label(RichText::new(format!("⚠ {}", a.text)).color(ALERT).strong());
                     }
@@ -653,9 +793,9 @@ impl ArbiterApp {
             ui.label(big(format!("{w} – {b} · {}", t.rules_words())));
         });
         ui.label(big(self.state_words(t, now)));
-        if let Some(r) = &t.refused {
-            ui.label(RichText::new(format!("Refused: {r}")).color(ALERT).strong());
-        }
+        // The refusal's line is there without one too: the buttons under it never move.
+        let refused = t.refused.as_ref().map(|r| format!("Refused: {r}"));
+        reserved_message(ui, refused.as_deref(), 1);
         self.actions(ui, t);
         let official = t.view.as_ref().and_then(|v| board::board_of(&v.fen));
         let avail = ui.available_size();
@@ -697,7 +837,7 @@ impl ArbiterApp {
                     let state = if in_sync {
                         "in sync".to_owned()
                     } else {
-                        format!("{} squares differ", wrong.count())
+                        squares_differ(u32::try_from(wrong.count()).unwrap_or(u32::MAX))
                     };
                     ui.label(
                         RichText::new(format!("{}'s board: {state}", color_name(c)))
@@ -795,7 +935,7 @@ impl ArbiterApp {
                 .add_enabled(!over, egui::Button::new("Adjudicate…"))
                 .clicked()
             {
-                self.adjudicate = Some((GameResult::Draw, String::new()));
+                self.adjudicate = Some((None, String::new()));
             }
             if ui.add_enabled(!over, egui::Button::new("Void…")).clicked() {
                 self.void_reason = Some(String::new());
@@ -854,15 +994,30 @@ impl ArbiterApp {
                 self.correction_typed(no);
             }
         });
+        // A file name after the event, the table and the game, proposed again when another
+        // table or game is shown.
+        if self.export_for != Some((no, t.game)) {
+            self.export_for = Some((no, t.game));
+            let event = t.setup.as_ref().and_then(|s| s.event.as_deref());
+            let name = pgn_file_name(event, &t.name, t.game);
+            self.export_path = tilde(&self.options.export_dir.join(name));
+        }
         ui.horizontal_wrapped(|ui| {
             let l = ui.label("PGN file:");
-            ui.add(egui::TextEdit::singleline(&mut self.export_path).desired_width(420.0))
+            ui.add(egui::TextEdit::singleline(&mut self.export_path).desired_width(560.0))
                 .labelled_by(l.id);
             if ui.button("Export PGN").clicked() {
-                self.status = match export(&self.options.journal, t, &self.export_path) {
-                    Ok(msg) => msg,
-                    Err(e) => format!("Export failed: {e}"),
-                };
+                let typed = self.export_path.trim().to_owned();
+                let path = untilde(&typed);
+                if !typed.is_empty() && path.exists() {
+                    // Never replaced without the arbiter's leave.
+                    self.overwrite = Some((no, typed));
+                } else {
+                    self.status = match export(&self.options.journal, t, &path, false) {
+                        Ok(msg) => msg,
+                        Err(e) => format!("Export failed: {e}"),
+                    };
+                }
             }
         });
     }
@@ -981,10 +1136,13 @@ impl ArbiterApp {
             ui.label(big("Links"));
             for c in Color::ALL {
                 let l = &t.links[board::idx(c)];
-                let state = match l.connected {
-                    Some(true) => "up",
-                    Some(false) => "DOWN",
-                    None => "not heard",
+                let none = t.without_board(c);
+                let (state, color) = match l.connected {
+                    Some(true) => ("up", GOOD),
+                    Some(false) => ("DOWN", ALERT),
+                    // A player without a board: nothing to hear, nothing wrong.
+                    None if none => ("no board", Color32::from_gray(200)),
+                    None => ("not heard", ALERT),
                 };
                 let h = &l.health;
                 let errors = h.crc_errors + h.cobs_errors + h.decode_errors;
@@ -997,12 +1155,12 @@ impl ArbiterApp {
                         color_name(c),
                         l.board_id.map(|i| format!(" {i}")).unwrap_or_default()
                     ))
-                    .color(if l.connected == Some(true) {
-                        GOOD
-                    } else {
-                        ALERT
-                    }),
+                    .color(color),
                 );
+                if none {
+                    ui.label("Plays by keys or voice.");
+                    continue;
+                }
                 ui.label(format!(
                     "frames {} · errors {errors} · resyncs {} · gaps {} · last heard {heard}",
                     h.frames, h.resyncs, h.gaps
@@ -1013,6 +1171,14 @@ impl ArbiterApp {
     }
 
     fn dialogs(&mut self, ctx: &egui::Context, s: &Store) {
+        if self.closing {
+            self.close_dialog(ctx, s);
+            return;
+        }
+        if self.overwrite.is_some() {
+            self.overwrite_dialog(ctx, s);
+            return;
+        }
         if let Some(c) = self.confirm.clone() {
             let r = crate::dialog("confirm", "Confirmation").show(ctx, |ui| {
                 ui.label(big(&c.question));
@@ -1063,14 +1229,16 @@ impl ArbiterApp {
             crate::dialog("adjudicate", "Adjudication").show(ctx, |ui| {
                 ui.label(big(format!("Adjudicate table {no}")));
                 ui.horizontal(|ui| {
-                    ui.radio_value(result, GameResult::WhiteWins, "1-0 White wins");
-                    ui.radio_value(result, GameResult::BlackWins, "0-1 Black wins");
-                    ui.radio_value(result, GameResult::Draw, "½-½ Draw");
+                    ui.radio_value(result, Some(GameResult::WhiteWins), "1-0 White wins");
+                    ui.radio_value(result, Some(GameResult::BlackWins), "0-1 Black wins");
+                    ui.radio_value(result, Some(GameResult::Draw), "½-½ Draw");
                 });
                 let l = ui.label("Reason:");
                 ui.text_edit_singleline(reason).labelled_by(l.id);
                 ui.horizontal(|ui| {
-                    if ui.button("Adjudicate").clicked() {
+                    // No result until the arbiter picks one.
+                    let ok = ui.add_enabled(result.is_some(), egui::Button::new("Adjudicate"));
+                    if ok.clicked() {
                         go = Some(true);
                     }
                     if ui.button("Cancel").clicked() {
@@ -1078,10 +1246,10 @@ impl ArbiterApp {
                     }
                 });
             });
-            match go {
-                Some(true) => {
+            match (go, *result) {
+                (Some(true), Some(result)) => {
                     let action = ArbiterAction::Adjudicate {
-                        result: *result,
+                        result,
                         reason: if reason.trim().is_empty() {
                             "arbiter's decision".to_owned()
                         } else {
@@ -1091,8 +1259,8 @@ impl ArbiterApp {
                     self.adjudicate = None;
                     self.ask(no, action);
                 }
-                Some(false) => self.adjudicate = None,
-                None => {}
+                (Some(false), _) => self.adjudicate = None,
+                _ => {}
             }
             return;
         }
@@ -1151,6 +1319,80 @@ impl ArbiterApp {
         }
     }
 
+    fn close_dialog(&mut self, ctx: &egui::Context, s: &Store) {
+        let n = unfinished(s);
+        let mut go = None;
+        crate::dialog("close", "Close the window?").show(ctx, |ui| {
+            ui.label(big(if n == 1 {
+                "1 game is not finished.".to_owned()
+            } else {
+                format!("{n} games are not finished.")
+            }));
+            ui.label(
+                "Closing the window stops every table. The journal keeps the games: \
+                 starting the console again with the same tables resumes them.",
+            );
+            ui.horizontal(|ui| {
+                if ui.button(big("Keep the window open")).clicked() {
+                    go = Some(false);
+                }
+                if ui.button(big("Close the window")).clicked() {
+                    go = Some(true);
+                }
+            });
+        });
+        // The games ended meanwhile: closing is what was asked.
+        let go = if n == 0 { Some(true) } else { go };
+        match go {
+            Some(true) => {
+                self.closing = false;
+                self.close_confirmed = true;
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            Some(false) => {
+                self.closing = false;
+                self.status = "The window stays open.".to_owned();
+            }
+            None => {}
+        }
+    }
+
+    fn overwrite_dialog(&mut self, ctx: &egui::Context, s: &Store) {
+        let Some((no, path)) = self.overwrite.clone() else {
+            return;
+        };
+        let mut go = None;
+        crate::dialog("overwrite", "Replace the file?").show(ctx, |ui| {
+            ui.label(big(format!("{path} already exists.")));
+            ui.label(format!("Replace it with the PGN of table {no}'s game?"));
+            ui.horizontal(|ui| {
+                if ui.button(big("Replace the file")).clicked() {
+                    go = Some(true);
+                }
+                if ui.button(big("Cancel")).clicked() {
+                    go = Some(false);
+                }
+            });
+        });
+        match go {
+            Some(true) => {
+                self.overwrite = None;
+                self.status = match s.tables.get(&no) {
+                    Some(t) => match export(&self.options.journal, t, &untilde(&path), true) {
+                        Ok(msg) => msg,
+                        Err(e) => format!("Export failed: {e}"),
+                    },
+                    None => format!("Export failed: no table {no}"),
+                };
+            }
+            Some(false) => {
+                self.overwrite = None;
+                self.status = format!("Not exported: {path} kept as it was.");
+            }
+            None => {}
+        }
+    }
+
     fn new_game_dialog(&mut self, ctx: &egui::Context) {
         let demo = self.options.demo_timing.is_some();
         let Some(g) = self.new_game.as_mut() else {
@@ -1172,9 +1414,15 @@ impl ArbiterApp {
                     field(ui, "White player", &mut g.white_player);
                     field(ui, "Black player", &mut g.black_player);
                     ui.label("Rule set");
-                    ui.horizontal_wrapped(|ui| {
-                        for r in RuleSet::ALL {
-                            ui.radio_value(&mut g.rules, r, r.id());
+                    // Rows of their own (a wrapping row in a grid cell overlapped the next
+                    // field with its last line).
+                    ui.vertical(|ui| {
+                        for row in RuleSet::ALL.chunks(4) {
+                            ui.horizontal(|ui| {
+                                for r in row {
+                                    ui.radio_value(&mut g.rules, *r, r.id());
+                                }
+                            });
                         }
                     });
                     ui.end_row();
@@ -1236,9 +1484,7 @@ impl ArbiterApp {
                         field(ui, "Black's port (empty: none)", &mut g.black_port);
                     }
                 });
-            if let Some(e) = &g.error {
-                ui.label(RichText::new(e).color(ALERT));
-            }
+            reserved_message(ui, g.error.as_deref(), 2);
             ui.horizontal(|ui| {
                 if ui.button(big("Open the table")).clicked() {
                     go = Some(true);
@@ -1328,21 +1574,80 @@ impl ArbiterApp {
 
     /// Asks the hall to open a table; its `Opened` (or `OpenFailed`) event follows.
     fn open(&mut self, spec: TableSpec) {
-        lock(&self.store).expect(&spec.name, spec.setup.clone());
         let name = spec.name.clone();
+        let (last_no, notices) = {
+            let mut s = lock(&self.store);
+            s.expect(&spec.name, spec.setup.clone());
+            s.expect_boards(
+                &spec.name,
+                crate::has_board(&spec.white),
+                crate::has_board(&spec.black),
+            );
+            (
+                s.tables.keys().next_back().copied().unwrap_or(0),
+                s.notices.len(),
+            )
+        };
         self.status = match self.handle.send(HallCommand::Open(Box::new(spec))) {
-            Ok(()) => format!("Opening table '{name}'…"),
+            Ok(()) => {
+                self.opening = Some(Opening {
+                    name: name.clone(),
+                    last_no,
+                    notices,
+                });
+                format!("Opening table '{name}'…")
+            }
             Err(e) => format!("Cannot open table '{name}': {e}"),
         };
     }
+
+    /// Ends the "Opening table…" status when the hall has answered: its `Opened` (a table
+    /// of that name numbered after the last one) or its `OpenFailed` (the notice).
+    fn opening_answered(&mut self, s: &Store) {
+        let Some(o) = &self.opening else {
+            return;
+        };
+        let opened = s
+            .tables
+            .range(o.last_no + 1..)
+            .find(|(_, t)| t.name == o.name)
+            .map(|(no, _)| *no);
+        let failed = s
+            .notices
+            .iter()
+            .skip(o.notices)
+            .find(|n| n.starts_with(&format!("Table '{}' could not be opened", o.name)));
+        if let Some(no) = opened {
+            self.status = format!("Table {no} '{}' is open.", o.name);
+        } else if let Some(n) = failed {
+            self.status.clone_from(n);
+        } else {
+            return;
+        }
+        self.opening = None;
+    }
 }
 
-/// Writes the PGN of the table's game, read from the journal (read-only), to `path`.
-pub fn export(journal: &std::path::Path, t: &TableState, path: &str) -> Result<String, String> {
-    let path = path.trim();
-    if path.is_empty() {
+/// The games still being played (not over, not stopped by a failure).
+fn unfinished(s: &Store) -> usize {
+    s.tables
+        .values()
+        .filter(|t| !t.is_over() && t.failed.is_none())
+        .count()
+}
+
+/// Writes the PGN of the table's game, read from the journal (read-only), to `path`; a
+/// file already there is replaced only if `replace` (else it is an error).
+pub fn export(
+    journal: &std::path::Path,
+    t: &TableState,
+    path: &std::path::Path,
+    replace: bool,
+) -> Result<String, String> {
+    if path.as_os_str().is_empty() {
         return Err("give a file name".to_owned());
     }
+    let shown = path.display();
     let j = Journal::open_read_only(journal).map_err(|e| e.to_string())?;
     let games = j.games().map_err(|e| e.to_string())?;
     let record = games
@@ -1352,19 +1657,68 @@ pub fn export(journal: &std::path::Path, t: &TableState, path: &str) -> Result<S
     let read = j.events(record.id);
     let text = kriegspiel_hall::pgn::pgn(record, &read.events, read.damage.as_ref())
         .map_err(|e| e.to_string())?;
-    std::fs::write(path, text.as_bytes()).map_err(|e| format!("cannot write {path}: {e}"))?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(replace)
+        .truncate(replace)
+        .create_new(!replace)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => format!("{shown} already exists"),
+            _ => format!("cannot write {shown}: {e}"),
+        })?;
+    std::io::Write::write_all(&mut file, text.as_bytes())
+        .map_err(|e| format!("cannot write {shown}: {e}"))?;
     let damage = read
         .damage
         .map(|d| format!(" (journal damaged: {d}; the events before it)"))
         .unwrap_or_default();
     Ok(format!(
-        "Table {}: PGN of game {} written to {path}{damage}.",
-        t.no, t.game
+        "Table {}: PGN of game {} written to {}{damage}.",
+        t.no,
+        t.game,
+        tilde(path)
     ))
 }
 
 impl eframe::App for ArbiterApp {
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         self.show(ui);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_square_differs_two_squares_differ() {
+        assert_eq!(squares_differ(1), "1 square differs");
+        assert_eq!(squares_differ(2), "2 squares differ");
+        assert_eq!(squares_differ(0), "0 squares differ");
+    }
+
+    #[test]
+    fn pgn_file_names_say_the_event_the_table_and_the_game_in_safe_characters() {
+        assert_eq!(
+            pgn_file_name(Some("Club night"), "table-2", 7),
+            "club-night_table-2_game-7.pgn"
+        );
+        assert_eq!(
+            pgn_file_name(None, "demo-cincinnati", 1),
+            "kriegspiel_demo-cincinnati_game-1.pgn"
+        );
+        assert_eq!(
+            pgn_file_name(Some("../../etc/passwd"), "  Ann / Bob: 1st  ", 3),
+            "etc-passwd_ann-bob-1st_game-3.pgn"
+        );
+        assert_eq!(
+            pgn_file_name(Some("***"), "4", 9),
+            "kriegspiel_table-4_game-9.pgn"
+        );
+        assert_eq!(
+            pgn_file_name(Some("Турнир"), "", 2),
+            "турнир_table_game-2.pgn"
+        );
     }
 }

@@ -51,8 +51,14 @@ pub fn store_for(specs: &[TableSpec]) -> SharedStore {
     let mut store = Store::new();
     for s in specs {
         store.expect(&s.name, s.setup.clone());
+        store.expect_boards(&s.name, has_board(&s.white), has_board(&s.black));
     }
     Arc::new(Mutex::new(store))
+}
+
+/// Whether a player's board source is a board (a port or a simulated one).
+pub(crate) fn has_board(source: &kriegspiel_hall::BoardSource) -> bool {
+    !matches!(source, kriegspiel_hall::BoardSource::Absent)
 }
 
 /// Opens the window on a running hall (its first subscription saw every event) and

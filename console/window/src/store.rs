@@ -134,6 +134,9 @@ pub struct TableState {
     pub seat_codes: ByColor<String>,
     /// Each seat's terminal, when one holds it: since when, and whether it is a voice one.
     pub seated: ByColor<Option<(Instant, bool)>>,
+    /// Whether each player plays on a board with a link (none: not known, e.g. a table the
+    /// window did not open and whose set-up does not say).
+    pub has_board: [Option<bool>; 2],
 }
 
 impl TableState {
@@ -163,7 +166,19 @@ impl TableState {
             failed: None,
             seat_codes: ByColor::default(),
             seated: ByColor::default(),
+            has_board: [None; 2],
         }
+    }
+
+    /// Whether `c` plays without a board: no link is expected (the table was opened without
+    /// a port for him, or his set-up says so).
+    pub fn without_board(&self, c: Color) -> bool {
+        let i = crate::board::idx(c);
+        let by_setup = self.setup.as_ref().is_some_and(|s| match c {
+            Color::White => s.white_without_board,
+            Color::Black => s.black_without_board,
+        });
+        self.links[i].connected.is_none() && (self.has_board[i] == Some(false) || by_setup)
     }
 
     fn log(&mut self, at: Millis, heard: Heard, text: String) {
@@ -371,6 +386,8 @@ pub struct Store {
     pub tables: BTreeMap<TableNo, TableState>,
     /// Set-ups the window knows by table name (the round's, and those it opened).
     setups: HashMap<String, TableSetup>,
+    /// Whether each player of a table the window knows by name has a board.
+    boards: HashMap<String, [bool; 2]>,
     /// Hall-wide notices: tables that could not be opened, events lost.
     pub notices: Vec<String>,
     /// Events the window missed because it fell behind.
@@ -394,6 +411,12 @@ impl Store {
     /// open keep theirs, even of the same name.
     pub fn expect(&mut self, name: &str, setup: TableSetup) {
         self.setups.insert(name.to_owned(), setup);
+    }
+
+    /// Remembers whether each player of the table being opened has a board (a port or a
+    /// simulated board), for its `Opened` event.
+    pub fn expect_boards(&mut self, name: &str, white: bool, black: bool) {
+        self.boards.insert(name.to_owned(), [white, black]);
     }
 
     /// Tables whose set-up is not known and was not looked up yet: (table, game).
@@ -449,6 +472,9 @@ impl Store {
             } => {
                 let mut t = TableState::new(*table, name.clone(), *game, *lang, *wording);
                 t.seat_codes = seats.clone();
+                if let Some(b) = self.boards.remove(name) {
+                    t.has_board = b.map(Some);
+                }
                 if let Some(expected) = self.setups.remove(name) {
                     if t.agrees(&expected) {
                         t.setup = Some(expected);
@@ -481,6 +507,7 @@ impl Store {
             }
             HallEvent::OpenFailed { name, error } => {
                 self.setups.remove(name);
+                self.boards.remove(name);
                 self.notices
                     .push(format!("Table '{name}' could not be opened: {error}"));
             }

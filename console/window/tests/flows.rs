@@ -455,7 +455,8 @@ fn every_control_is_labelled_and_reached_by_the_keyboard() {
     assert!(n >= 64 + 13 + 9, "{n} controls in the table view");
 
     for (open, title, screen, least) in [
-        ("Adjudicate…", "Adjudicate table 1", "adjudication", 6),
+        // 3 results, the reason, Cancel: Adjudicate is disabled until a result is chosen.
+        ("Adjudicate…", "Adjudicate table 1", "adjudication", 5),
         ("Void…", "Void the game at table 1", "void", 3),
         // 5 fields, 7 rule sets, 3 languages, 2 kinds of boards, 2 buttons (the options
         // field is disabled: simulated boards are chosen).
@@ -1021,5 +1022,292 @@ fn the_overview_shows_eight_cards_inside_the_window() {
             card.rect()
         );
     }
+    drop(hall);
+}
+
+// ---------------------------------------------------------------------------------------
+// The new-game dialog's layout, the open's answer, tables without boards, the adjudication
+// dialog, a refusal's place, closing the window, the PGN file.
+
+/// The rectangles of a dialog's controls, by label.
+fn control_rects(h: &Harness<'_, ArbiterApp>) -> Vec<(String, egui::Rect)> {
+    let root = h.query_by_role(Role::Dialog).unwrap_or_else(|| h.root());
+    root.query_all_by(|n| CONTROLS.contains(&n.role()))
+        .map(|n| (text_of(&n), n.rect()))
+        .collect()
+}
+
+#[test]
+fn every_rule_set_can_be_chosen_with_simulated_boards_and_on_serial_ports() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = vec![quiet_spec("quiet-1")];
+    let (hall, app) = start(
+        dir.path(),
+        specs.clone(),
+        TimeMode::Real,
+        &Window::knowing(&specs),
+    );
+    let mut h = harness(app);
+    wait(&mut h, "the first table", |h| {
+        has_label(h, "Table 1: quiet-1")
+    });
+    click(&mut h, "New game…");
+    wait(&mut h, "the dialog", |h| {
+        h.query_by_role(Role::Dialog).is_some()
+    });
+    h.run_steps(3);
+    for mode in ["simulated (demo game)", "serial ports"] {
+        choose(&mut h, mode);
+        h.run_steps(3);
+        let rects = control_rects(&h);
+        for r in RuleSet::ALL {
+            let node = h.get_by_role_and_label(Role::RadioButton, r.id());
+            assert!(
+                !node.accesskit_node().is_disabled(),
+                "{mode}: {} disabled",
+                r.id()
+            );
+            let rect = node.rect();
+            // No other control lies over it (the options field hid "russian").
+            for (label, other) in &rects {
+                if label != r.id() {
+                    assert!(
+                        !rect.intersects(*other),
+                        "{mode}: {} at {rect:?} under '{label}' at {other:?}",
+                        r.id()
+                    );
+                }
+            }
+            // A click where it shows chooses it.
+            choose(&mut h, r.id());
+        }
+    }
+    // On serial ports a refused option is said above the buttons, which do not move.
+    let before = h
+        .get_by_role_and_label(Role::Button, "Open the table")
+        .rect();
+    replace_text(&mut h, "Options (key=value, …)", "ladder");
+    click(&mut h, "Open the table");
+    wait(&mut h, "the option refused", |h| {
+        has_label(h, "Options: 'ladder' is not key=value")
+    });
+    h.run_steps(2);
+    let after = h
+        .get_by_role_and_label(Role::Button, "Open the table")
+        .rect();
+    assert_eq!(before, after, "the buttons moved under the message");
+    drop(hall);
+}
+
+#[test]
+fn the_status_says_when_the_hall_has_opened_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = vec![quiet_spec("quiet-1")];
+    let window = Window {
+        demo_timing: None,
+        ..Window::knowing(&specs)
+    };
+    let (hall, app) = start(dir.path(), specs, TimeMode::Real, &window);
+    let mut h = harness(app);
+    wait(&mut h, "the first table", |h| {
+        has_label(h, "Table 1: quiet-1")
+    });
+    click(&mut h, "New game…");
+    wait(&mut h, "the dialog", |h| {
+        h.query_by_role(Role::Dialog).is_some()
+    });
+    h.run_steps(3);
+    replace_text(&mut h, "Table name", "board-9");
+    click(&mut h, "Open the table");
+    wait(&mut h, "the hall's answer in the status line", |h| {
+        has_label(h, "Table 2 'board-9' is open.")
+    });
+    assert!(!has_label(&h, "Opening table"));
+    // Its players have no boards: no link to hear, and nothing is wrong with that.
+    press(&mut h, egui::Key::Num2);
+    wait(&mut h, "table 2's view", |h| {
+        has_label(h, "Official position of table 2")
+    });
+    assert!(has_label(&h, "White board: no board"));
+    assert!(has_label(&h, "Black board: no board"));
+    assert!(!has_label(&h, "not heard"));
+    drop(hall);
+}
+
+#[test]
+fn a_table_without_boards_says_no_board_and_adjudication_waits_for_a_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = vec![quiet_spec("quiet-1")];
+    let (hall, app) = start(
+        dir.path(),
+        specs.clone(),
+        TimeMode::Real,
+        &Window::knowing(&specs),
+    );
+    let mut h = harness(app);
+    wait(&mut h, "the card", |h| has_label(h, "Table 1: quiet-1"));
+    assert!(has_label(&h, "White: no board"));
+    press(&mut h, egui::Key::Num1);
+    wait(&mut h, "the table view", |h| {
+        has_label(h, "Official position of table 1")
+    });
+    assert!(has_label(&h, "White board: no board"));
+    assert!(!has_label(&h, "not heard"));
+
+    // The adjudication: no result until the arbiter picks one.
+    click(&mut h, "Adjudicate…");
+    wait(&mut h, "the dialog", |h| has_label(h, "Adjudicate table 1"));
+    for r in ["1-0 White wins", "0-1 Black wins", "½-½ Draw"] {
+        let node = h.get_by_role_and_label(Role::RadioButton, r);
+        assert_eq!(
+            node.accesskit_node().toggled(),
+            Some(egui::accesskit::Toggled::False),
+            "{r} chosen before the arbiter chose"
+        );
+    }
+    let ok = h.get_by_role_and_label(Role::Button, "Adjudicate");
+    assert!(ok.accesskit_node().is_disabled());
+    choose(&mut h, "½-½ Draw");
+    let ok = h.get_by_role_and_label(Role::Button, "Adjudicate");
+    assert!(!ok.accesskit_node().is_disabled());
+    click(&mut h, "Cancel");
+
+    // A refusal is said where the buttons do not move.
+    click(&mut h, "Pause");
+    wait(&mut h, "paused", |h| has_label(h, "PAUSED"));
+    let resume = h.get_by_role_and_label(Role::Button, "Resume").rect();
+    let take_back = h.get_by_role_and_label(Role::Button, "Take back").rect();
+    let field = "Correction (FEN, put e4 Q, remove e4):";
+    type_into(&mut h, field, "put e1 Q");
+    click(&mut h, "Apply correction");
+    wait(&mut h, "the confirmation", |h| has_label(h, "on e1?"));
+    click(&mut h, "Confirm");
+    wait(&mut h, "the refusal", |h| has_label(h, "Refused:"));
+    h.run_steps(2);
+    assert_eq!(
+        h.get_by_role_and_label(Role::Button, "Resume").rect(),
+        resume
+    );
+    assert_eq!(
+        h.get_by_role_and_label(Role::Button, "Take back").rect(),
+        take_back
+    );
+    drop(hall);
+}
+
+/// The window's close button (or the window manager) asks to close.
+fn ask_to_close(h: &mut Harness<'_, ArbiterApp>) {
+    h.input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+    h.step();
+}
+
+fn commands(h: &Harness<'_, ArbiterApp>) -> Vec<egui::ViewportCommand> {
+    h.output().viewport_output[&egui::ViewportId::ROOT]
+        .commands
+        .clone()
+}
+
+#[test]
+fn closing_the_window_with_unfinished_games_asks_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let specs = vec![quiet_spec("quiet-1"), quiet_spec("quiet-2")];
+    let (hall, app) = start(
+        dir.path(),
+        specs.clone(),
+        TimeMode::Real,
+        &Window::knowing(&specs),
+    );
+    let mut h = harness(app);
+    wait(&mut h, "both cards", |h| has_label(h, "Table 2: quiet-2"));
+    ask_to_close(&mut h);
+    assert!(
+        commands(&h).contains(&egui::ViewportCommand::CancelClose),
+        "{:?}",
+        commands(&h)
+    );
+    wait(&mut h, "the question", |h| {
+        has_label(h, "2 games are not finished.")
+    });
+    click(&mut h, "Keep the window open");
+    wait(&mut h, "the question gone", |h| {
+        h.query_by_role(Role::Dialog).is_none()
+    });
+    assert!(!commands(&h).contains(&egui::ViewportCommand::Close));
+    ask_to_close(&mut h);
+    assert!(commands(&h).contains(&egui::ViewportCommand::CancelClose));
+    wait(&mut h, "the question", |h| {
+        has_label(h, "2 games are not finished.")
+    });
+    h.get_by_role_and_label(Role::Button, "Close the window")
+        .click();
+    h.step();
+    assert!(
+        commands(&h).contains(&egui::ViewportCommand::Close),
+        "{:?}",
+        commands(&h)
+    );
+    // Asked again (as the window closes), it no longer cancels.
+    ask_to_close(&mut h);
+    assert!(!commands(&h).contains(&egui::ViewportCommand::CancelClose));
+    drop(hall);
+}
+
+#[test]
+fn the_pgn_file_is_named_after_the_game_and_never_replaced_without_asking() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = quiet_spec("Board 3");
+    spec.setup.event = Some("Club night, May".to_owned());
+    let specs = vec![spec];
+    let (hall, app) = start(
+        dir.path(),
+        specs.clone(),
+        TimeMode::Real,
+        &Window::knowing(&specs),
+    );
+    let mut h = harness(app);
+    wait(&mut h, "the card", |h| has_label(h, "Table 1: Board 3"));
+    press(&mut h, egui::Key::Num1);
+    wait(&mut h, "the table view", |h| {
+        has_label(h, "Official position of table 1")
+    });
+    let game = lock(&hall.store).tables[&1].game;
+    let name = format!("club-night-may_board-3_game-{game}.pgn");
+    let path = dir.path().join(&name);
+    let field = h.get_by_label("PGN file:");
+    let proposed = text_of(&field);
+    assert!(proposed.ends_with(&name), "{proposed}");
+    assert_eq!(Path::new(&proposed), path.as_path());
+
+    click(&mut h, "Export PGN");
+    wait(&mut h, "the export", |h| has_label(h, "written to"));
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("[Event \"Club night, May\"]"));
+    // The file is there: exporting again asks, and Cancel keeps it.
+    std::fs::write(&path, "the arbiter's notes").unwrap();
+    click(&mut h, "Export PGN");
+    wait(&mut h, "the question", |h| has_label(h, "already exists."));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "the arbiter's notes"
+    );
+    click(&mut h, "Cancel");
+    wait(&mut h, "the answer", |h| has_label(h, "Not exported"));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "the arbiter's notes"
+    );
+    click(&mut h, "Export PGN");
+    wait(&mut h, "the question", |h| has_label(h, "already exists."));
+    click(&mut h, "Replace the file");
+    wait(&mut h, "the export", |h| has_label(h, "written to"));
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("[Event \"Club night, May\"]"));
     drop(hall);
 }
