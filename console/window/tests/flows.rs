@@ -1311,3 +1311,186 @@ fn the_pgn_file_is_named_after_the_game_and_never_replaced_without_asking() {
         .contains("[Event \"Club night, May\"]"));
     drop(hall);
 }
+
+// ---------------------------------------------------------------------------------------
+// Events fed to the window by the test: seats, and what repaints it.
+
+/// A hall (for the window's commands) and a window whose events the test
+/// sends itself, through the real reader.
+fn fed_window(
+    seats: Option<std::sync::Arc<dyn kriegspiel_window::Seats>>,
+) -> (
+    Hall,
+    tokio::sync::broadcast::Sender<kriegspiel_hall::HallEvent>,
+    ArbiterApp,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let journal_path = dir.path().join("journal.sqlite");
+    let journal = Journal::open(&journal_path).unwrap();
+    // The hall needs a table; its events are not the window's (the test sends those).
+    let running =
+        kriegspiel_hall::start(journal, vec![quiet_spec("unseen")], TimeMode::Real).unwrap();
+    let (tx, rx) = tokio::sync::broadcast::channel(256);
+    let store = store_for(&[]);
+    spawn_reader(rx, store.clone(), None, || {}).unwrap();
+    let mut options = WindowOptions::new(journal_path);
+    options.export_dir = dir.path().to_owned();
+    options.seats = seats;
+    let app = ArbiterApp::new(running.handle.clone(), store.clone(), options);
+    let hall = Hall {
+        handle: running.handle,
+        store,
+        dir: Some(dir),
+        thread: Some(running.thread),
+    };
+    (hall, tx, app)
+}
+
+fn opened(table: usize) -> kriegspiel_hall::HallEvent {
+    use kriegspiel_referee::shakmaty::ByColor;
+    kriegspiel_hall::HallEvent::Opened {
+        table,
+        name: format!("fed-{table}"),
+        game: table as i64,
+        resumed_events: 0,
+        wording: kriegspiel_referee::Wording::new(
+            RuleSet::Cincinnati,
+            kriegspiel_referee::Options::default(),
+            Lang::En,
+        ),
+        lang: Lang::En,
+        seats: ByColor {
+            white: "314159".to_owned(),
+            black: "271828".to_owned(),
+        },
+        heard: ByColor::default(),
+        ignored: Vec::new(),
+    }
+}
+
+fn fed_view(table: usize, at: u64, over: bool, in_sync: bool) -> kriegspiel_hall::HallEvent {
+    use kriegspiel_referee::shakmaty::Bitboard;
+    let start = Bitboard(0xffff_0000_0000_ffff);
+    let sensed = if in_sync {
+        start
+    } else {
+        Bitboard(0xffff_0000_0000_fffe)
+    };
+    kriegspiel_hall::HallEvent::View(Box::new(kriegspiel_hall::TableView {
+        table,
+        at,
+        fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
+        to_move: kriegspiel_referee::shakmaty::Color::White,
+        paused: false,
+        result: over.then_some(None),
+        clocks: None,
+        clocks_waiting: false,
+        boards: [(sensed, in_sync), (start, true)],
+        touched: [None; 2],
+    }))
+}
+
+fn seat(
+    color: kriegspiel_referee::shakmaty::Color,
+    change: kriegspiel_hall::SeatChange,
+) -> kriegspiel_hall::HallEvent {
+    kriegspiel_hall::HallEvent::Seat(kriegspiel_hall::SeatNotice {
+        table: 1,
+        color,
+        change,
+    })
+}
+
+/// The seats released, as the players' channel would be asked.
+#[derive(Debug, Default)]
+struct Released(std::sync::Mutex<Vec<(usize, kriegspiel_referee::shakmaty::Color)>>);
+
+impl kriegspiel_window::Seats for Released {
+    fn release(&self, table: usize, color: kriegspiel_referee::shakmaty::Color) -> bool {
+        self.0.lock().unwrap().push((table, color));
+        true
+    }
+}
+
+#[test]
+fn the_seats_show_their_codes_and_terminals_and_a_seat_is_released() {
+    use kriegspiel_hall::SeatChange;
+    use kriegspiel_referee::shakmaty::Color;
+    let released = std::sync::Arc::new(Released::default());
+    let (hall, tx, app) = fed_window(Some(released.clone()));
+    let mut h = harness(app);
+    tx.send(opened(1)).unwrap();
+    tx.send(fed_view(1, 0, false, true)).unwrap();
+    wait(&mut h, "the card", |h| has_label(h, "Table 1: fed-1"));
+    assert!(has_label(&h, "Seats: White – · Black –"));
+    tx.send(seat(Color::White, SeatChange::Taken { voice: false }))
+        .unwrap();
+    wait(&mut h, "the card's seats", |h| {
+        has_label(h, "Seats: White ✓ · Black –")
+    });
+    press(&mut h, egui::Key::Num1);
+    wait(&mut h, "the table view", |h| {
+        has_label(h, "Official position of table 1")
+    });
+    assert!(has_label(&h, "White: terminal connected for"));
+    assert!(has_label(&h, "code 314159"));
+    assert!(has_label(&h, "Black: no terminal · code 271828"));
+    assert!(h
+        .query_by_role_and_label(Role::Button, "Release Black's seat")
+        .is_none());
+    click(&mut h, "Release White's seat");
+    assert_eq!(*released.0.lock().unwrap(), [(1, Color::White)]);
+    tx.send(seat(Color::White, SeatChange::Left)).unwrap();
+    wait(&mut h, "the seat free", |h| {
+        has_label(h, "White: no terminal · code 314159")
+    });
+    assert!(h
+        .query_by_role_and_label(Role::Button, "Release White's seat")
+        .is_none());
+    drop(hall);
+}
+
+/// When the window asked to be drawn again by itself (`Duration::MAX`: not at all).
+fn repaint_after(h: &Harness<'_, ArbiterApp>) -> Duration {
+    h.output().viewport_output[&egui::ViewportId::ROOT].repaint_delay
+}
+
+#[test]
+fn the_window_repaints_by_itself_only_for_what_changes_with_time() {
+    use kriegspiel_boardlink::{Health, LinkEvent};
+    use kriegspiel_referee::shakmaty::Color;
+    let (hall, tx, app) = fed_window(None);
+    let mut h = harness(app);
+    // A game over with a board still out of sync: nothing on the overview changes.
+    tx.send(opened(1)).unwrap();
+    tx.send(fed_view(1, 0, true, false)).unwrap();
+    wait(&mut h, "the card", |h| has_label(h, "Game over: void"));
+    h.run_steps(3);
+    assert_eq!(repaint_after(&h), Duration::MAX);
+    // A game going on with a board out of sync: its alert counts the seconds.
+    tx.send(opened(2)).unwrap();
+    tx.send(fed_view(2, 0, false, false)).unwrap();
+    wait(&mut h, "the second card", |h| {
+        has_label(h, "Table 2: fed-2")
+    });
+    h.run_steps(3);
+    assert_eq!(repaint_after(&h), Duration::from_secs(1));
+    // The finished table's view with a board link heard: "last heard N s ago" ticks.
+    tx.send(kriegspiel_hall::HallEvent::Link {
+        table: 1,
+        color: Color::White,
+        event: LinkEvent::Snapshot {
+            occupancy: 0xffff,
+            board_ms: 10,
+        },
+        health: Health::default(),
+    })
+    .unwrap();
+    press(&mut h, egui::Key::Num1);
+    wait(&mut h, "the table view", |h| {
+        has_label(h, "Official position of table 1") && has_label(h, "last heard")
+    });
+    h.run_steps(3);
+    assert_eq!(repaint_after(&h), Duration::from_secs(1));
+    drop(hall);
+}
