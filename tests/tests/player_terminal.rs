@@ -281,3 +281,32 @@ fn a_file_at_the_socket_path_is_never_replaced() {
         .unwrap();
     assert_eq!(kept, "not a socket\n");
 }
+
+/// Ctrl-C or SIGTERM stop the console cleanly: the time up to the stop is journaled, the
+/// terminals are told the table closed, the socket file is removed.
+#[test]
+fn a_signal_stops_the_console_cleanly() {
+    for (signal, code) in [("-TERM", 143), ("-INT", 130)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+        let mut white = Terminal::open(&table, "white");
+        let pid = table.child.0.id().to_string();
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .unwrap()
+            .success());
+        let status = table.child.0.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "{signal}");
+        assert!(!table.socket.exists(), "{signal}: the socket file is left");
+        white.expect("The console has closed the table.");
+        assert!(white.exit().success());
+        let j = kriegspiel_hall::Journal::open_read_only(&table.journal).unwrap();
+        let game = j.games().unwrap()[0].id;
+        assert!(
+            j.last_beat(game).is_some(),
+            "{signal}: no clean stop journaled"
+        );
+    }
+}

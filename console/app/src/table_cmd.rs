@@ -13,7 +13,8 @@ use kriegspiel_hall::{
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::frontend::{
-    open_journal, print_line, spawn_keypad, spawn_speaker, GameArgs, Lines, SpeechArgs,
+    open_journal, print_line, spawn_keypad, spawn_speaker, stop_on_signals, GameArgs, Lines,
+    SpeechArgs,
 };
 use crate::players::{default_socket, Players};
 use crate::speech::{AudioOptions, Speakers};
@@ -197,6 +198,7 @@ pub fn play(
         }
     };
     spawn_keypad(hall.handle.clone(), program, tables, players.clone());
+    let signalled = stop_on_signals(hall.handle.clone(), program, None);
     let mut lines = Lines::new(tag_tables);
     let mut waiting_said = std::collections::HashSet::new();
     let mut resumed_said = std::collections::HashSet::new();
@@ -282,6 +284,11 @@ pub fn play(
     let _ = hall.thread.join();
     if let Some(p) = &players {
         p.close_all("the console has stopped", true);
+    }
+    let signal = signalled.load(std::sync::atomic::Ordering::Acquire);
+    if signal != 0 {
+        // Stopped on purpose, cleanly: the shell's convention for a signal.
+        code = ExitCode::from(u8::try_from(128 + signal).unwrap_or(1));
     }
     for v in voices {
         let _ = v.join();

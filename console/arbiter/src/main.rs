@@ -14,12 +14,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use kriegspiel_hall::broadcast as tokio_broadcast;
 use kriegspiel_hall::{BoardSource, Journal, TableNo, TableSetup, TableSpec, TimeMode};
 use kriegspiel_window::WindowOptions;
 
 use clap::Parser;
 use kriegspiel::demo_cmd::HUMAN_PACE;
-use kriegspiel::frontend::{journal_path, spawn_speaker, GameArgs, SpeechArgs};
+use kriegspiel::frontend::{
+    journal_path, spawn_speaker, stop_on_signals, wait_for_stop, GameArgs, SpeechArgs,
+};
 use kriegspiel::hall_cmd::read_round_with_audio;
 use kriegspiel::players::{default_socket, Players};
 use kriegspiel::speech::{AudioOptions, Speakers};
@@ -330,7 +333,7 @@ fn main() -> ExitCode {
         journal,
         specs.clone(),
         TimeMode::Real,
-        speakers.len() + 1,
+        speakers.len() + 2,
     ) {
         Ok(h) => h,
         Err(e) => {
@@ -339,6 +342,9 @@ fn main() -> ExitCode {
         }
     };
     let for_players = subscriptions.pop();
+    if let Some(events) = subscriptions.pop() {
+        note_seats(events);
+    }
     let socket = args
         .player_socket
         .clone()
@@ -372,6 +378,20 @@ fn main() -> ExitCode {
             None
         }
     };
+    // Ctrl-C or SIGTERM: the hall stops (journaling the time up to the stop), then the
+    // players' terminals are told and the socket file removed, and the window ends.
+    let on_stop: Box<dyn FnOnce(i32) + Send> = {
+        let players = players.clone();
+        let handle = hall.handle.clone();
+        Box::new(move |signal| {
+            wait_for_stop(&handle, Duration::from_secs(3));
+            if let Some(p) = &players {
+                p.close_all("the console has stopped", true);
+            }
+            std::process::exit(128 + signal);
+        })
+    };
+    stop_on_signals(hall.handle.clone(), PROGRAM, Some(on_stop));
     options.seats = players
         .clone()
         .map(|p| std::sync::Arc::new(SeatsOf(p)) as std::sync::Arc<dyn kriegspiel_window::Seats>);
@@ -390,6 +410,25 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Says each table's seat codes and every seat change on standard error too (the window
+/// shows them on each table's page), from a subscription of its own.
+fn note_seats(mut events: tokio_broadcast::Receiver<kriegspiel_hall::HallEvent>) {
+    use kriegspiel_hall::HallEvent;
+    std::thread::spawn(move || loop {
+        match events.blocking_recv() {
+            Ok(HallEvent::Opened {
+                table, name, seats, ..
+            }) => eprintln!(
+                "{PROGRAM}: table {table} ('{name}') seat codes: white {}, black {}",
+                seats.white, seats.black
+            ),
+            Ok(HallEvent::Seat(notice)) => eprintln!("{PROGRAM}: {notice}"),
+            Ok(_) | Err(tokio_broadcast::error::RecvError::Lagged(_)) => {}
+            Err(tokio_broadcast::error::RecvError::Closed) => return,
+        }
+    });
 }
 
 /// The players' channel behind the window's seat buttons.

@@ -22,3 +22,5 @@ pub use service::{
     TableSpec, TableView, TimeMode, SUBSCRIBER_QUEUE,
 };
 pub use setup::{SetupError, TableSetup};
+/// The channel the hall's events come on (its receivers are part of this API).
+pub use tokio::sync::broadcast;
