@@ -514,3 +514,55 @@ fn a_restart_with_a_changed_setting_resumes_the_game_and_says_so() {
     assert_eq!(fresh.seen[0]["game"], 2, "{:?}", fresh.seen);
     assert!(fresh.seen[0].get("resumed_events").is_none());
 }
+
+/// Two consoles on one journal: the second is refused at start, naming the journal and the
+/// first console, and writes nothing; an export reads beside the first.
+#[test]
+fn a_second_console_on_the_same_journal_is_refused() {
+    use kriegspiel_tests::console::Console;
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("same.sqlite");
+    let mut first = Console::start(&journal, "cincinnati", &[], true);
+    let first_pid = first.child.0.id();
+    first.command(r#"{"color":"white","try":"e2e4"}"#);
+    first.expect("e2e4 stands", |v| {
+        v["try"] == "e2e4" && v["answer"] == "moved"
+    });
+    let before = std::fs::read(&journal).unwrap();
+    let second = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["table", "--no-speech", "--journal"])
+        .arg(&journal)
+        .arg("--player-socket")
+        .arg(dir.path().join("second.sock"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains("is in use by another console") && err.contains(&format!("pid {first_pid}")),
+        "{err}"
+    );
+    assert!(
+        second.stdout.is_empty(),
+        "the second console said something"
+    );
+    // The first plays on, its game whole.
+    first.command(r#"{"color":"black","try":"e7e5"}"#);
+    first.expect("e7e5 stands", |v| {
+        v["try"] == "e7e5" && v["answer"] == "moved"
+    });
+    assert!(std::fs::read(&journal).unwrap().len() >= before.len());
+    let export = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["export", "--journal"])
+        .arg(&journal)
+        .output()
+        .unwrap();
+    assert!(
+        export.status.success(),
+        "{}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+    let pgn = String::from_utf8_lossy(&export.stdout);
+    assert!(pgn.contains("1. e4") && pgn.contains(" e5"), "{pgn}");
+}
