@@ -20,9 +20,15 @@ use common::{tool, xvfb, Killed};
 fn shot(display: &str, args: &[&str], wait: Duration, out: &Path) {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("journal.sqlite");
+    // The pictures show no path of the machine they were made on: the window runs in a
+    // home folder of its own (the PGN file it proposes reads "~/…").
+    let home = dir.path().join("home").join("arbiter");
+    std::fs::create_dir_all(&home).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_kriegspiel-console"))
         .args(args)
         .args(["--journal", journal.to_str().unwrap(), "--no-speech"])
+        .current_dir(&home)
+        .env("HOME", &home)
         .env("DISPLAY", display)
         .env_remove("WAYLAND_DISPLAY")
         .stdout(Stdio::null())

@@ -335,7 +335,8 @@ pub fn squares_differ(n: u32) -> String {
 }
 
 /// A PGN file name for a table's game: "club-night_table-2_game-7.pgn" (the event, or
-/// "kriegspiel", and the table's name, in lower-case letters, digits and dashes).
+/// "kriegspiel", and the table's name, each in lower-case letters, digits and dashes and
+/// at most 28 characters).
 pub fn pgn_file_name(event: Option<&str>, table: &str, game: kriegspiel_hall::GameId) -> String {
     let clean = |s: &str| {
         let mut out = String::new();
@@ -346,10 +347,16 @@ pub fn pgn_file_name(event: Option<&str>, table: &str, game: kriegspiel_hall::Ga
                 out.push('-');
             }
         }
-        out.trim_end_matches('-')
-            .chars()
-            .take(60)
-            .collect::<String>()
+        // At most 28 characters, cut at a dash if there is one to cut at.
+        let out = out.trim_end_matches('-');
+        if out.chars().count() <= 28 {
+            return out.to_owned();
+        }
+        let cut: String = out.chars().take(28).collect();
+        match cut.rfind('-') {
+            Some(i) if i > 0 => cut[..i].to_owned(),
+            _ => cut,
+        }
     };
     let event = Some(clean(event.unwrap_or_default()))
         .filter(|e| !e.is_empty())
@@ -753,7 +760,7 @@ impl ArbiterApp {
                     });
                     let seat = |c: Color| if t.seated[c].is_some() { "✓" } else { "–" };
                     ui.label(format!(
-                        "Seats: White {} · Black {}",
+                        "Seats: White {}, Black {}",
                         seat(Color::White),
                         seat(Color::Black)
                     ));
@@ -1715,6 +1722,10 @@ mod tests {
         assert_eq!(
             pgn_file_name(Some("***"), "4", 9),
             "kriegspiel_table-4_game-9.pgn"
+        );
+        assert_eq!(
+            pgn_file_name(Some("Kriegspiel demo: cincinnati game, seed 1003"), "t", 1),
+            "kriegspiel-demo-cincinnati_t_game-1.pgn"
         );
         assert_eq!(
             pgn_file_name(Some("Турнир"), "", 2),

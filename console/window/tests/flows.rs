@@ -1422,11 +1422,11 @@ fn the_seats_show_their_codes_and_terminals_and_a_seat_is_released() {
     tx.send(opened(1)).unwrap();
     tx.send(fed_view(1, 0, false, true)).unwrap();
     wait(&mut h, "the card", |h| has_label(h, "Table 1: fed-1"));
-    assert!(has_label(&h, "Seats: White – · Black –"));
+    assert!(has_label(&h, "Seats: White –, Black –"));
     tx.send(seat(Color::White, SeatChange::Taken { voice: false }))
         .unwrap();
     wait(&mut h, "the card's seats", |h| {
-        has_label(h, "Seats: White ✓ · Black –")
+        has_label(h, "Seats: White ✓, Black –")
     });
     press(&mut h, egui::Key::Num1);
     wait(&mut h, "the table view", |h| {
