@@ -232,7 +232,7 @@ impl Terminal {
 
     /// Waits for a line containing `text`; returns it.
     pub fn expect(&mut self, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = self

@@ -6,14 +6,11 @@
 //! confirmed tries reach the table, and the game ends in the expected position.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use kriegspiel_tests::link_util::cargo_bin;
-use kriegspiel_tests::process::ChildGuard;
+use kriegspiel_tests::console::{Console, Terminal};
 
 const FINAL_FEN: &str = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
 
@@ -53,79 +50,11 @@ fn synthesise(voice: &str, text: &str, out: &Path) {
         .arg(out));
 }
 
-struct Terminal {
-    child: ChildGuard,
-    keys: ChildStdin,
-    heard: mpsc::Receiver<String>,
-    transcript: Vec<String>,
-}
-
-impl Terminal {
-    fn open(socket: &Path, color: &str, code: &str, extra: &[PathBuf]) -> Terminal {
-        let mut cmd = Command::new(cargo_bin("kriegspiel", "kriegspiel"));
-        cmd.args(["player", "--table", "1", "--color", color, "--code", code])
-            .arg("--socket")
-            .arg(socket);
-        if !extra.is_empty() {
-            // Spoken too, on ALSA's null device (which does not play in real time: the
-            // terminal still waits the speech's length before it listens).
-            cmd.args(["--voice", "--speak", "--speak-device", "null"]);
-            for f in extra {
-                cmd.arg("--mic-wav").arg(f);
-            }
-        }
-        let mut child: Child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let keys = child.stdin.take().unwrap();
-        let out = child.stdout.take().unwrap();
-        let (tx, heard) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                if tx.send(line.unwrap()).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut t = Terminal {
-            child: ChildGuard(child),
-            keys,
-            heard,
-            transcript: Vec::new(),
-        };
-        t.expect("Connected to table 1");
-        t
-    }
-
-    fn type_line(&mut self, line: &str) {
-        writeln!(self.keys, "{line}").unwrap();
-    }
-
-    /// Push-to-talk: Enter, (he speaks: the next WAV), Enter.
-    fn talk(&mut self) {
-        self.type_line("");
-        self.expect("(listening; Enter to stop)");
-        self.type_line("");
-    }
-
-    /// Waits for a line containing `text`; returns it.
-    fn expect(&mut self, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self
-                .heard
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("never heard '{text}'; heard {:?}", self.transcript));
-            self.transcript.push(line.clone());
-            if line.contains(text) {
-                return line;
-            }
-        }
-    }
+/// Push-to-talk: Enter, (he speaks: the next WAV), Enter.
+fn talk(t: &mut Terminal) {
+    t.say("");
+    t.expect("(listening; Enter to stop)");
+    t.say("");
 }
 
 #[test]
@@ -150,55 +79,39 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
         }
     });
 
-    let journal = dir.path().join("j.sqlite");
-    let socket = dir.path().join("players.sock");
-    let table = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["table", "cincinnati", "--no-speech", "--journal"])
-        .arg(&journal)
-        .arg("--player-socket")
-        .arg(&socket)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut table = ChildGuard(table);
-    // Its first line names the table and each seat's code.
-    let mut table_out = BufReader::new(table.0.stdout.take().unwrap());
-    let mut opened = String::new();
-    table_out.read_line(&mut opened).unwrap();
-    let opened: serde_json::Value = serde_json::from_str(&opened).unwrap();
-    let code = |c: &str| opened["seats"][c].as_str().unwrap().to_owned();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !socket.exists() {
-        assert!(Instant::now() < deadline, "the socket never appeared");
-        std::thread::sleep(Duration::from_millis(20));
+    let mut table = Console::start(&dir.path().join("j.sqlite"), "cincinnati", &[], true);
+    // Spoken too, on ALSA's null device (which does not play in real time: the terminal
+    // still waits the speech's length before it listens).
+    let mut voice = vec!["--voice", "--speak", "--speak-device", "null"];
+    for f in &wavs {
+        voice.extend(["--mic-wav", f.to_str().unwrap()]);
     }
-    let mut white = Terminal::open(&socket, "white", &code("white"), &wavs);
-    let mut black = Terminal::open(&socket, "black", &code("black"), &[]);
+    let mut white = Terminal::start(&table.socket, "white", table.code("white"), &voice);
+    white.expect("Connected to table 1");
+    let mut black = Terminal::open(&table, "black");
 
     // "my men": the console reads him his men.
-    white.talk();
+    talk(&mut white);
     let men = white.expect("Your men:");
     assert!(men.starts_with("Your men: king e1, queen d1"), "{men}");
     // A try, read back to him alone, then cancelled: the table never hears of it.
-    white.talk();
+    talk(&mut white);
     white.expect("knight g1 to f3?");
-    white.talk();
+    talk(&mut white);
     white.expect("Cancelled.");
     // A try confirmed.
-    white.talk();
+    talk(&mut white);
     white.expect("pawn f2 to f3?");
-    white.talk();
+    talk(&mut white);
     white.expect("White has moved.");
     black.expect("White has moved.");
-    black.type_line("e7e5");
+    black.say("e7e5");
     white.expect("Black has moved.");
-    white.talk();
+    talk(&mut white);
     white.expect("pawn g2 to g4?");
-    white.talk();
+    talk(&mut white);
     black.expect("White has moved.");
-    black.type_line("Qd8h4");
+    black.say("Qd8h4");
     let mate = white.expect("Checkmate");
     assert!(mate.contains("Black wins"), "{mate}");
 
@@ -209,35 +122,18 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
             black.transcript
         );
     }
-    let status = table.0.wait().unwrap();
+    let status = table.child.0.wait().unwrap();
     assert!(status.success());
-    let mut out = String::new();
-    table_out.read_to_string(&mut out).unwrap();
-    let tries: Vec<&str> = out
-        .lines()
-        .filter_map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).ok()?;
-            v["try"].as_str().map(|_| l)
-        })
-        .collect();
+    let out: Vec<serde_json::Value> = table.lines.take().unwrap().iter().collect();
+    let tries: Vec<&serde_json::Value> = out.iter().filter(|v| v.get("try").is_some()).collect();
     assert!(
-        !out.contains("\"g1f3\""),
+        !tries.iter().any(|v| v["try"] == "g1f3"),
         "the cancelled try reached the table: {tries:?}"
     );
-    let last = out.lines().last().unwrap();
-    let v: serde_json::Value = serde_json::from_str(last).unwrap();
-    assert_eq!(v["final_fen"], FINAL_FEN, "{out}");
-    // White's terminal ends when the console hangs up; it could speak every line.
-    let status = white.child.0.wait().unwrap();
-    assert!(status.success());
-    let mut err = String::new();
-    white
-        .child
-        .0
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    assert!(!err.contains("cannot speak"), "{err}");
+    let last = out.last().unwrap();
+    assert_eq!(last["final_fen"], FINAL_FEN, "{out:?}");
+    // White's terminal ends when the console closes the table; it could speak every line.
+    assert!(white.exit().success());
+    let said = white.drain(Duration::from_millis(200));
+    assert!(!said.iter().any(|l| l.contains("cannot speak")), "{said:?}");
 }

@@ -286,6 +286,33 @@ impl Players {
         Ok(players)
     }
 
+    /// Opens the socket for a front end and follows the hall from `events`, saying on
+    /// standard error how players connect; a socket that cannot be opened is a warning:
+    /// the console referees without players' terminals.
+    pub fn serve(
+        path: &Path,
+        hall: HallHandle,
+        events: Option<broadcast::Receiver<HallEvent>>,
+        program: &str,
+    ) -> Option<Players> {
+        match Players::open(path, hall) {
+            Ok(p) => {
+                eprintln!(
+                    "{program}: players' terminals: kriegspiel player --socket {} --table N --color C --code CODE",
+                    path.display()
+                );
+                if let Some(events) = events {
+                    p.follow(events);
+                }
+                Some(p)
+            }
+            Err(e) => {
+                eprintln!("{program}: warning: {e}; no players' terminals");
+                None
+            }
+        }
+    }
+
     /// Follows the hall from `events` (a subscription of its own, made before the hall's
     /// first event) on a thread of its own, until the hall stops.
     pub fn follow(

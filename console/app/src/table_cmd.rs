@@ -181,22 +181,7 @@ pub fn play(
         .zip(subscriptions)
         .map(|((table, s), events)| spawn_speaker(events, table, s, Duration::from_secs(10)))
         .collect();
-    let players = match Players::open(&socket, hall.handle.clone()) {
-        Ok(p) => {
-            eprintln!(
-                "{program}: players' terminals: kriegspiel player --socket {} --table N --color C --code CODE",
-                socket.display()
-            );
-            if let Some(events) = for_players {
-                p.follow(events);
-            }
-            Some(p)
-        }
-        Err(e) => {
-            eprintln!("{program}: warning: {e}; no players' terminals");
-            None
-        }
-    };
+    let players = Players::serve(&socket, hall.handle.clone(), for_players, program);
     spawn_keypad(hall.handle.clone(), program, tables, players.clone());
     let signalled = stop_on_signals(hall.handle.clone(), program, None);
     let mut lines = Lines::new(tag_tables);

@@ -362,22 +362,7 @@ fn main() -> ExitCode {
         .collect();
     // The same players' channel as `kriegspiel table` and `hall`: a table opened here can
     // be played from players' terminals.
-    let players = match Players::open(&socket, hall.handle.clone()) {
-        Ok(p) => {
-            eprintln!(
-                "{PROGRAM}: players' terminals: kriegspiel player --socket {} --table N --color C --code CODE (the codes are on each table's page)",
-                socket.display()
-            );
-            if let Some(events) = for_players {
-                p.follow(events);
-            }
-            Some(p)
-        }
-        Err(e) => {
-            eprintln!("{PROGRAM}: warning: {e}; no players' terminals");
-            None
-        }
-    };
+    let players = Players::serve(&socket, hall.handle.clone(), for_players, PROGRAM);
     // Ctrl-C or SIGTERM: the hall stops (journaling the time up to the stop), then the
     // players' terminals are told and the socket file removed, and the window ends.
     let on_stop: Box<dyn FnOnce(i32) + Send> = {
