@@ -424,6 +424,11 @@ impl ArbiterApp {
         }
     }
 
+    /// The store the window draws.
+    pub fn store(&self) -> &SharedStore {
+        &self.store
+    }
+
     /// The last status line (what was sent, exported or refused).
     pub fn status(&self) -> &str {
         &self.status
