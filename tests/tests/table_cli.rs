@@ -492,6 +492,14 @@ fn a_restart_with_a_changed_setting_resumes_the_game_and_says_so() {
         clock["clock"]["black"].as_u64().unwrap() > 1_400_000,
         "{clock}"
     );
+    // The last verdict may never have been said before the stop: it is said again, marked,
+    // and a player coming back hears it too.
+    let repeated = again.seen.iter().find(|v| v["repeat"] == true).unwrap();
+    assert_eq!(repeated["try"], "e2e4", "{repeated}");
+    let mut black = kriegspiel_tests::console::Terminal::open(&again, "black");
+    black.expect("Said to you last: White has moved.");
+    black.say("repeat");
+    black.expect("White has moved.");
     again.child.0.kill().unwrap();
     again.child.0.wait().unwrap();
 

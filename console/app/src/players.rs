@@ -816,7 +816,7 @@ fn serve(stream: UnixStream, shared: &Arc<Shared>) {
         return;
     };
     let seated = seat(shared, &h, session_id, tx.clone(), for_state);
-    let (lang, own_board) = match seated {
+    let (lang, own_board, last) = match seated {
         Ok(s) => s,
         Err((refusal, lang)) => {
             let (words, notice) = refusal_words(&refusal, &h, lang);
@@ -853,6 +853,11 @@ fn serve(stream: UnixStream, shared: &Arc<Shared>) {
         let _ = out.shutdown(std::net::Shutdown::Both);
     });
     let _ = tx.try_send(say(lang, Said::Connected(table, color)));
+    // A player coming back (after his terminal or the console stopped) hears the last
+    // words meant for him, marked as said before.
+    if let Some(last) = last {
+        let _ = tx.try_send(say(lang, Said::LastSaid(&last)));
+    }
     if let Some(f) = own_board {
         let _ = tx.try_send(format!("{OWN_BOARD}{f}"));
     }
@@ -882,7 +887,7 @@ fn seat(
     id: u64,
     tx: SyncSender<String>,
     stream: UnixStream,
-) -> Result<(Lang, Option<String>), (Refusal, Lang)> {
+) -> Result<(Lang, Option<String>, Option<String>), (Refusal, Lang)> {
     let Ok(mut guard) = shared.state.lock() else {
         return Err((Refusal::Closing, Lang::En));
     };
@@ -930,7 +935,8 @@ fn seat(
         voice: h.voice,
         own_board: own_board.clone(),
     });
-    Ok((lang, own_board))
+    let last = t.last[h.color].clone();
+    Ok((lang, own_board, last))
 }
 
 /// The words of a refusal for the terminal, and for the arbiter when he should know.
@@ -1131,6 +1137,9 @@ fn say(lang: Lang, what: Said<'_>) -> String {
         (Said::Closed, Lang::En) => "The console has closed the table.".to_owned(),
         (Said::Closed, Lang::Fr) => "La console a fermé la table.".to_owned(),
         (Said::Closed, Lang::Ru) => "Консоль закрыла стол.".to_owned(),
+        (Said::LastSaid(s), Lang::En) => format!("Said to you last: {s}"),
+        (Said::LastSaid(s), Lang::Fr) => format!("Dernière annonce pour vous : {s}"),
+        (Said::LastSaid(s), Lang::Ru) => format!("Последнее сообщение вам: {s}"),
     }
 }
 
@@ -1149,6 +1158,7 @@ enum Said<'a> {
     NotReading,
     Released,
     Closed,
+    LastSaid(&'a str),
 }
 
 fn color_word(c: Color, lang: Lang) -> &'static str {
