@@ -176,3 +176,29 @@ fn an_arbiter_line_too_long_to_journal_is_refused_and_the_table_plays_on() {
     table.expect("the result", |v| v["result"] == "1-0");
     assert!(table.child.0.wait().unwrap().success());
 }
+
+/// A first line too long, or not said in time, is answered with the reason, not dropped.
+#[test]
+fn a_bad_handshake_is_answered_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mut long = UnixStream::connect(&table.socket).unwrap();
+    // Written on a thread: the console stops reading after the bound.
+    let mut writer = long.try_clone().unwrap();
+    std::thread::spawn(move || {
+        let _ = writer.write_all(&vec![b'1'; 1 << 20]);
+    });
+    let said = read_lines(&long, Duration::from_secs(5));
+    assert!(
+        said.iter()
+            .any(|l| l.starts_with("error: the first line is too long")),
+        "{said:?}"
+    );
+    let _ = long.flush();
+    let garbled = connect(&table.socket, "hello there");
+    let said = read_lines(&garbled, Duration::from_secs(5));
+    assert!(
+        said[0].contains("start with the table number, your colour and your seat code"),
+        "{said:?}"
+    );
+}
