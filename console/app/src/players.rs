@@ -816,7 +816,11 @@ fn serve(stream: UnixStream, shared: &Arc<Shared>) {
         return;
     };
     let seated = seat(shared, &h, session_id, tx.clone(), for_state);
-    let (lang, own_board, last) = match seated {
+    let Seated {
+        lang,
+        own_board,
+        last,
+    } = match seated {
         Ok(s) => s,
         Err((refusal, lang)) => {
             let (words, notice) = refusal_words(&refusal, &h, lang);
@@ -856,7 +860,7 @@ fn serve(stream: UnixStream, shared: &Arc<Shared>) {
     // A player coming back (after his terminal or the console stopped) hears the last
     // words meant for him, marked as said before.
     if let Some(last) = last {
-        let _ = tx.try_send(say(lang, Said::LastSaid(&last)));
+        let _ = tx.try_send(say(lang, Said::Earlier(&last)));
     }
     if let Some(f) = own_board {
         let _ = tx.try_send(format!("{OWN_BOARD}{f}"));
@@ -880,6 +884,14 @@ fn serve(stream: UnixStream, shared: &Arc<Shared>) {
     let _ = writer.join();
 }
 
+/// A seat given: the table's language, his own board for a voice terminal, the last words
+/// meant for him.
+struct Seated {
+    lang: Lang,
+    own_board: Option<String>,
+    last: Option<String>,
+}
+
 /// Gives the seat `h` asks for to this connection, or says why not.
 fn seat(
     shared: &Shared,
@@ -887,7 +899,7 @@ fn seat(
     id: u64,
     tx: SyncSender<String>,
     stream: UnixStream,
-) -> Result<(Lang, Option<String>, Option<String>), (Refusal, Lang)> {
+) -> Result<Seated, (Refusal, Lang)> {
     let Ok(mut guard) = shared.state.lock() else {
         return Err((Refusal::Closing, Lang::En));
     };
@@ -936,7 +948,11 @@ fn seat(
         own_board: own_board.clone(),
     });
     let last = t.last[h.color].clone();
-    Ok((lang, own_board, last))
+    Ok(Seated {
+        lang,
+        own_board,
+        last,
+    })
 }
 
 /// The words of a refusal for the terminal, and for the arbiter when he should know.
@@ -1137,9 +1153,9 @@ fn say(lang: Lang, what: Said<'_>) -> String {
         (Said::Closed, Lang::En) => "The console has closed the table.".to_owned(),
         (Said::Closed, Lang::Fr) => "La console a fermé la table.".to_owned(),
         (Said::Closed, Lang::Ru) => "Консоль закрыла стол.".to_owned(),
-        (Said::LastSaid(s), Lang::En) => format!("Said to you last: {s}"),
-        (Said::LastSaid(s), Lang::Fr) => format!("Dernière annonce pour vous : {s}"),
-        (Said::LastSaid(s), Lang::Ru) => format!("Последнее сообщение вам: {s}"),
+        (Said::Earlier(s), Lang::En) => format!("Said to you last: {s}"),
+        (Said::Earlier(s), Lang::Fr) => format!("Dernière annonce pour vous : {s}"),
+        (Said::Earlier(s), Lang::Ru) => format!("Последнее сообщение вам: {s}"),
     }
 }
 
@@ -1158,7 +1174,8 @@ enum Said<'a> {
     NotReading,
     Released,
     Closed,
-    LastSaid(&'a str),
+    /// The last words meant for him, said again when he connects.
+    Earlier(&'a str),
 }
 
 fn color_word(c: Color, lang: Lang) -> &'static str {
