@@ -135,16 +135,40 @@ fn start_hall(
     Started { opened, stderr }
 }
 
-/// `kriegspiel ARGS`, which must refuse to start: its message.
+/// `kriegspiel ARGS`, which must refuse to start (exit 2, within 30 s): its message.
 fn refused(args: &[&str], env: &[(&str, String)]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let mut child = Guard(
+        Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut pipe = child.0.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = pipe.read_to_string(&mut s);
+        s
+    });
+    let limit = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= limit {
+            drop(child);
+            panic!(
+                "{args:?} started instead of refusing: {}",
+                stderr.join().unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = stderr.join().unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
     stderr
 }
 
