@@ -683,6 +683,17 @@ impl ArbiterApp {
                     self.screen = Screen::Table(*no);
                 }
             }
+            let waiting: Vec<TableNo> = s
+                .tables
+                .iter()
+                .filter(|(_, t)| t.clocks_waiting() && !t.is_over())
+                .map(|(no, _)| *no)
+                .collect();
+            if !waiting.is_empty() && ui.button("Start all clocks").clicked() {
+                for no in waiting {
+                    self.send(no, ArbiterAction::StartClocks);
+                }
+            }
             if ui.button("New game…").clicked() {
                 self.new_game = Some(NewGame::new(
                     s.tables.len() + 1,
@@ -785,6 +796,9 @@ impl ArbiterApp {
             parts.push(format!("{} to move", color_name(v.to_move)));
             if v.paused {
                 parts.push("PAUSED".to_owned());
+            }
+            if v.clocks_waiting {
+                parts.push("waiting to start".to_owned());
             }
         }
         if let Some((rem, _)) = t.clocks_at(now) {
@@ -930,6 +944,9 @@ impl ArbiterApp {
         let no = t.no;
         let over = t.is_over();
         ui.horizontal_wrapped(|ui| {
+            if t.clocks_waiting() && !over && ui.button("Start clocks").clicked() {
+                self.send(no, ArbiterAction::StartClocks);
+            }
             if t.paused() {
                 if ui.add_enabled(!over, egui::Button::new("Resume")).clicked() {
                     self.send(no, ArbiterAction::Resume);

@@ -172,6 +172,11 @@ impl TableState {
 
     /// Whether `c` plays without a board: no link is expected (the table was opened without
     /// a port for him, or his set-up says so).
+    /// A timed game whose clocks wait for the arbiter (or the boards) to start them.
+    pub fn clocks_waiting(&self) -> bool {
+        self.view.as_ref().is_some_and(|v| v.clocks_waiting)
+    }
+
     pub fn without_board(&self, c: Color) -> bool {
         let i = crate::board::idx(c);
         let by_setup = self.setup.as_ref().is_some_and(|s| match c {

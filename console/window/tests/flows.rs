@@ -1494,3 +1494,48 @@ fn the_window_repaints_by_itself_only_for_what_changes_with_time() {
     assert_eq!(repaint_after(&h), Duration::from_secs(1));
     drop(hall);
 }
+
+/// A clocked table waits for the arbiter: its card says "waiting to start", the table view
+/// has "Start clocks", the top bar "Start all clocks"; started, both players hear it.
+#[test]
+fn clocks_wait_for_the_arbiters_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let clocked = |name: &str| {
+        let mut s = quiet_spec(name);
+        s.setup.time_control = "5+0".to_owned();
+        s.setup.clock_start = "arbiter".to_owned();
+        s
+    };
+    let specs = vec![clocked("clocked-1"), clocked("clocked-2")];
+    let (hall, app) = start(
+        dir.path(),
+        specs.clone(),
+        TimeMode::Real,
+        &Window::knowing(&specs),
+    );
+    let mut h = harness(app);
+    wait(&mut h, "both cards waiting", |h| {
+        h.query_all_by_label_contains("waiting to start").count() >= 2
+    });
+    // One table started from its own view.
+    press(&mut h, egui::Key::Num1);
+    wait(&mut h, "the table view", |h| {
+        has_label(h, "Official position of table 1")
+    });
+    click(&mut h, "Start clocks");
+    wait(&mut h, "table 1 started", |h| {
+        has_label(h, "The clocks are started. White to move.")
+            && h.query_by_role_and_label(Role::Button, "Start clocks")
+                .is_none()
+    });
+    // The other from the top bar; then nothing waits and the button goes.
+    click(&mut h, "Start all clocks");
+    wait(&mut h, "every table started", |h| {
+        h.query_by_role_and_label(Role::Button, "Start all clocks")
+            .is_none()
+    });
+    let s = lock(&hall.store);
+    assert!(s.tables.values().all(|t| !t.clocks_waiting()));
+    drop(s);
+    drop(hall);
+}
