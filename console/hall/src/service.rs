@@ -427,8 +427,21 @@ fn prepare(
 ) -> Result<Prepared, HallError> {
     // A player with no board plays by keys or voice: the table keeps his board, so that it
     // follows every correction (else it would wait, out of sync, for a board never coming).
-    spec.setup.white_without_board |= matches!(spec.white, BoardSource::Absent);
-    spec.setup.black_without_board |= matches!(spec.black, BoardSource::Absent);
+    // (A script that moves his men stands in for a board: tests and demos feed them.)
+    let scripted_board = |c: Color| {
+        spec.scripted
+            .iter()
+            .any(|(_, i)| matches!(i, Input::Board { color, .. } if *color == c))
+    };
+    let boardless = |source: &BoardSource, c: Color| {
+        matches!(source, BoardSource::Absent) && !scripted_board(c)
+    };
+    let (white, black) = (
+        boardless(&spec.white, Color::White),
+        boardless(&spec.black, Color::Black),
+    );
+    spec.setup.white_without_board |= white;
+    spec.setup.black_without_board |= black;
     if mode == TimeMode::Simulated
         && [&spec.white, &spec.black]
             .iter()
