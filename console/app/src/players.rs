@@ -59,6 +59,9 @@ const PER_SECOND: f64 = 4.0;
 const WRONG_BURST: f64 = 5.0;
 const WRONG_EVERY: Duration = Duration::from_secs(12);
 
+/// How long a seat at a table this channel has not heard of yet waits for it to open.
+const TABLE_WAIT: Duration = Duration::from_secs(2);
+
 /// The longest first line (table, colour, code, voice).
 const MAX_HELLO: usize = 256;
 
@@ -815,6 +818,17 @@ fn serve(stream: UnixStream, shared: &Arc<Shared>) {
     let Ok(for_state) = stream.try_clone() else {
         return;
     };
+    // A table that is opening now (its codes printed by another subscriber a moment before
+    // this channel heard of it) is waited for a little.
+    let deadline = Instant::now() + TABLE_WAIT;
+    while Instant::now() < deadline
+        && shared
+            .state
+            .lock()
+            .is_ok_and(|st| !st.tables.contains_key(&h.table))
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let seated = seat(shared, &h, session_id, tx.clone(), for_state);
     let Seated {
         lang,

@@ -25,8 +25,7 @@ use kriegspiel::frontend::{
 };
 use kriegspiel::hall_cmd::read_round_with_audio;
 use kriegspiel::players::{default_socket, Players};
-use kriegspiel::speech::{AudioOptions, Speakers};
-use kriegspiel::table_cmd::speaker;
+use kriegspiel::speech::{setup, AudioOptions, Speakers};
 
 const PROGRAM: &str = "kriegspiel-console";
 
@@ -178,39 +177,47 @@ fn tables(args: &Args) -> Result<Tables, String> {
 /// takes a moment per table, and the window opens when all are there. An error names the
 /// table.
 fn speakers(tables: &Tables) -> Result<Vec<(TableNo, Speakers)>, String> {
-    let built: Vec<Result<Option<(TableNo, Speakers)>, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = tables
-            .specs
-            .iter()
-            .zip(&tables.audio)
-            .enumerate()
-            .filter_map(|(i, (spec, (audio, label)))| {
-                let audio = audio.as_ref().filter(|a| !a.off)?;
-                Some(scope.spawn(move || {
-                    let lang = spec
-                        .setup
-                        .config()
-                        .map_err(|e| format!("{label}: {e}"))?
-                        .lang;
-                    let program = format!("{PROGRAM}: {label}");
-                    let s = speaker(&program, lang, audio).map_err(|e| format!("{label}: {e}"))?;
-                    Ok(s.map(|s| (i + 1, s)))
-                }))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a table's speakers could not be started".to_owned()))
-            })
-            .collect()
-    });
-    let mut out = Vec::new();
-    for b in built {
-        out.extend(b?);
+    // Every named device is checked once, silent tables' too; speech-dispatcher is asked
+    // once for the window, on a thread while the devices are checked; one line says it.
+    let named: Vec<(TableNo, &AudioOptions, &String, &TableSpec)> = tables
+        .specs
+        .iter()
+        .zip(&tables.audio)
+        .enumerate()
+        .filter_map(|(i, (spec, (audio, label)))| Some((i + 1, audio.as_ref()?, label, spec)))
+        .collect();
+    let wants = named
+        .iter()
+        .any(|(_, a, _, _)| !a.off && a.wants_dispatcher());
+    let probing = std::thread::spawn(move || setup::probe(wants));
+    let options: Vec<&AudioOptions> = named.iter().map(|(_, a, _, _)| *a).collect();
+    let mut list = Vec::with_capacity(named.len());
+    for ((table, _, label, spec), checked) in named.iter().zip(setup::check_all(&options)) {
+        let checked = checked.map_err(|e| format!("{label}: {e}"))?;
+        let lang = spec
+            .setup
+            .config()
+            .map_err(|e| format!("{label}: {e}"))?
+            .lang;
+        list.push((*table, lang, checked));
     }
-    Ok(out)
+    let built = setup::build_all(&list, || {
+        probing.join().unwrap_or_else(|_| setup::Probe {
+            dispatcher: Some(Err("the probe failed".to_owned())),
+            no_audio: None,
+        })
+    })
+    .map_err(|(table, e)| {
+        let label = named
+            .iter()
+            .find(|(t, ..)| *t == table)
+            .map_or_else(|| format!("table {table}"), |(_, _, l, _)| (*l).clone());
+        format!("{label}: {e}")
+    })?;
+    if let Some(line) = built.summary {
+        eprintln!("{PROGRAM}: speech: {line}");
+    }
+    Ok(built.speakers)
 }
 
 /// The tables of one table's boards or of the demo, and whether they are demo tables.
