@@ -555,7 +555,7 @@ fn tables_round(pace_name: &str, timing: Timing, round: usize) -> Round {
             spec.black = BoardSource::Serial(ports[i][1].clone());
             // Sent from the keypad thread below, at wall times.
             spec.scripted.clear();
-            spec.resume = false;
+            spec.resume = kriegspiel_hall::Resume::New;
             spec
         })
         .collect();

@@ -436,7 +436,7 @@ fn the_journal_heartbeat_follows_playing_tables_only() {
         white: BoardSource::Absent,
         black: BoardSource::Absent,
         scripted: Vec::new(),
-        resume: true,
+        resume: kriegspiel_hall::Resume::Last,
     };
     let running = start(
         Journal::open(&path).unwrap(),
@@ -517,7 +517,7 @@ fn a_player_with_no_board_source_is_never_out_of_sync() {
         white: BoardSource::Absent,
         black: BoardSource::Absent,
         scripted: Vec::new(),
-        resume: false,
+        resume: kriegspiel_hall::Resume::New,
     };
     let running = kriegspiel_hall::start(journal, vec![spec], TimeMode::Real).unwrap();
     let put = kriegspiel_table::ArbiterAction::Remove {

@@ -228,3 +228,48 @@ fn export_refuses_what_is_not_there() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown format 'xml' (pgn, jsonl)"));
 }
+
+/// `kriegspiel hall --new-game` starts every table afresh; without it the unfinished game
+/// goes on.
+#[test]
+fn a_hall_resumes_its_unfinished_games_unless_told_new_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let round = dir.path().join("round.toml");
+    std::fs::write(&round, "[[table]]\nname = \"solo\"\n").unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let run = |extra: &[&str], line: &str| {
+        let mut hall = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+            .args(["hall", "--no-speech", "--config"])
+            .arg(&round)
+            .arg("--journal")
+            .arg(&journal)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = hall.stdin.take().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        drop(stdin);
+        let mut out = std::io::BufReader::new(hall.stdout.take().unwrap());
+        let mut first = String::new();
+        std::io::BufRead::read_line(&mut out, &mut first).unwrap();
+        let mut rest = String::new();
+        // The move's verdict, then the hall is stopped (its game unfinished).
+        while !rest.contains("\"e2e4\"") && !rest.contains("\"e7e5\"") {
+            rest.clear();
+            assert!(std::io::BufRead::read_line(&mut out, &mut rest).unwrap() > 0);
+        }
+        hall.kill().unwrap();
+        hall.wait().unwrap();
+        serde_json::from_str::<Value>(&first).unwrap()
+    };
+    let first = run(&[], r#"{"color":"white","try":"e2e4"}"#);
+    assert_eq!(first["game"], 1);
+    let again = run(&[], r#"{"color":"black","try":"e7e5"}"#);
+    assert_eq!(again["game"], 1, "{again}");
+    assert!(again["resumed_events"].as_u64().unwrap() >= 1);
+    let fresh = run(&["--new-game"], r#"{"color":"white","try":"e2e4"}"#);
+    assert_eq!(fresh["game"], 2, "{fresh}");
+}

@@ -518,9 +518,32 @@ fn a_restart_with_a_changed_setting_resumes_the_game_and_says_so() {
     );
 
     // --new-game: game 2, afresh.
-    let fresh = Console::start(&journal, "wild16", &["--new-game"], true);
+    let mut fresh = Console::start(&journal, "wild16", &["--new-game"], true);
     assert_eq!(fresh.seen[0]["game"], 2, "{:?}", fresh.seen);
     assert!(fresh.seen[0].get("resumed_events").is_none());
+    fresh.child.0.kill().unwrap();
+    fresh.child.0.wait().unwrap();
+
+    // The game left behind is taken up again by its number, as it was.
+    let mut back = Console::start(&journal, "wild16", &["--resume", "1"], true);
+    let opened = &back.seen[0];
+    assert_eq!(opened["game"], 1, "{opened}");
+    assert!(opened["ignored"].to_string().contains("rules"), "{opened}");
+    back.command(r#"{"color":"black","try":"e7e5"}"#);
+    back.expect("e7e5 stands", |v| {
+        v["try"] == "e7e5" && v["answer"] == "moved"
+    });
+    back.child.0.kill().unwrap();
+    back.child.0.wait().unwrap();
+    let none = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["table", "--no-speech", "--resume", "9", "--journal"])
+        .arg(&journal)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(err.contains("no game 9 (its games: 1, 2)"), "{err}");
 }
 
 /// Two consoles on one journal: the second is refused at start, naming the journal and the

@@ -236,7 +236,7 @@ fn white_plays_a_whole_game_by_voice_against_a_reed_board() {
             board_id: 2,
         },
         scripted: Vec::new(),
-        resume: false,
+        resume: kriegspiel_hall::Resume::New,
     };
     let running = start(
         Journal::open(&dir.path().join("j.sqlite")).unwrap(),

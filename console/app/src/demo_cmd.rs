@@ -177,7 +177,7 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
     let game = kriegspiel_games::builtin(rule_set.id(), timing).map_err(|e| e.to_string())?;
     let mut spec = game.table_spec(&format!("demo-{}", rule_set.id()), &timing);
     spec.setup = args.game.apply(spec.setup)?;
-    spec.resume = !args.new_game;
+    spec.resume = kriegspiel_hall::Resume::unless_new(args.new_game);
     let lang = spec.setup.config().map_err(|e| e.to_string())?.lang;
     let journal = open_journal(PROGRAM, args.journal.clone())?;
     let name = format!("{} ({} plies)", game.def.name, game.def.plies.len());

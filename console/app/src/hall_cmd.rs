@@ -27,6 +27,9 @@ pub struct Args {
     /// The players' terminals' socket (`kriegspiel player`); default: beside the journal.
     #[arg(long, value_name = "PATH")]
     player_socket: Option<PathBuf>,
+    /// Start new games at every table even if the journal holds unfinished ones.
+    #[arg(long)]
+    new_game: bool,
     /// Speak nothing at any table, whatever the round file says (the JSON lines still carry
     /// every word).
     #[arg(long)]
@@ -298,7 +301,7 @@ pub fn read_round_with_audio(path: &Path) -> Result<Vec<RoundEntry>, String> {
                 white: board(t.white),
                 black: board(t.black),
                 scripted: Vec::new(),
-                resume: true,
+                resume: kriegspiel_hall::Resume::Last,
             },
             audio,
             label,
@@ -363,7 +366,13 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let specs = entries.into_iter().map(|e| e.spec).collect();
+    let specs = entries
+        .into_iter()
+        .map(|e| TableSpec {
+            resume: kriegspiel_hall::Resume::unless_new(args.new_game),
+            ..e.spec
+        })
+        .collect();
     // A hall's lines name their table, however many it has.
     play(journal, specs, speakers, args.player_socket, PROGRAM, true)
 }

@@ -1341,7 +1341,7 @@ mod tests {
             white: BoardSource::Absent,
             black: BoardSource::Absent,
             scripted: Vec::new(),
-            resume: false,
+            resume: kriegspiel_hall::Resume::New,
         };
         let (hall, mut subs) =
             kriegspiel_hall::start_subscribed(journal, vec![spec], TimeMode::Real, 1).unwrap();

@@ -45,6 +45,10 @@ pub struct Args {
     /// Start a new game even if the journal holds an unfinished one for this table.
     #[arg(long)]
     new_game: bool,
+    /// Resume this unfinished game of the journal (its number: `kriegspiel export` lists
+    /// them), e.g. one left behind by --new-game; it goes on with its own settings.
+    #[arg(long, value_name = "GAME", conflicts_with = "new_game")]
+    resume: Option<i64>,
     /// The board id White's board must report (else learnt when it first connects).
     #[arg(long)]
     white_board_id: Option<u32>,
@@ -94,7 +98,10 @@ fn table_spec(args: &Args) -> Result<TableSpec, String> {
         white: board(&args.white),
         black: board(&args.black),
         scripted: Vec::new(),
-        resume: !args.new_game,
+        resume: args.resume.map_or(
+            kriegspiel_hall::Resume::unless_new(args.new_game),
+            kriegspiel_hall::Resume::Game,
+        ),
     })
 }
 

@@ -103,7 +103,7 @@ fn expected(lang: &str, journal: &Path) -> Expected {
         white: BoardSource::Absent,
         black: BoardSource::Absent,
         scripted,
-        resume: false,
+        resume: kriegspiel_hall::Resume::New,
     };
     let hall = kriegspiel_hall::start(
         Journal::open(journal).unwrap(),

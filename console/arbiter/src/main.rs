@@ -146,7 +146,7 @@ fn tables(args: &Args) -> Result<Tables, String> {
         let (specs, audio) = read_round_with_audio(path)?
             .into_iter()
             .map(|mut e| {
-                e.spec.resume = !args.new_game;
+                e.spec.resume = kriegspiel_hall::Resume::unless_new(args.new_game);
                 e.audio.off |= args.audio.no_speech;
                 (e.spec, (Some(e.audio), e.label))
             })
@@ -249,7 +249,7 @@ fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
                 white: BoardSource::Serial(white.clone()),
                 black: BoardSource::Serial(black.clone()),
                 scripted: Vec::new(),
-                resume: !args.new_game,
+                resume: kriegspiel_hall::Resume::unless_new(args.new_game),
             }],
             false,
         ));
@@ -291,7 +291,7 @@ fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
             ..game.clone()
         };
         spec.setup = only_rules.apply(spec.setup)?;
-        spec.resume = !args.new_game;
+        spec.resume = kriegspiel_hall::Resume::unless_new(args.new_game);
         specs.push(spec);
     }
     Ok((specs, true))

@@ -305,7 +305,7 @@ impl BuiltGame {
                 .iter()
                 .map(|c| (c.at_ms, c.input.clone()))
                 .collect(),
-            resume: true,
+            resume: kriegspiel_hall::Resume::Last,
         }
     }
 

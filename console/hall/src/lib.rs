@@ -18,8 +18,8 @@ pub use journal::{
 };
 pub use service::{
     board_input, check_input, start, start_subscribed, view, BoardSource, HallCommand, HallError,
-    HallEvent, HallGone, HallHandle, InputError, RunningHall, SeatChange, SeatNotice, TableNo,
-    TableSpec, TableView, TimeMode, SUBSCRIBER_QUEUE,
+    HallEvent, HallGone, HallHandle, InputError, Resume, RunningHall, SeatChange, SeatNotice,
+    TableNo, TableSpec, TableView, TimeMode, SUBSCRIBER_QUEUE,
 };
 pub use setup::{SetupError, TableSetup};
 /// The channel the hall's events come on (its receivers are part of this API).

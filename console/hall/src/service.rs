@@ -50,8 +50,33 @@ pub struct TableSpec {
     /// Inputs the table receives at set table times, as a player's keypad would send them
     /// (the demo's promotion choices and questions). Journaled like any input.
     pub scripted: Vec<(Millis, Input)>,
-    /// Resume this table's unfinished game from the journal (else start a new one).
-    pub resume: bool,
+    /// Which game the table plays: its unfinished one from the journal, a new one, or a
+    /// game named by its number.
+    pub resume: Resume,
+}
+
+/// Which game a table opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// A new game, even if the journal holds an unfinished one of this table (`--new-game`).
+    New,
+    /// The table's last game when it is unfinished (with the settings it was journaled
+    /// with), else a new one.
+    Last,
+    /// This unfinished game of the journal, whatever its table's name and whatever newer
+    /// game was started meanwhile (`--resume GAME`).
+    Game(GameId),
+}
+
+impl Resume {
+    /// `Last`, or `New` when a new game is asked for.
+    pub fn unless_new(new_game: bool) -> Resume {
+        if new_game {
+            Resume::New
+        } else {
+            Resume::Last
+        }
+    }
 }
 
 /// How the hall's time passes.
@@ -254,7 +279,7 @@ impl std::fmt::Display for HallError {
                 conflicts,
             } => write!(
                 f,
-                "table '{table}': the journal holds its unfinished game {game}, set up otherwise ({}); start with the game's own settings to resume it, or with --new-game to start afresh (game {game} stays in the journal)",
+                "table '{table}': the journal holds its unfinished game {game}, set up otherwise ({}); start with the game's own settings to resume it, or with --new-game to start afresh (game {game} stays in the journal: --resume {game} takes it up again)",
                 conflicts.join("; ")
             ),
         }
@@ -456,11 +481,29 @@ fn prepare(
     let games = journal.games()?;
     // The last game of this table: resumed if it is unfinished, with the settings it was
     // journaled with (what was asked differently now is said, and ignored).
-    let last = games
-        .iter()
-        .rev()
-        .find(|g| g.name == spec.name)
-        .filter(|_| spec.resume);
+    let last = match spec.resume {
+        Resume::New => None,
+        Resume::Last => games.iter().rev().find(|g| g.name == spec.name),
+        Resume::Game(id) => {
+            let g = games.iter().find(|g| g.id == id).ok_or_else(|| {
+                let ids: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
+                HallError::Resume {
+                    table: spec.name.clone(),
+                    error: format!(
+                        "the journal has no game {id} (its games: {})",
+                        if ids.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            ids.join(", ")
+                        }
+                    ),
+                }
+            })?;
+            // The game goes on under its own table's name.
+            spec.name.clone_from(&g.name);
+            Some(g)
+        }
+    };
     if let Some(g) = last {
         let config = g.setup.config().map_err(|error| HallError::Setup {
             table: spec.name.clone(),
@@ -504,7 +547,12 @@ fn prepare(
             unsaid = audible;
         }
         if !table.is_over() {
-            let differences = spec.setup.differences(&g.setup);
+            let mut differences = spec.setup.differences(&g.setup);
+            if let Resume::Game(_) = spec.resume {
+                // Named by the arbiter: it goes on as it was, whatever was asked.
+                let conflicts = std::mem::take(&mut differences.conflicts);
+                differences.ignored.splice(0..0, conflicts);
+            }
             if !differences.conflicts.is_empty() {
                 return Err(HallError::Conflict {
                     table: spec.name,
@@ -539,6 +587,12 @@ fn prepare(
                 resume_at,
                 down_ms: Some(u64::try_from(down).unwrap_or(0)),
                 spec,
+            });
+        }
+        if let Resume::Game(id) = spec.resume {
+            return Err(HallError::Resume {
+                table: spec.name,
+                error: format!("game {id} is over (`kriegspiel export --table {id}` writes it)"),
             });
         }
     }

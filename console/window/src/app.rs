@@ -1579,10 +1579,10 @@ impl ArbiterApp {
                     BoardSource::Serial(PathBuf::from(p))
                 }),
                 scripted: Vec::new(),
-                resume: false,
+                resume: kriegspiel_hall::Resume::New,
             },
         };
-        spec.resume = false;
+        spec.resume = kriegspiel_hall::Resume::New;
         let setup = &mut spec.setup;
         setup.white_player = text(&g.white_player);
         setup.black_player = text(&g.black_player);

@@ -359,7 +359,7 @@ impl SetupView {
             white: port(&self.white_port),
             black: port(&self.black_port),
             scripted: Vec::new(),
-            resume: false,
+            resume: kriegspiel_hall::Resume::New,
         })
     }
 }

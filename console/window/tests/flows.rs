@@ -428,7 +428,7 @@ fn quiet_spec(name: &str) -> TableSpec {
         white: BoardSource::Absent,
         black: BoardSource::Absent,
         scripted: Vec::new(),
-        resume: false,
+        resume: kriegspiel_hall::Resume::New,
     }
 }
 
@@ -897,7 +897,7 @@ fn a_table_the_window_did_not_open_shows_what_the_hall_and_the_journal_say() {
     let mut spec = quiet_spec("resumed");
     spec.setup.rules = "berkeley".to_owned();
     spec.setup.time_control = "25+10".to_owned();
-    spec.resume = true;
+    spec.resume = kriegspiel_hall::Resume::Last;
     let (mut hall, app) = start(
         dir.path(),
         vec![spec.clone()],

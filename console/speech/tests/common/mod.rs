@@ -53,7 +53,7 @@ pub fn play(journal: &Path, speakers: Speakers, lang: &str) -> Expected {
         white: BoardSource::Absent,
         black: BoardSource::Absent,
         scripted,
-        resume: false,
+        resume: kriegspiel_hall::Resume::New,
     };
     let hall = kriegspiel_hall::start(
         Journal::open(journal).unwrap(),
