@@ -24,8 +24,11 @@ RULES        cincinnati (default), wild16, traditional, rand, berkeley, berkeley
 --clock M+S  time control, e.g. 25+10      --no-speech, --speech-wav DIR
 --journal F  the SQLite journal (default ~/.local/share/kriegspiel/journal.sqlite)
 --new-game   start afresh even if the journal holds this table's unfinished game
+--clock-start arbiter|boards|at-once   when the clocks start (default: when the arbiter
+             says {"arbiter":"start"}, or presses Start clocks in the window)
 demo only:   --fast (simulated time, no waits), --json (JSON lines instead of text)
-table only:  --option KEY=VALUE, --fen FEN, --white-board-id N, --black-board-id N
+table only:  --option KEY=VALUE, --fen FEN, --white-board-id N, --black-board-id N,
+             --resume GAME (an unfinished game left behind by --new-game)
 window only: --tables N (demo tables), --open N (show table N first), --sync-alert SECONDS;
              --fast and --json ask for the text demo instead (the window speaks too)
 

@@ -1590,6 +1590,10 @@ impl ArbiterApp {
         setup.time_control = text(&g.time_control).unwrap_or_else(|| "none".to_owned());
         setup.settle_ms = g.settle_ms;
         if !g.simulated {
+            // Players at real boards: the clocks wait for the arbiter's start.
+            kriegspiel_hall::setup::CLOCK_START_FOR_PEOPLE
+                .id()
+                .clone_into(&mut setup.clock_start);
             for pair in g.options.split([',', ' ']).filter(|p| !p.is_empty()) {
                 let (k, v) = pair
                     .split_once('=')

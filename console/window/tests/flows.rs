@@ -824,6 +824,8 @@ fn a_new_game_on_serial_ports_takes_the_rule_set_s_options() {
         Some("true")
     );
     assert_eq!(setup.rules, "rand");
+    // Players at real boards: their clocks wait for the arbiter.
+    assert_eq!(setup.clock_start, "arbiter");
     drop(hall);
 }
 
