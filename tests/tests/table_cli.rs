@@ -597,3 +597,44 @@ fn a_second_console_on_the_same_journal_is_refused() {
     let pgn = String::from_utf8_lossy(&export.stdout);
     assert!(pgn.contains("1. e4") && pgn.contains(" e5"), "{pgn}");
 }
+
+/// After a clean stop (SIGTERM) nothing is said again at the restart; after a crash
+/// (SIGKILL) the last verdict is, marked as repeated.
+#[test]
+fn only_a_crash_makes_the_restart_say_the_last_words_again() {
+    use kriegspiel_tests::console::Console;
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let mut table = Console::start(&journal, "cincinnati", &[], true);
+    table.command(r#"{"color":"white","try":"e2e4"}"#);
+    table.expect("e2e4 stands", |v| {
+        v["try"] == "e2e4" && v["answer"] == "moved"
+    });
+    let pid = table.child.0.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    assert_eq!(table.child.0.wait().unwrap().code(), Some(143));
+
+    let mut again = Console::start(&journal, "cincinnati", &[], true);
+    again.expect("the restart noted", |v| v["note"] == "restarted");
+    again.command(r#"{"color":"black","try":"e7e5"}"#);
+    again.expect("e7e5 stands", |v| {
+        v["try"] == "e7e5" && v["answer"] == "moved"
+    });
+    assert!(
+        !again.seen.iter().any(|v| v["repeat"] == true),
+        "said again after a clean stop: {:?}",
+        again.seen
+    );
+    again.child.0.kill().unwrap();
+    again.child.0.wait().unwrap();
+
+    let third = Console::start(&journal, "cincinnati", &[], true);
+    let mut third = third;
+    third.expect("the restart noted", |v| v["note"] == "restarted");
+    let repeated = third.seen.iter().find(|v| v["repeat"] == true).cloned();
+    assert_eq!(repeated.map(|v| v["try"].clone()), Some("e7e5".into()));
+}

@@ -428,7 +428,7 @@ pub fn spawn_keypad(
                 },
                 Ok((_, Command::StartAll)) => {
                     for table in 1..=tables {
-                        let start = Input::Arbiter(kriegspiel_table::ArbiterAction::StartClocks);
+                        let start = Input::Arbiter(kriegspiel_table::ArbiterAction::StartAll);
                         if hall.input(table, start).is_err() {
                             return;
                         }

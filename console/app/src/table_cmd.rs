@@ -239,7 +239,7 @@ pub fn play(
             }
             if v.clocks_waiting && waiting_said.insert(v.table) {
                 eprintln!(
-                    "{program}: table {}: the clocks wait for the arbiter: {{\"table\":{},\"arbiter\":\"start\"}} (every table: {{\"arbiter\":\"start all\"}})",
+                    "{program}: table {}: the clocks have not started: the arbiter starts them with {{\"table\":{},\"arbiter\":\"start\"}} (every table: {{\"arbiter\":\"start all\"}}); with clock_start boards they also start when both boards are in sync",
                     v.table, v.table
                 );
             }

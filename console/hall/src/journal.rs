@@ -17,6 +17,7 @@ use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, MAIN
 
 use crate::setup::{check_name, SetupError, TableSetup, MAX_NAME};
 
+mod said;
 mod seats;
 pub use seats::{code_matches, SEAT_CODE_DIGITS};
 

@@ -5,7 +5,7 @@
 //! at the link, so a table that waits on the disk still judges tries by when the men moved.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -546,6 +546,10 @@ fn prepare(
             }
             unsaid = audible;
         }
+        if journal.said_through(g.id) == i64::try_from(read.events.len()).ok() {
+            // Stopped on purpose after all of it was said: nothing to say again.
+            unsaid.clear();
+        }
         if !table.is_over() {
             let mut differences = spec.setup.differences(&g.setup);
             if let Resume::Game(_) = spec.resume {
@@ -698,6 +702,7 @@ async fn run(
     let mut inputs = Vec::with_capacity(prepared.len());
     let mut tasks = Vec::with_capacity(prepared.len());
     let beating = Beating::default();
+    let said = Said::default();
     // Simulated time has no crash to survive, and a heartbeat would keep its clock running.
     let heartbeat =
         (mode == TimeMode::Real).then(|| tokio::spawn(heartbeat(beating.clone(), journal.clone())));
@@ -706,10 +711,12 @@ async fn run(
         inputs.push(tx);
         let clock = TableClock::starting_at(p.resume_at);
         let live = beating.add(p.game, clock, p.table.is_over());
+        let said_through = said.add(p.game, p.seq);
         tasks.push(tokio::spawn(run_table(
             p,
             clock,
             live,
+            said_through,
             journal.clone(),
             events.clone(),
             rx,
@@ -753,6 +760,12 @@ async fn run(
         // The time up to a deliberate stop counts too.
         beating.beat(&journal);
     }
+    // A deliberate stop: what each table has said is recorded, so that its next start says
+    // again only what is newer (nothing, unless it crashes after this).
+    let rows = said.rows();
+    if !rows.is_empty() {
+        let _ = journal.call(move |j| j.set_said(&rows)).await;
+    }
     for t in tasks {
         t.abort();
     }
@@ -784,6 +797,32 @@ fn credible(beat: &Beat, (last_at, last_wall): (Millis, i64), now_wall: i64) -> 
 /// The tables whose time the heartbeat journals.
 #[derive(Clone, Default)]
 struct Beating(Arc<Mutex<Vec<(GameId, TableClock, Live)>>>);
+
+/// The event up to which each table has published what it caused.
+#[derive(Clone, Default)]
+struct Said(Arc<Mutex<Vec<(GameId, Arc<AtomicI64>)>>>);
+
+impl Said {
+    fn add(&self, game: GameId, seq: i64) -> Arc<AtomicI64> {
+        let through = Arc::new(AtomicI64::new(seq));
+        if let Ok(mut tables) = self.0.lock() {
+            tables.push((game, through.clone()));
+        }
+        through
+    }
+
+    fn rows(&self) -> Vec<(GameId, i64)> {
+        self.0.lock().map_or_else(
+            |_| Vec::new(),
+            |tables| {
+                tables
+                    .iter()
+                    .map(|(g, s)| (*g, s.load(Ordering::Acquire)))
+                    .collect()
+            },
+        )
+    }
+}
 
 /// Whether a table still plays; cleared when its game ends or its task stops.
 #[derive(Clone)]
@@ -1032,6 +1071,7 @@ async fn run_table(
     p: Prepared,
     clock: TableClock,
     live: Live,
+    said: Arc<AtomicI64>,
     journal: JournalQueue,
     events: broadcast::Sender<HallEvent>,
     inputs: mpsc::UnboundedReceiver<(Input, Instant)>,
@@ -1093,6 +1133,7 @@ async fn run_table(
             },
         });
     }
+    said.store(seq, Ordering::Release);
     if resumed > 0 {
         // Where the clocks stand, as a new game says it at its start.
         if let Some((remaining, running)) = table.clocks() {
@@ -1194,6 +1235,7 @@ async fn run_table(
             });
         }
         publish(HallEvent::View(Box::new(view(no, &table))));
+        said.store(seq, Ordering::Release);
         if table.is_over() && !ended {
             ended = true;
             live.end();

@@ -204,19 +204,33 @@ impl TableSetup {
             show(&kept.black_board_id),
             false,
         );
-        field(
-            "white_without_board",
-            show(&self.white_without_board),
-            show(&kept.white_without_board),
-            false,
-        );
-        field(
-            "black_without_board",
-            show(&self.black_without_board),
-            show(&kept.black_without_board),
-            false,
-        );
         field("event", show(&self.event), show(&kept.event), false);
+        // Boards: a game played on a board cannot go on without it (a port forgotten at
+        // the restart); a port given for a player who plays without a board is not used.
+        for (side, option, asked, kept) in [
+            (
+                "White",
+                "white",
+                self.white_without_board,
+                kept.white_without_board,
+            ),
+            (
+                "Black",
+                "black",
+                self.black_without_board,
+                kept.black_without_board,
+            ),
+        ] {
+            match (asked, kept) {
+                (true, false) => d.conflicts.push(format!(
+                    "{side} plays on a board in this game, and this start names no port for it (--{option} PORT, or {option} = \"PORT\" in the round file)"
+                )),
+                (false, true) => d.ignored.push(format!(
+                    "{side} plays without a board in this game: the port given for him is not used"
+                )),
+                _ => {}
+            }
+        }
         d
     }
 }
@@ -251,8 +265,20 @@ pub fn check_name(field: &'static str, name: &str) -> Result<(), SetupError> {
             field,
             message: format!(
                 "a name is one line, without control characters (found {})",
-                c.escape_default()
+                match c {
+                    '\n' => "a line break".to_owned(),
+                    '\r' => "a carriage return".to_owned(),
+                    '\t' => "a tab".to_owned(),
+                    c => format!("U+{:04X}", u32::from(c)),
+                }
             ),
+        });
+    }
+    if name.trim().is_empty() {
+        return Err(SetupError {
+            field,
+            message: "a name cannot be empty or only spaces (leave the key out for none)"
+                .to_owned(),
         });
     }
     let n = name.chars().count();
@@ -359,6 +385,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_restart_that_forgets_a_board_is_a_conflict_and_a_port_too_many_is_ignored() {
+        let on_boards = TableSetup::default();
+        let forgot = TableSetup {
+            white_without_board: true,
+            time_control: "5+0".to_owned(),
+            ..TableSetup::default()
+        };
+        let d = forgot.differences(&on_boards);
+        assert_eq!(d.conflicts.len(), 1, "{d:?}");
+        assert!(
+            d.conflicts[0].starts_with("White plays on a board in this game"),
+            "{d:?}"
+        );
+        assert!(d.conflicts[0].contains("--white PORT"), "{d:?}");
+        assert_eq!(
+            d.ignored,
+            vec!["time_control: \"5+0\" asked, the game's \"none\" kept".to_owned()]
+        );
+        let d = on_boards.differences(&forgot);
+        assert!(d.conflicts.is_empty());
+        assert!(d
+            .ignored
+            .iter()
+            .any(|i| i.starts_with("White plays without a board in this game")));
+        assert_eq!(on_boards.differences(&on_boards), Differences::default());
+    }
+
+    #[test]
     fn names_are_one_short_line() {
         let with = |white: &str, black: &str, event: &str| TableSetup {
             white_player: Some(white.to_owned()),
@@ -369,11 +423,11 @@ mod tests {
         let refused = |s: TableSetup| s.config().unwrap_err().to_string();
         assert_eq!(
             refused(with("Ann\nBob", "Cy", "Open")),
-            "white_player: a name is one line, without control characters (found \\n)"
+            "white_player: a name is one line, without control characters (found a line break)"
         );
         assert_eq!(
             refused(with("Ann", "Cy", "Open\t2026")),
-            "event: a name is one line, without control characters (found \\t)"
+            "event: a name is one line, without control characters (found a tab)"
         );
         assert_eq!(
             refused(with("Ann", &"é".repeat(101), "Open")),
@@ -382,5 +436,15 @@ mod tests {
         assert!(with(&"é".repeat(100), "Cy", "Open 2026").config().is_ok());
         assert_eq!(check_name("name", "table 1"), Ok(()));
         assert_eq!(check_name("name", "t\r").unwrap_err().field, "name");
+        assert!(check_name("name", "bell\u{7}")
+            .unwrap_err()
+            .message
+            .ends_with("(found U+0007)"));
+        for blank in ["", "   "] {
+            assert!(check_name("name", blank)
+                .unwrap_err()
+                .message
+                .contains("cannot be empty"));
+        }
     }
 }

@@ -241,7 +241,7 @@ fn names_that_are_not_one_short_line_start_no_game() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "journal: game not started: name: a name is one line, without control characters (found \\n)"
+        "journal: game not started: name: a name is one line, without control characters (found a line break)"
     );
     let long = TableSetup {
         black_player: Some("x".repeat(101)),

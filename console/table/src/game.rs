@@ -43,6 +43,9 @@ pub enum ArbiterAction {
     Repeat,
     /// Starts the clocks of a timed game that waits for them.
     StartClocks,
+    /// The round starts: the clocks start if they wait; a table whose clocks run, or that
+    /// has none, lets it pass without a word (`start all` reaches every table).
+    StartAll,
 }
 
 impl ArbiterAction {
@@ -59,6 +62,7 @@ impl ArbiterAction {
             ArbiterAction::Void { .. } => "void",
             ArbiterAction::Repeat => "repeat",
             ArbiterAction::StartClocks => "start",
+            ArbiterAction::StartAll => "start-all",
         }
     }
 }

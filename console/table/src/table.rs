@@ -447,6 +447,11 @@ impl Table {
                 }
                 self.start_clocks(at, out);
             }
+            ArbiterAction::StartAll => {
+                if self.clocks_waiting && !over {
+                    self.start_clocks(at, out);
+                }
+            }
             ArbiterAction::Repeat => match self.last_public.clone() {
                 Some(o) => out.push(Output::Repeated {
                     output: Box::new(o),
@@ -495,7 +500,8 @@ impl Table {
             | ArbiterAction::Adjudicate { .. }
             | ArbiterAction::Void { .. }
             | ArbiterAction::Repeat
-            | ArbiterAction::StartClocks => return Err("not a correction".to_owned()),
+            | ArbiterAction::StartClocks
+            | ArbiterAction::StartAll => return Err("not a correction".to_owned()),
         };
         let wanted = setup.castling_rights;
         let pos = Chess::from_setup(setup, CastlingMode::Standard)

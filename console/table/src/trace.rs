@@ -538,7 +538,8 @@ pub fn parse_action(words: &[&str]) -> Result<ArbiterAction, String> {
         "repeat" => none().map(|()| ArbiterAction::Repeat)?,
         "start" => match rest {
             [] | ["clocks"] => ArbiterAction::StartClocks,
-            _ => return Err("start takes nothing (or 'clocks')".to_owned()),
+            ["all"] => ArbiterAction::StartAll,
+            _ => return Err("start takes nothing, 'clocks' or 'all'".to_owned()),
         },
         "put" => {
             let [square, piece] = rest else {
@@ -606,6 +607,7 @@ pub fn render_action(action: &ArbiterAction) -> String {
         | ArbiterAction::TakeBack
         | ArbiterAction::Repeat
         | ArbiterAction::StartClocks => action.id().to_owned(),
+        ArbiterAction::StartAll => "start all".to_owned(),
         ArbiterAction::Put { square, piece } => format!("put {square} {}", piece.char()),
         ArbiterAction::Remove { square } => format!("remove {square}"),
         ArbiterAction::SetPosition { fen } => format!("fen {fen}"),

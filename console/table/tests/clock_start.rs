@@ -150,3 +150,25 @@ fn at_once_runs_from_the_opening_as_before() {
     let out = t.apply(Event::new(60_001, Input::Tick));
     assert!(flag_fell(&out), "{out:?}");
 }
+
+/// `start all` reaches every table of a hall: a waiting one starts, one without clocks or
+/// already running lets it pass without a word (no refusal for what was not asked of it).
+#[test]
+fn start_all_starts_what_waits_and_passes_the_rest_quietly() {
+    let all =
+        |t: &mut Table, at: u64| t.apply(Event::new(at, Input::Arbiter(ArbiterAction::StartAll)));
+    let mut waiting = table(ClockStart::Arbiter, true);
+    assert!(started(&all(&mut waiting, 10), Color::White));
+    assert_eq!(all(&mut waiting, 20), Vec::new(), "already running");
+    let mut untimed = Table::new(TableConfig::new(GameConfig::default()), 0)
+        .unwrap()
+        .0;
+    assert_eq!(all(&mut untimed, 10), Vec::new(), "no clocks");
+    // Journaled as its words, and read back.
+    let line = kriegspiel_table::trace::render_action(&ArbiterAction::StartAll);
+    let words: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(
+        kriegspiel_table::trace::parse_action(&words),
+        Ok(ArbiterAction::StartAll)
+    );
+}

@@ -285,7 +285,7 @@ fn action_words(a: &ArbiterAction) -> String {
         }
         ArbiterAction::Void { reason } => format!("void the game ({reason})"),
         ArbiterAction::Repeat => "repeat the last announcement".to_owned(),
-        ArbiterAction::StartClocks => "start the clocks".to_owned(),
+        ArbiterAction::StartClocks | ArbiterAction::StartAll => "start the clocks".to_owned(),
     }
 }
 
