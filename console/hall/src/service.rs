@@ -798,9 +798,12 @@ fn credible(beat: &Beat, (last_at, last_wall): (Millis, i64), now_wall: i64) -> 
 #[derive(Clone, Default)]
 struct Beating(Arc<Mutex<Vec<(GameId, TableClock, Live)>>>);
 
+/// The last event a table has published all it caused of.
+type SaidThrough = Arc<AtomicI64>;
+
 /// The event up to which each table has published what it caused.
 #[derive(Clone, Default)]
-struct Said(Arc<Mutex<Vec<(GameId, Arc<AtomicI64>)>>>);
+struct Said(Arc<Mutex<Vec<(GameId, SaidThrough)>>>);
 
 impl Said {
     fn add(&self, game: GameId, seq: i64) -> Arc<AtomicI64> {
