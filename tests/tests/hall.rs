@@ -554,3 +554,71 @@ fn a_player_with_no_board_source_is_never_out_of_sync() {
     }
     running.handle.send(HallCommand::Shutdown).unwrap();
 }
+
+/// An input the journal cannot keep, sent raw past `HallHandle::input`'s check, is refused
+/// by its table with a note and never applied; the table plays on.
+#[test]
+fn a_table_refuses_an_input_it_cannot_journal_and_plays_on() {
+    use kriegspiel_hall::{BoardSource, TableSetup, TableSpec, TimeMode};
+    use kriegspiel_table::{ArbiterAction, ArbiterNote, Input};
+    let dir = tempfile::tempdir().unwrap();
+    let journal = Journal::open(&dir.path().join("j.sqlite")).unwrap();
+    let spec = TableSpec {
+        name: "raw".to_owned(),
+        setup: TableSetup::default(),
+        white: BoardSource::Absent,
+        black: BoardSource::Absent,
+        scripted: Vec::new(),
+        resume: kriegspiel_hall::Resume::New,
+    };
+    let running = kriegspiel_hall::start(journal, vec![spec], TimeMode::Real).unwrap();
+    let fen = format!("{}/8/8/8/8/8/8/8 w - - 0 1", "1".repeat(5000));
+    let long = Input::Arbiter(ArbiterAction::SetPosition { fen });
+    assert!(kriegspiel_hall::check_input(&long).is_err());
+    running
+        .handle
+        .send(HallCommand::Input {
+            table: 1,
+            input: long,
+        })
+        .unwrap();
+    running
+        .handle
+        .input(
+            1,
+            Input::Resign {
+                color: kriegspiel_table::shakmaty::Color::White,
+            },
+        )
+        .unwrap();
+    let mut events = running.events;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut refused = false;
+    loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the table did not play on"
+        );
+        match events.try_recv() {
+            Ok(HallEvent::Output {
+                output:
+                    Output::Note {
+                        note: ArbiterNote::Refused { reason, .. },
+                    },
+                ..
+            }) => {
+                assert!(reason.contains("at most 4096"), "{reason}");
+                refused = true;
+            }
+            Ok(HallEvent::Failed { error, .. }) => panic!("the table stopped: {error}"),
+            Ok(HallEvent::Ended { result, .. }) => {
+                assert!(refused, "no refusal before the end");
+                assert_eq!(result.map(|r| r.pgn()), Some("0-1"));
+                break;
+            }
+            Ok(_) => {}
+            Err(_) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+    running.handle.send(HallCommand::Shutdown).unwrap();
+}
