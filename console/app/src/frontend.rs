@@ -12,7 +12,7 @@ use bounded_lines::{excerpt, LineReader};
 use kriegspiel_hall::{HallCommand, HallEvent, HallHandle, TableNo, TableSetup};
 use kriegspiel_referee::shakmaty::{Color, Role};
 use kriegspiel_referee::{Lang, Question, Wording};
-use kriegspiel_table::trace::parse_action;
+use kriegspiel_table::arbiter_words::parse_action;
 use kriegspiel_table::{render, Input};
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;

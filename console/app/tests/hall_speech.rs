@@ -30,7 +30,7 @@ use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, Ti
 use kriegspiel_referee::Lang;
 use kriegspiel_speech::speaker::espeak_voice;
 use kriegspiel_speech::{hear, Hearer, Positions};
-use kriegspiel_table::trace::parse_event;
+use kriegspiel_table::event_text::parse_event;
 use serde_json::Value;
 
 #[path = "../../speech/tests/common/dispatcher.rs"]

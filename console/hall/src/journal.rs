@@ -11,7 +11,7 @@ use std::io::{Read as _, Seek as _, Write as _};
 use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
-use kriegspiel_table::trace::{parse_event, render_event};
+use kriegspiel_table::event_text::{parse_event, render_event};
 use kriegspiel_table::{Event, Millis};
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, MAIN_DB};
 

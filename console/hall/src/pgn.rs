@@ -9,7 +9,7 @@ use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::san::SanPlus;
 use kriegspiel_referee::shakmaty::{Chess, Color, EnPassantMode, Move, Position, Role};
 use kriegspiel_referee::{Announcement, EndReason, Try, Verdict};
-use kriegspiel_table::trace::render_action;
+use kriegspiel_table::arbiter_words::render_action;
 use kriegspiel_table::{
     render, ArbiterNote, Input, Output, PublicMessage, Table, TableConfig, TimeControl,
 };
@@ -357,7 +357,7 @@ pub fn event_log(record: &GameRecord, events: &[JournalEvent]) -> Result<String,
         let line = json!({
             "game": record.id, "table": record.name, "seq": e.seq, "at": e.event.at,
             "wall_ms": e.wall_ms, "board_ms": e.board_ms, "board_seq": e.board_seq,
-            "event": kriegspiel_table::trace::render_event(&e.event),
+            "event": kriegspiel_table::event_text::render_event(&e.event),
             "outputs": outputs.iter().map(|o| render::json(&w, lang, o)).collect::<Vec<_>>(),
         });
         let _ = writeln!(out, "{line}");

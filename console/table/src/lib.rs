@@ -3,9 +3,11 @@
 //! typed, timestamped [`Event`]; time is passed in, never read; replaying the same events
 //! rebuilds the same table.
 
+pub mod arbiter_words;
 pub mod clock;
 mod config;
 mod error;
+pub mod event_text;
 pub mod game;
 mod input;
 mod output;
@@ -13,6 +15,7 @@ mod own_board;
 mod recognizer;
 pub mod render;
 mod table;
+mod time;
 pub mod trace;
 
 pub use clock::{Clock, TimeControl};
@@ -24,10 +27,8 @@ pub use game::{ArbiterAction, ArbiterNote, PublicMessage, TableEnd, Termination}
 pub use input::{BoardInput, Event, Input};
 pub use output::{role_name, Output, PrivateMessage};
 pub use table::Table;
+pub use time::Millis;
 
 /// Re-exported so users name the same types the table uses.
 pub use kriegspiel_referee;
 pub use shakmaty;
-
-/// Milliseconds of table time (the console's clock, passed in; never read inside).
-pub type Millis = u64;

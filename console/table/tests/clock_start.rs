@@ -165,10 +165,10 @@ fn start_all_starts_what_waits_and_passes_the_rest_quietly() {
         .0;
     assert_eq!(all(&mut untimed, 10), Vec::new(), "no clocks");
     // Journaled as its words, and read back.
-    let line = kriegspiel_table::trace::render_action(&ArbiterAction::StartAll);
+    let line = kriegspiel_table::arbiter_words::render_action(&ArbiterAction::StartAll);
     let words: Vec<&str> = line.split_whitespace().collect();
     assert_eq!(
-        kriegspiel_table::trace::parse_action(&words),
+        kriegspiel_table::arbiter_words::parse_action(&words),
         Ok(ArbiterAction::StartAll)
     );
 }

@@ -91,7 +91,7 @@ fn bad_trace_lines_name_their_line() {
 
 #[test]
 fn event_lines_render_and_parse_back() {
-    use kriegspiel_table::trace::{parse_event, render_event};
+    use kriegspiel_table::event_text::{parse_event, render_event};
     for line in [
         "0 tick",
         "1200 white lift e2",

@@ -12,7 +12,7 @@ use kriegspiel_hall::{
 };
 use kriegspiel_referee::shakmaty::{Color, Piece, Role};
 use kriegspiel_referee::{GameResult, RuleSet};
-use kriegspiel_table::trace::parse_action;
+use kriegspiel_table::arbiter_words::parse_action;
 use kriegspiel_table::{clock::hms, ArbiterAction, Input};
 use tokio::sync::broadcast::{self, error::RecvError};
 

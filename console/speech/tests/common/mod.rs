@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, TimeMode};
 use kriegspiel_speech::{hear, Hearer, Positions, Speakers};
-use kriegspiel_table::trace::parse_event;
+use kriegspiel_table::event_text::parse_event;
 use tokio::sync::broadcast;
 
 mod dispatcher;
