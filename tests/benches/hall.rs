@@ -360,8 +360,11 @@ fn subscribe(
                 seen.places
                     .push((table - 1, color, Square::new(u32::from(square)), now));
             }
-            HallEvent::Ended { table, fen, .. } => {
-                seen.ended.push((table - 1, fen));
+            HallEvent::Ended {
+                table, position, ..
+            } => {
+                seen.ended
+                    .push((table - 1, kriegspiel_hall::fen(&position)));
                 if seen.ended.len() == tables {
                     let _ = done.send(());
                 }

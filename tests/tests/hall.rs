@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use kriegspiel_hall::{pgn, start, HallCommand, HallEvent, Journal, TimeMode};
+use kriegspiel_hall::{fen, pgn, start, HallCommand, HallEvent, Journal, TimeMode};
 use kriegspiel_table::{render, Output, Table};
 use kriegspiel_tests::games::{self, BuiltGame, Timing};
 use kriegspiel_tests::pgn_check;
@@ -68,8 +68,10 @@ fn run(game: &BuiltGame, journal: &Path) -> Seen {
                 }
                 seen.outputs.push(v);
             }
-            HallEvent::Ended { result, fen, .. } => {
-                seen.ended = Some((result.map(|r| r.pgn().to_owned()), fen));
+            HallEvent::Ended {
+                result, position, ..
+            } => {
+                seen.ended = Some((result.map(|r| r.pgn().to_owned()), fen(&position)));
                 break;
             }
             HallEvent::Failed { error, .. } => panic!("table failed: {error}"),
@@ -321,8 +323,10 @@ fn a_table_opened_at_run_time_gets_the_next_number_and_plays() {
                     if table == 1 { (1, "one") } else { (2, "two") }
                 );
             }
-            Ok(HallEvent::Ended { table, fen, .. }) => {
-                ended.insert(table, fen);
+            Ok(HallEvent::Ended {
+                table, position, ..
+            }) => {
+                ended.insert(table, fen(&position));
             }
             Ok(HallEvent::OpenFailed { name, error }) => refused = Some((name, error)),
             Ok(_) | Err(TryRecvError::Empty) => std::thread::sleep(Duration::from_micros(200)),
@@ -372,7 +376,7 @@ fn clocks_and_arbiter_actions_reach_the_pgn() {
                 output: Output::Clock { remaining, running },
                 ..
             }) => clocks.push((remaining, running)),
-            Ok(HallEvent::Ended { fen, .. }) => break fen,
+            Ok(HallEvent::Ended { position, .. }) => break fen(&position),
             Ok(_) | Err(TryRecvError::Empty) => std::thread::sleep(Duration::from_micros(200)),
             Err(e) => panic!("{e}"),
         }
@@ -545,7 +549,7 @@ fn a_player_with_no_board_source_is_never_out_of_sync() {
                 );
             }
             Ok(HallEvent::View(v)) if corrected => {
-                assert!(v.boards[0].1 && v.boards[1].1, "{v:?}");
+                assert!(v.boards.white.in_sync && v.boards.black.in_sync, "{v:?}");
                 break;
             }
             Ok(_) => {}

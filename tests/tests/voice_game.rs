@@ -18,8 +18,7 @@ use kriegspiel_hall::sim::{SimAction, SimScript};
 use kriegspiel_hall::{
     start, BoardSource, HallCommand, HallEvent, Journal, TableSetup, TableSpec, TimeMode,
 };
-use kriegspiel_referee::shakmaty::fen::Fen;
-use kriegspiel_referee::shakmaty::{CastlingMode, Chess, Color, Square};
+use kriegspiel_referee::shakmaty::{Chess, Color, Square};
 use kriegspiel_table::render::{self, Hearer};
 use kriegspiel_table::{Input, Output};
 use kriegspiel_voice::{wav, Command as Said, Heard, Model, Outcome, Recognizer, VoiceChannel};
@@ -86,7 +85,7 @@ struct Line {
 struct Table {
     events: tokio::sync::broadcast::Receiver<HallEvent>,
     wording: Option<(kriegspiel_referee::Wording, kriegspiel_referee::Lang)>,
-    fen: String,
+    position: Option<Chess>,
     to_move: Color,
     /// What White heard (public and his private words), in order.
     white_heard: Vec<String>,
@@ -110,8 +109,8 @@ impl Table {
             match e {
                 HallEvent::Opened { wording, lang, .. } => self.wording = Some((wording, lang)),
                 HallEvent::View(v) => {
-                    self.fen = v.fen.clone();
-                    self.to_move = v.to_move;
+                    self.position = Some(v.position.clone());
+                    self.to_move = v.to_move();
                 }
                 HallEvent::Output { output, at, .. } => {
                     let (w, lang) = self.wording.unwrap();
@@ -129,12 +128,15 @@ impl Table {
                         render::hearer(&output),
                         Some(Hearer::Both | Hearer::Player(Color::White))
                     );
-                    if let Some(text) = v["text"].as_str().filter(|t| hears && !t.is_empty()) {
-                        self.white_heard.push(text.to_owned());
-                        new.push(text.to_owned());
+                    let text = render::text(&w, lang, &output).filter(|t| hears && !t.is_empty());
+                    if let Some(text) = text {
+                        self.white_heard.push(text.clone());
+                        new.push(text);
                     }
                 }
-                HallEvent::Ended { fen, .. } => self.ended = Some(fen),
+                HallEvent::Ended { position, .. } => {
+                    self.ended = Some(kriegspiel_hall::fen(&position));
+                }
                 HallEvent::Failed { error, .. } => panic!("table failed: {error}"),
                 HallEvent::OpenFailed { error, .. } => panic!("open failed: {error}"),
                 HallEvent::Link { .. } | HallEvent::Seat(_) => {}
@@ -248,14 +250,14 @@ fn white_plays_a_whole_game_by_voice_against_a_reed_board() {
     let mut table = Table {
         events: running.events,
         wording: None,
-        fen: String::new(),
+        position: None,
         to_move: Color::White,
         white_heard: Vec::new(),
         white_verdicts: Vec::new(),
         white_moved_at: Vec::new(),
         ended: None,
     };
-    table.wait("the table to open", |t| !t.fen.is_empty());
+    table.wait("the table to open", |t| t.position.is_some());
     let t0 = Instant::now();
     let now = || u64::try_from(t0.elapsed().as_millis()).unwrap();
     let mut channel = VoiceChannel::new(Color::White);
@@ -264,12 +266,7 @@ fn white_plays_a_whole_game_by_voice_against_a_reed_board() {
     // Says the next line; returns what his channel did with it.
     let mut say = |recognizer: &mut Recognizer, channel: &mut VoiceChannel, table: &Table| {
         let line = lines.next().unwrap();
-        let pos: Chess = table
-            .fen
-            .parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap();
+        let pos: Chess = table.position.clone().unwrap();
         // The grammar of this turn, from the position the hall published.
         recognizer.set_turn(&pos, Color::White).unwrap();
         let samples = wav::read_wav(&line.wav).unwrap();

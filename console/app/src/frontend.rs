@@ -632,9 +632,14 @@ impl Lines {
                 }
                 (*table, v)
             }
-            HallEvent::Ended { table, result, fen } => (
+            HallEvent::Ended {
+                table,
+                result,
+                position,
+            } => (
                 *table,
-                json!({"final_fen": fen, "result": result.map_or("*", |r| r.pgn())}),
+                json!({"final_fen": kriegspiel_hall::fen(position),
+                    "result": result.map_or("*", |r| r.pgn())}),
             ),
             HallEvent::Failed { table, error } => (
                 *table,
@@ -659,7 +664,7 @@ impl Lines {
             // A resumed table's position, once: where the game stands.
             HallEvent::View(view) if self.resumed.remove(&view.table) => (
                 view.table,
-                json!({"resumed": true, "fen": view.fen, "to_move": view.to_move.to_string(),
+                json!({"resumed": true, "fen": view.fen(), "to_move": view.to_move().to_string(),
                     "clocks_waiting": view.clocks_waiting}),
             ),
             HallEvent::View(_) => return None,

@@ -33,8 +33,7 @@ use bounded_lines::{excerpt, LineReader};
 use kriegspiel_hall::{
     code_matches, HallEvent, HallHandle, InputError, SeatChange, SeatNotice, TableNo,
 };
-use kriegspiel_referee::shakmaty::fen::Fen;
-use kriegspiel_referee::shakmaty::{ByColor, Color, Role, Square};
+use kriegspiel_referee::shakmaty::{Board, ByColor, Chess, Color, Position, Role, Square};
 use kriegspiel_referee::{Lang, Question, Try, Wording};
 use kriegspiel_table::render::{self, Hearer};
 use kriegspiel_table::{role_name, Input, Output};
@@ -121,7 +120,7 @@ struct TableState {
     wording: Wording,
     lang: Lang,
     /// The official position (from the hall's views): to read a player his own men.
-    fen: Option<String>,
+    position: Option<Chess>,
     /// The last words each player heard, for "repeat".
     last: ByColor<Option<String>>,
     /// The codes that prove each seat.
@@ -133,11 +132,7 @@ struct TableState {
 impl TableState {
     /// The words of an output for its hearers, if it has any.
     fn text(&self, output: &Output) -> Option<String> {
-        let v = render::json(&self.wording, self.lang, output);
-        v["text"]
-            .as_str()
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
+        render::text(&self.wording, self.lang, output).filter(|s| !s.is_empty())
     }
 }
 
@@ -463,7 +458,7 @@ impl Players {
                     let mut t = TableState {
                         wording: *wording,
                         lang: *lang,
-                        fen: None,
+                        position: None,
                         last: ByColor::default(),
                         codes: seats.clone(),
                         wrong: ByColor::default(),
@@ -473,14 +468,14 @@ impl Players {
                 }
                 HallEvent::View(view) => {
                     if let Some(t) = state.tables.get_mut(&view.table) {
-                        t.fen = Some(view.fen.clone());
+                        t.position = Some(view.position.clone());
                     }
                     for s in state
                         .sessions
                         .iter_mut()
                         .filter(|s| s.voice && s.table == view.table)
                     {
-                        let own = own_board_fen(&view.fen, s.color);
+                        let own = Some(own_board_fen(&view.position, s.color));
                         if own.is_some() && own != s.own_board {
                             if let Some(f) = &own {
                                 // A full queue is found and cut off by the next message.
@@ -682,8 +677,7 @@ fn typed(line: &str, color: Color) -> Option<Typed> {
 }
 
 /// His men on the official position, for "my men" ("king e1, queen d1, ...").
-fn my_men(fen: &str, color: Color, lang: Lang) -> Option<String> {
-    let board = fen.parse::<Fen>().ok()?.into_setup().board;
+fn my_men(board: &Board, color: Color, lang: Lang) -> String {
     let mut men: Vec<(Role, Square)> = board
         .by_color(color)
         .into_iter()
@@ -691,17 +685,14 @@ fn my_men(fen: &str, color: Color, lang: Lang) -> Option<String> {
         .collect();
     // King first, pawns last, each kind in square order.
     men.sort_by_key(|(r, sq)| (std::cmp::Reverse(*r as u8), *sq));
-    Some(
-        men.iter()
-            .map(|(r, sq)| format!("{} {sq}", role_name(*r, lang)))
-            .collect::<Vec<_>>()
-            .join(", "),
-    )
+    men.iter()
+        .map(|(r, sq)| format!("{} {sq}", role_name(*r, lang)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The kind of man of `color` on `sq` in the official position.
-fn man_on(fen: &str, color: Color, sq: Square) -> Option<Role> {
-    let board = fen.parse::<Fen>().ok()?.into_setup().board;
+fn man_on(board: &Board, color: Color, sq: Square) -> Option<Role> {
     board
         .piece_at(sq)
         .filter(|p| p.color == color)
@@ -948,10 +939,10 @@ fn seat(
         return Err((Refusal::Taken, lang));
     }
     let own_board = t
-        .fen
+        .position
         .as_ref()
         .filter(|_| h.voice)
-        .and_then(|f| own_board_fen(f, h.color));
+        .map(|p| own_board_fen(p, h.color));
     st.sessions.push(Session {
         id,
         table: h.table,
@@ -1055,10 +1046,10 @@ fn read_commands(
             .lock()
             .ok()
             .and_then(|st| st.tables.get(&table).cloned());
-        let fen = table_state
+        let board = table_state
             .as_ref()
-            .and_then(|t| t.fen.clone())
-            .unwrap_or_default();
+            .and_then(|t| t.position.as_ref())
+            .map(|p| p.board().clone());
         let send = |input: Input| match shared.hall.input(table, input) {
             Ok(()) => Ok(None),
             Err(InputError::Refused(why)) => Ok(Some(format!("error: {why}"))),
@@ -1072,9 +1063,11 @@ fn read_commands(
                     .and_then(|t| t.last[color].clone())
                     .unwrap_or_else(|| say(lang, Said::NothingYet)),
             )),
-            Some(Typed::MyMen) => Ok(my_men(&fen, color, lang).map(|l| say(lang, Said::MyMen(&l)))),
+            Some(Typed::MyMen) => Ok(board
+                .as_ref()
+                .map(|b| say(lang, Said::MyMen(&my_men(b, color, lang))))),
             Some(Typed::Try { tried, role }) => match role {
-                Some(r) if man_on(&fen, color, tried.from) != Some(r) => {
+                Some(r) if board.as_ref().and_then(|b| man_on(b, color, tried.from)) != Some(r) => {
                     Ok(Some(say(lang, Said::NoSuchMan(r, tried.from))))
                 }
                 _ => send(Input::Play { color, tried }),
@@ -1206,6 +1199,7 @@ fn color_word(c: Color, lang: Lang) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kriegspiel_referee::shakmaty::fen::Fen;
 
     #[test]
     fn typed_lines() {
@@ -1284,13 +1278,14 @@ mod tests {
     #[test]
     fn my_men_lists_only_his_own() {
         let fen = "4k3/8/8/8/8/8/3P4/R3K2N w Q - 0 1";
+        let board = &fen.parse::<Fen>().unwrap().into_setup().board;
         assert_eq!(
-            my_men(fen, Color::White, Lang::En).unwrap(),
+            my_men(board, Color::White, Lang::En),
             "king e1, rook a1, knight h1, pawn d2"
         );
-        assert_eq!(my_men(fen, Color::Black, Lang::Fr).unwrap(), "roi e8");
-        assert_eq!(man_on(fen, Color::White, Square::H1), Some(Role::Knight));
-        assert_eq!(man_on(fen, Color::Black, Square::H1), None);
+        assert_eq!(my_men(board, Color::Black, Lang::Fr), "roi e8");
+        assert_eq!(man_on(board, Color::White, Square::H1), Some(Role::Knight));
+        assert_eq!(man_on(board, Color::Black, Square::H1), None);
     }
 
     #[test]

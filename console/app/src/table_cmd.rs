@@ -234,7 +234,9 @@ pub fn play(
             if resumed_said.insert(v.table) && lines.is_resuming(v.table) {
                 eprintln!(
                     "{program}: table {}: the game stands at {}, {} to move",
-                    v.table, v.fen, v.to_move
+                    v.table,
+                    v.fen(),
+                    v.to_move()
                 );
             }
             if v.clocks_waiting && waiting_said.insert(v.table) {

@@ -27,6 +27,7 @@ use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, TimeMode};
+use kriegspiel_referee::shakmaty::Position;
 use kriegspiel_referee::Lang;
 use kriegspiel_speech::speaker::espeak_voice;
 use kriegspiel_speech::{hear, Hearer, Positions};
@@ -120,12 +121,12 @@ fn expected(lang: &str, journal: &Path) -> Expected {
             HallEvent::Opened {
                 wording: w, lang, ..
             } => wording = Some((w, lang)),
-            HallEvent::View(v) => known.record_fen(&v.fen),
+            HallEvent::View(v) => known.record(v.position.board()),
             HallEvent::Output { output, .. } => {
                 let (w, lang) = wording.unwrap();
                 if let Some(u) = hear(&w, lang, &output, &known) {
                     match u.hearer {
-                        Hearer::Public => out.public.push(u.text),
+                        Hearer::Both => out.public.push(u.text),
                         Hearer::Player(c) if c.is_white() => out.white.push(u.text),
                         Hearer::Player(_) => out.black.push(u.text),
                     }

@@ -17,9 +17,9 @@ pub use journal::{
     SEAT_CODE_DIGITS,
 };
 pub use service::{
-    board_input, check_input, start, start_subscribed, view, BoardSource, HallCommand, HallError,
-    HallEvent, HallGone, HallHandle, InputError, Resume, RunningHall, SeatChange, SeatNotice,
-    TableNo, TableSpec, TableView, TimeMode, SUBSCRIBER_QUEUE,
+    board_input, check_input, fen, start, start_subscribed, view, BoardSeen, BoardSource,
+    HallCommand, HallError, HallEvent, HallGone, HallHandle, InputError, Resume, RunningHall,
+    SeatChange, SeatNotice, TableNo, TableSpec, TableView, TimeMode, SUBSCRIBER_QUEUE,
 };
 pub use setup::{SetupError, TableSetup};
 /// The channel the hall's events come on (its receivers are part of this API).

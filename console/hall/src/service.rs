@@ -11,7 +11,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kriegspiel_boardlink::{BoardLink, BoardLinkHandle, Health, LinkConfig, LinkEvent, Report};
 use kriegspiel_referee::shakmaty::fen::Fen;
-use kriegspiel_referee::shakmaty::{Bitboard, ByColor, Color, EnPassantMode, Square};
+use kriegspiel_referee::shakmaty::{
+    Bitboard, ByColor, Chess, Color, EnPassantMode, Position, Square,
+};
 use kriegspiel_referee::{GameResult, Lang, Wording};
 use kriegspiel_table::render::{self, Hearer};
 use kriegspiel_table::{ArbiterNote, BoardInput, Event, Input, Millis, Output, Table};
@@ -102,21 +104,47 @@ pub enum HallCommand {
     Shutdown,
 }
 
-/// A table's state as the arbiter sees it.
+/// A table's state as the arbiter sees it: typed, so that no subscriber parses it back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableView {
     pub table: TableNo,
     pub at: Millis,
-    pub fen: String,
-    pub to_move: Color,
+    /// The official position.
+    pub position: Chess,
     pub paused: bool,
     pub result: Option<Option<GameResult>>,
-    pub clocks: Option<(kriegspiel_referee::shakmaty::ByColor<Millis>, Option<Color>)>,
+    pub clocks: Option<(ByColor<Millis>, Option<Color>)>,
     /// A timed game whose clocks wait to be started (the overview says "waiting to start").
     pub clocks_waiting: bool,
-    /// What each board shows, and whether it matches the official position.
-    pub boards: [(Bitboard, bool); 2],
-    pub touched: [Option<Square>; 2],
+    /// What each player's board shows.
+    pub boards: ByColor<BoardSeen>,
+    /// The man each player holds touched, if any.
+    pub touched: ByColor<Option<Square>>,
+}
+
+impl TableView {
+    /// The side to move.
+    pub fn to_move(&self) -> Color {
+        self.position.turn()
+    }
+
+    /// The official position in FEN, for lines printed to people and programs.
+    pub fn fen(&self) -> String {
+        fen(&self.position)
+    }
+}
+
+/// A position in FEN as the console prints it (an en-passant square only when a capture
+/// there is legal).
+pub fn fen(position: &Chess) -> String {
+    Fen::from_position(position, EnPassantMode::Legal).to_string()
+}
+
+/// What a player's board shows, and whether it matches the official position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoardSeen {
+    pub occupancy: Bitboard,
+    pub in_sync: bool,
 }
 
 /// What the hall publishes.
@@ -161,7 +189,8 @@ pub enum HallEvent {
     Ended {
         table: TableNo,
         result: Option<GameResult>,
-        fen: String,
+        /// The final position.
+        position: Box<Chess>,
     },
     /// The table stopped: its journal could not be written (nothing after this was applied).
     Failed {
@@ -1050,18 +1079,19 @@ fn open_source(
 
 /// The arbiter's view of a table now.
 pub fn view(no: TableNo, table: &Table) -> TableView {
-    let pos = table.referee().position();
     TableView {
         table: no,
         at: table.now(),
-        fen: Fen::from_position(pos, EnPassantMode::Legal).to_string(),
-        to_move: table.referee().turn(),
+        position: table.referee().position().clone(),
         paused: table.is_paused(),
         result: table.result(),
         clocks: table.clocks(),
         clocks_waiting: table.clocks_waiting(),
-        boards: Color::ALL.map(|c| (table.occupancy(c), table.in_sync(c))),
-        touched: Color::ALL.map(|c| table.touched(c)),
+        boards: ByColor::new_with(|c| BoardSeen {
+            occupancy: table.occupancy(c),
+            in_sync: table.in_sync(c),
+        }),
+        touched: ByColor::new_with(|c| table.touched(c)),
     }
 }
 
@@ -1237,11 +1267,10 @@ async fn run_table(
         if table.is_over() && !ended {
             ended = true;
             live.end();
-            let fen = Fen::from_position(table.referee().position(), EnPassantMode::Legal);
             publish(HallEvent::Ended {
                 table: no,
                 result: table.result().flatten(),
-                fen: fen.to_string(),
+                position: Box::new(table.referee().position().clone()),
             });
         }
     }

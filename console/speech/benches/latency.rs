@@ -145,7 +145,7 @@ fn verdict_to_first_audio() -> Vec<Duration> {
         .send(HallEvent::Ended {
             table: 1,
             result: None,
-            fen: String::new(),
+            position: Box::default(),
         })
         .unwrap();
     voice.join().unwrap();

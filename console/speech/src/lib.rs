@@ -16,6 +16,7 @@ pub mod speaker;
 pub mod subscriber;
 pub mod words;
 
-pub use route::{hear, Hearer, Positions, Utterance};
+pub use kriegspiel_table::render::Hearer;
+pub use route::{hear, Positions, Utterance};
 pub use setup::{AudioError, AudioKey, AudioOptions, PublicTo, Speakers};
 pub use speaker::{CommandSpeaker, Engine, RecordingSpeaker, Sink, Speaker, SpeechError};

@@ -1,20 +1,11 @@
 //! The one place that decides, for each table output, who hears it and what is said.
 
-use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::{Board, Color, Role, Square};
 use kriegspiel_referee::{Announcement, Lang, Wording};
-use kriegspiel_table::{render, Output, PrivateMessage};
+use kriegspiel_table::render::{self, Hearer};
+use kriegspiel_table::{Output, PrivateMessage};
 
 use crate::words::speakable;
-
-/// Who may hear an utterance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Hearer {
-    /// Both players: the room speaker (and the headsets, when configured).
-    Public,
-    /// One player only: his own headset, never a public output.
-    Player(Color),
-}
 
 /// One thing to say, to whom.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,22 +25,12 @@ impl Positions {
     /// How many positions are remembered: enough to name a man captured some moves ago.
     const KEPT: usize = 16;
 
-    /// Records the official position of a table view (its FEN); a bad FEN is ignored.
-    pub fn record_fen(&mut self, fen: &str) {
-        if let Ok(f) = fen.parse::<Fen>() {
-            let board = f.into_setup().board;
-            if self.boards.last() != Some(&board) {
-                self.boards.push(board);
-                if self.boards.len() > Self::KEPT {
-                    self.boards.remove(0);
-                }
-            }
+    /// Records the official position of a table view.
+    pub fn record(&mut self, board: &Board) {
+        if self.boards.last() == Some(board) {
+            return;
         }
-    }
-
-    /// Records a position directly.
-    pub fn record(&mut self, board: Board) {
-        self.boards.push(board);
+        self.boards.push(board.clone());
         if self.boards.len() > Self::KEPT {
             self.boards.remove(0);
         }
@@ -78,10 +59,7 @@ impl Positions {
 pub fn hear(w: &Wording, lang: Lang, output: &Output, known: &Positions) -> Option<Utterance> {
     // Who hears it: the table's own decision (render::hearer), shared with the players'
     // terminals.
-    let hearer = match render::hearer(output)? {
-        render::Hearer::Both => Hearer::Public,
-        render::Hearer::Player(c) => Hearer::Player(c),
-    };
+    let hearer = render::hearer(output)?;
     let text = match output {
         Output::Repeated { output } => return hear(w, lang, output, known),
         Output::Started { report } => w.speech(&Announcement::Report(*report)),
@@ -118,7 +96,7 @@ mod tests {
 
     fn start() -> Positions {
         let mut p = Positions::default();
-        p.record_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        p.record(&Board::default());
         p
     }
 
@@ -153,8 +131,8 @@ mod tests {
                 role: kriegspiel_referee::shakmaty::Role::Queen,
             },
         );
-        known.record(b);
-        known.record(Board::empty());
+        known.record(&b);
+        known.record(&Board::empty());
         let u = hear(
             &w,
             Lang::En,
@@ -187,7 +165,7 @@ mod tests {
     fn refusals_are_heard_as_the_rules_say() {
         for (rules, hearer) in [
             (RuleSet::Wild16, Hearer::Player(Color::Black)),
-            (RuleSet::Cincinnati, Hearer::Public),
+            (RuleSet::Cincinnati, Hearer::Both),
         ] {
             let w = Wording::new(rules, Options::default(), Lang::En);
             let o = Output::Verdict {

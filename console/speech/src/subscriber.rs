@@ -7,14 +7,16 @@ use kriegspiel_hall::{HallEvent, TableNo};
 use kriegspiel_referee::shakmaty::Color;
 use tokio::sync::broadcast;
 
-use crate::route::{hear, Hearer, Positions, Utterance};
+use crate::route::{hear, Positions, Utterance};
 use crate::setup::{PublicTo, Speakers};
+use kriegspiel_referee::shakmaty::Position;
+use kriegspiel_table::render::Hearer;
 
 /// Sends one utterance to the outputs that may hear it. Private words go to their
 /// player's headset or nowhere; never to the room or the other player.
 pub fn deliver(speakers: &mut Speakers, u: &Utterance) {
     match u.hearer {
-        Hearer::Public => {
+        Hearer::Both => {
             if speakers.public_to != PublicTo::Headsets {
                 if let Some(room) = &mut speakers.room {
                     room.say(&u.text);
@@ -56,7 +58,7 @@ pub fn spawn(
                     lang,
                     ..
                 }) if t == table => wording = Some((w, lang)),
-                Ok(HallEvent::View(v)) if v.table == table => known.record_fen(&v.fen),
+                Ok(HallEvent::View(v)) if v.table == table => known.record(v.position.board()),
                 Ok(HallEvent::Output {
                     table: t, output, ..
                 }) if t == table => {

@@ -263,7 +263,7 @@ fn positions(role: Option<Role>) -> Positions {
             for sq in Square::ALL {
                 board.set_piece_at(sq, Piece { color, role });
             }
-            known.record(board);
+            known.record(&board);
         }
     }
     known

@@ -3,7 +3,7 @@
 //! these, so the same output always reads the same.
 
 use kriegspiel_referee::jsonl::{reply_value, report_value, verdict_value};
-use kriegspiel_referee::{Announcement, Audience, GameResult, Lang, Reply, Wording};
+use kriegspiel_referee::{Announcement, Audience, GameResult, Lang, Reply, Verdict, Wording};
 use serde_json::{json, Map, Value};
 use shakmaty::Color;
 
@@ -80,13 +80,42 @@ pub fn json(w: &Wording, lang: Lang, o: &Output) -> Value {
     }
 }
 
-/// Who may hear an output.
+/// The words of an output, as its JSON line's `"text"` gives them; `None` for clocks,
+/// which have no words.
+pub fn text(w: &Wording, lang: Lang, o: &Output) -> Option<String> {
+    Some(match o {
+        Output::Started { report } => w.text(&Announcement::Report(*report)),
+        Output::Verdict { verdict, .. } => match verdict {
+            Verdict::Moved(report) => w.text(&Announcement::Report(*report)),
+            Verdict::Refused(refusal) => w.refusal(refusal).to_owned(),
+        },
+        Output::Reply { reply, .. } => w.text(&Announcement::Reply(*reply)),
+        Output::Private { message, .. } => message.text(lang),
+        Output::Arbiter { message, .. } => message.text(lang),
+        Output::Public { message } => message.text(lang),
+        Output::Note { note } => note.text(lang),
+        Output::Repeated { output } => return text(w, lang, output),
+        Output::Clock { .. } => return None,
+    })
+}
+
+/// Who may hear an output: the one answer to "who hears this" for every front end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Hearer {
     /// Both players (the room).
     Both,
     /// One player alone.
     Player(Color),
+}
+
+impl Hearer {
+    /// Whether `color`'s player hears it.
+    pub fn hears(self, color: Color) -> bool {
+        match self {
+            Hearer::Both => true,
+            Hearer::Player(c) => c == color,
+        }
+    }
 }
 
 /// Who may hear `o`: public announcements both players, wild16 refusals the mover alone,

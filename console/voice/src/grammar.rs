@@ -7,7 +7,9 @@ use std::fmt;
 
 use kriegspiel_referee::{own_board_targets_on, Question, Try};
 use shakmaty::fen::Fen;
-use shakmaty::{Board, Castles, CastlingMode, Chess, Color, File, Position, Rank, Role, Square};
+use shakmaty::{
+    Board, Castles, CastlingMode, Chess, Color, EnPassantMode, File, Position, Rank, Role, Square,
+};
 
 use crate::words::{file_of, file_words, rank_of, rank_word, role_of, role_word};
 
@@ -371,8 +373,8 @@ fn build_jsgf(color: Color, tries: &[(Role, Try)]) -> String {
 /// A player's own board as a FEN: his men only, the castling rights of his rooks, no
 /// en-passant square, `color` to move. What the players' socket tells a voice terminal, so
 /// that it never learns where the opponent's men stand.
-pub fn own_board_fen(fen: &str, color: Color) -> Option<String> {
-    let mut setup = fen.trim().parse::<Fen>().ok()?.into_setup();
+pub fn own_board_fen(position: &Chess, color: Color) -> String {
+    let mut setup = position.to_setup(EnPassantMode::Legal);
     let theirs = setup.board.by_color(!color);
     for sq in theirs {
         setup.board.discard_piece_at(sq);
@@ -380,11 +382,9 @@ pub fn own_board_fen(fen: &str, color: Color) -> Option<String> {
     setup.castling_rights &= setup.board.by_color(color);
     setup.ep_square = None;
     setup.turn = color;
-    Some(
-        Fen::try_from_setup(setup)
-            .unwrap_or_else(shakmaty::fen::LossyFenError::ignore)
-            .to_string(),
-    )
+    Fen::try_from_setup(setup)
+        .unwrap_or_else(shakmaty::fen::LossyFenError::ignore)
+        .to_string()
 }
 
 /// Reads an own-board FEN ([`own_board_fen`]): his men and his castling rights.
@@ -427,7 +427,7 @@ mod tests {
             ),
             ("4k3/1P6/8/8/8/8/6p1/4K3 b - - 0 1", Color::Black),
         ] {
-            let own = own_board_fen(fen, color).unwrap();
+            let own = own_board_fen(&pos(fen), color);
             let (board, castles) = read_own_board(&own).unwrap();
             assert!(board.by_color(!color).is_empty(), "{own}");
             let whole = TurnGrammar::new(&pos(fen), color);
@@ -437,13 +437,11 @@ mod tests {
         }
         assert_eq!(
             own_board_fen(
-                "r3k2r/pP3ppp/8/8/8/8/P4PPP/R3K2R w KQkq - 0 1",
+                &pos("r3k2r/pP3ppp/8/8/8/8/P4PPP/R3K2R w KQkq - 0 1"),
                 Color::Black
-            )
-            .unwrap(),
+            ),
             "r3k2r/p4ppp/8/8/8/8/8/8 b kq - 0 1"
         );
-        assert_eq!(own_board_fen("not a fen", Color::White), None);
     }
 
     fn uci(h: Heard) -> String {

@@ -10,7 +10,7 @@ use egui::{Color32, Key, RichText, Ui};
 use kriegspiel_hall::{
     BoardSource, HallCommand, HallEvent, HallHandle, Journal, TableNo, TableSetup, TableSpec,
 };
-use kriegspiel_referee::shakmaty::{Color, Piece, Role};
+use kriegspiel_referee::shakmaty::{Color, Piece, Position, Role};
 use kriegspiel_referee::{GameResult, RuleSet};
 use kriegspiel_table::arbiter_words::parse_action;
 use kriegspiel_table::{clock::hms, ArbiterAction, Input};
@@ -793,7 +793,7 @@ impl ArbiterApp {
         if let Some(r) = t.result {
             parts.push(format!("Game over: {}", result_words(r)));
         } else if let Some(v) = &t.view {
-            parts.push(format!("{} to move", color_name(v.to_move)));
+            parts.push(format!("{} to move", color_name(v.to_move())));
             if v.paused {
                 parts.push("PAUSED".to_owned());
             }
@@ -823,7 +823,7 @@ impl ArbiterApp {
         let refused = t.refused.as_ref().map(|r| format!("Refused: {r}"));
         reserved_message(ui, refused.as_deref(), 1);
         self.actions(ui, t);
-        let official = t.view.as_ref().and_then(|v| board::board_of(&v.fen));
+        let official = t.view.as_ref().map(|v| v.position.board().clone());
         let avail = ui.available_size();
         let size = (avail.y - 190.0).min(avail.x * 0.62).clamp(240.0, 720.0);
         ui.horizontal_top(|ui| {
@@ -831,7 +831,7 @@ impl ArbiterApp {
                 touched: None,
                 ..Marks::default()
             };
-            let fen = t.view.as_ref().map_or("", |v| v.fen.as_str());
+            let fen = t.view.as_ref().map(|v| v.fen()).unwrap_or_default();
             let label = format!("Official position of table {no}: {fen}");
             let look = board::Look {
                 label: &label,
@@ -846,18 +846,17 @@ impl ArbiterApp {
             ui.vertical(|ui| {
                 let small = (size / 2.0 - 30.0).max(160.0);
                 for c in Color::ALL {
-                    let i = board::idx(c);
-                    let (sensed, in_sync) = t
-                        .view
-                        .as_ref()
-                        .map_or((Default::default(), true), |v| v.boards[i]);
+                    let (sensed, in_sync) =
+                        t.view.as_ref().map_or((Default::default(), true), |v| {
+                            (v.boards[c].occupancy, v.boards[c].in_sync)
+                        });
                     let wrong = official
                         .as_ref()
                         .map(|o| board::disagreement(o, sensed, c))
                         .unwrap_or_default();
                     let marks = Marks {
                         wrong,
-                        touched: t.view.as_ref().and_then(|v| v.touched[i]),
+                        touched: t.view.as_ref().and_then(|v| v.touched[c]),
                         sensed,
                     };
                     let state = if in_sync {
@@ -1334,7 +1333,7 @@ impl ArbiterApp {
                 .source_table
                 .and_then(|no| s.tables.get(&no))
                 .and_then(|t| t.view.as_ref())
-                .map(|v| [v.boards[0].0, v.boards[1].0]);
+                .map(|v| [v.boards.white.occupancy, v.boards.black.occupancy]);
             let tables: Vec<(TableNo, String)> =
                 s.tables.values().map(|t| (t.no, t.name.clone())).collect();
             match setup.show(ctx, sensed, &tables) {

@@ -551,7 +551,7 @@ impl Store {
                     }
                     for c in Color::ALL {
                         let i = crate::board::idx(c);
-                        let in_sync = view.boards[i].1;
+                        let in_sync = view.boards[c].in_sync;
                         if in_sync {
                             t.out_of_sync_since[i] = None;
                         } else if t.out_of_sync_since[i].is_none() {
@@ -630,10 +630,7 @@ pub fn duration_words(ms: Millis) -> String {
 
 /// The words the table's one rendering gives an output.
 fn words(t: &TableState, o: &Output) -> String {
-    render::json(&t.wording, t.lang, o)["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
+    render::text(&t.wording, t.lang, o).unwrap_or_default()
 }
 
 fn heard(a: Audience) -> Heard {
@@ -854,14 +851,16 @@ mod tests {
         HallEvent::View(Box::new(TableView {
             table,
             at,
-            fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
-            to_move: Color::White,
+            position: Default::default(),
             paused: false,
             result: None,
             clocks: None,
             clocks_waiting: false,
-            boards: [(Bitboard(START), true); 2],
-            touched: [None; 2],
+            boards: ByColor::new_with(|_| kriegspiel_hall::BoardSeen {
+                occupancy: Bitboard(START),
+                in_sync: true,
+            }),
+            touched: Default::default(),
         }))
     }
 
@@ -906,7 +905,10 @@ mod tests {
         let HallEvent::View(mut lifted) = view(1, 1900) else {
             unreachable!()
         };
-        lifted.boards[0] = (Bitboard(START & !(1 << 12)), false);
+        lifted.boards.white = kriegspiel_hall::BoardSeen {
+            occupancy: Bitboard(START & !(1 << 12)),
+            in_sync: false,
+        };
         s.apply(&HallEvent::View(lifted), now);
         assert_eq!(s.generation, g + 1);
     }

@@ -262,12 +262,7 @@ fn a_correction_is_confirmed_and_an_impossible_one_refused_with_the_reason() {
     wait(&mut h, "the corrected position", |h| {
         has_label(h, "The arbiter has corrected the position")
     });
-    let fen = lock(&hall.store).tables[&1]
-        .view
-        .as_ref()
-        .unwrap()
-        .fen
-        .clone();
+    let fen = lock(&hall.store).tables[&1].view.as_ref().unwrap().fen();
     assert!(
         fen.contains("1PPPPPPP") || !fen.contains("PPPPPPPP"),
         "{fen}"
@@ -1381,14 +1376,22 @@ fn fed_view(table: usize, at: u64, over: bool, in_sync: bool) -> kriegspiel_hall
     kriegspiel_hall::HallEvent::View(Box::new(kriegspiel_hall::TableView {
         table,
         at,
-        fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_owned(),
-        to_move: kriegspiel_referee::shakmaty::Color::White,
+        position: kriegspiel_referee::shakmaty::Chess::default(),
         paused: false,
         result: over.then_some(None),
         clocks: None,
         clocks_waiting: false,
-        boards: [(sensed, in_sync), (start, true)],
-        touched: [None; 2],
+        boards: kriegspiel_referee::shakmaty::ByColor {
+            white: kriegspiel_hall::BoardSeen {
+                occupancy: sensed,
+                in_sync,
+            },
+            black: kriegspiel_hall::BoardSeen {
+                occupancy: start,
+                in_sync: true,
+            },
+        },
+        touched: Default::default(),
     }))
 }
 

@@ -8,6 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, TimeMode};
+use kriegspiel_referee::shakmaty::Position;
 use kriegspiel_speech::{hear, Hearer, Positions, Speakers};
 use kriegspiel_table::event_text::parse_event;
 use tokio::sync::broadcast;
@@ -74,12 +75,12 @@ pub fn play(journal: &Path, speakers: Speakers, lang: &str) -> Expected {
             HallEvent::Opened {
                 wording: w, lang, ..
             } => wording = Some((w, lang)),
-            HallEvent::View(v) => known.record_fen(&v.fen),
+            HallEvent::View(v) => known.record(v.position.board()),
             HallEvent::Output { output, .. } => {
                 let (w, lang) = wording.unwrap();
                 if let Some(u) = hear(&w, lang, &output, &known) {
                     match u.hearer {
-                        Hearer::Public => expected.public.push(u.text),
+                        Hearer::Both => expected.public.push(u.text),
                         Hearer::Player(c) if c.is_white() => expected.white.push(u.text),
                         Hearer::Player(_) => expected.black.push(u.text),
                     }
