@@ -192,8 +192,9 @@ impl Table {
         }
     }
 
+    /// Whether both players hear `o` (what "repeat" may say again).
     fn is_public(&self, o: &Output) -> bool {
-        crate::render::spoken(&self.wording, self.config.lang, o).is_some()
+        crate::render::hearer(o) == Some(crate::render::Hearer::Both)
     }
 
     pub fn referee(&self) -> &Referee {
