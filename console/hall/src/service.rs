@@ -4,6 +4,7 @@
 //! (it is told how many), never holds a table back. Board events are timed by their arrival
 //! at the link, so a table that waits on the disk still judges tries by when the men moved.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,7 +26,7 @@ use crate::clock::TableClock;
 use crate::journal::{Beat, EventRow, GameId, Journal, JournalError};
 use crate::setup::{SetupError, TableSetup};
 use crate::sim::{self, SimScript};
-use crate::writer::{JournalQueue, JournalThread};
+use crate::writer::{Committed, JournalQueue, JournalThread};
 
 /// Where a player's board is.
 #[derive(Debug, Clone)]
@@ -1177,6 +1178,7 @@ async fn run_table(
         open_source(&spec.black, clock).map(|l| BoardFeed::new(Color::Black, l)),
     ];
     let mut ended = table.is_over();
+    let mut behind = VecDeque::new();
     loop {
         // What is already here goes first, the earliest arrival first (a report before a
         // command of the same instant), each timed by its arrival: the table sees the boards'
@@ -1247,7 +1249,16 @@ async fn run_table(
             }
         };
         seq += 1;
-        if let Err(e) = journal.write(row).await {
+        // A timer follows from events on disk already: what it causes is published while its
+        // row is committed (a crash losing it loses nothing a replay cannot derive). What
+        // came from outside is on disk before anything it causes is said.
+        let written = if matches!(event.input, Input::Tick) && behind.len() < MAX_BEHIND {
+            behind.push_back(journal.write_behind(row));
+            Ok(())
+        } else {
+            journal.write(row).await
+        };
+        if let Err(e) = written.and_then(|()| confirmed(&mut behind)) {
             publish(HallEvent::Failed {
                 table: no,
                 error: e.to_string(),
@@ -1274,6 +1285,23 @@ async fn run_table(
             });
         }
     }
+}
+
+/// Timer rows a table may have on their way to the disk at once; beyond, it waits.
+const MAX_BEHIND: usize = 64;
+
+/// The outcomes of the timer rows committed since the last look; the first failure.
+fn confirmed(behind: &mut VecDeque<Committed>) -> Result<(), JournalError> {
+    while let Some(first) = behind.front_mut() {
+        match first.outcome() {
+            None => break,
+            Some(outcome) => {
+                behind.pop_front();
+                outcome?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A command as the table takes it, timed by its arrival.

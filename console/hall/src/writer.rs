@@ -111,6 +111,29 @@ impl JournalQueue {
         result.await.unwrap_or_else(|_| Err(gone()))
     }
 
+    /// Hands over an event whose effect may be published before it is on disk: one that
+    /// follows from events committed already (a timer), so that a crash losing it loses
+    /// nothing a replay cannot derive again. Rows stay in order: any later write resolves
+    /// only once this one is committed. The outcome comes on the returned receiver, checked
+    /// later; on simulated time the commit is waited for as with [`JournalQueue::write`].
+    pub(crate) fn write_behind(&self, row: EventRow) -> Committed {
+        let (done, result) = oneshot::channel();
+        if self.hold_time {
+            let (blocked, outcome) = std_mpsc::sync_channel(1);
+            let sent = self.jobs.send(Job::Write(row, Reply::Blocked(blocked)));
+            let outcome = match sent {
+                Ok(()) => outcome.recv().unwrap_or_else(|_| Err(gone())),
+                Err(_) => Err(gone()),
+            };
+            let _ = done.send(outcome);
+        } else if let Err(std_mpsc::SendError(Job::Write(_, Reply::Awaited(done)))) =
+            self.jobs.send(Job::Write(row, Reply::Awaited(done)))
+        {
+            let _ = done.send(Err(gone()));
+        }
+        Committed(result)
+    }
+
     /// Records the tables' heartbeats, without waiting: a heartbeat that cannot be written
     /// costs at most the thinking time since the last one, and a failing disk is reported
     /// by the next event's write.
@@ -137,6 +160,21 @@ impl JournalQueue {
         }));
         self.jobs.send(job).map_err(|_| gone())?;
         result.await.map_err(|_| gone())
+    }
+}
+
+/// The outcome of a [`JournalQueue::write_behind`], to be checked later.
+#[derive(Debug)]
+pub(crate) struct Committed(oneshot::Receiver<Result<(), JournalError>>);
+
+impl Committed {
+    /// `None` while the commit is still to come; then its outcome.
+    pub(crate) fn outcome(&mut self) -> Option<Result<(), JournalError>> {
+        match self.0.try_recv() {
+            Ok(result) => Some(result),
+            Err(oneshot::error::TryRecvError::Empty) => None,
+            Err(oneshot::error::TryRecvError::Closed) => Some(Err(gone())),
+        }
     }
 }
 
@@ -253,6 +291,77 @@ mod tests {
             let seqs: Vec<i64> = read.events.iter().map(|e| e.seq).collect();
             assert_eq!(seqs, (1..=50).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn rows_written_behind_are_committed_in_order_before_a_later_awaited_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite");
+        let journal = Journal::open(&path).unwrap();
+        let (thread, queue) = JournalThread::spawn(journal).unwrap();
+        let rt = runtime();
+        let game = rt
+            .block_on(queue.call(|j| j.new_game("t", &TableSetup::default(), 0)))
+            .unwrap()
+            .unwrap();
+        let row = |seq: i64, input: Input| {
+            EventRow::new(
+                game,
+                seq,
+                &Event::new(seq as u64 * 10, input),
+                0,
+                None,
+                None,
+            )
+            .unwrap()
+        };
+        let mut behind: Vec<Committed> = (1..=20)
+            .map(|seq| queue.write_behind(row(seq, Input::Tick)))
+            .collect();
+        let resign = Input::Resign {
+            color: kriegspiel_referee::shakmaty::Color::White,
+        };
+        rt.block_on(queue.write(row(21, resign))).unwrap();
+        // The awaited write resolved: every row handed over before it is on disk.
+        for b in &mut behind {
+            assert!(matches!(b.outcome(), Some(Ok(()))));
+        }
+        drop(queue);
+        thread.join();
+        let read = Journal::open(&path).unwrap().events(game);
+        let seqs: Vec<i64> = read.events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, (1..=21).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_row_written_behind_that_the_journal_refuses_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite");
+        let journal = Journal::open(&path).unwrap();
+        let (thread, queue) = JournalThread::spawn(journal).unwrap();
+        let rt = runtime();
+        let game = rt
+            .block_on(queue.call(|j| j.new_game("t", &TableSetup::default(), 0)))
+            .unwrap()
+            .unwrap();
+        let row = |seq: i64| {
+            EventRow::new(
+                game,
+                seq,
+                &Event::new(seq as u64 * 10, Input::Tick),
+                0,
+                None,
+                None,
+            )
+            .unwrap()
+        };
+        rt.block_on(queue.write(row(1))).unwrap();
+        // The same sequence number again: the journal refuses it.
+        let mut again = queue.write_behind(row(1));
+        rt.block_on(queue.write(row(2))).unwrap();
+        assert!(matches!(again.outcome(), Some(Err(_))));
+        drop(queue);
+        thread.join();
     }
 
     #[test]
