@@ -115,18 +115,10 @@ impl JournalQueue {
     /// follows from events committed already (a timer), so that a crash losing it loses
     /// nothing a replay cannot derive again. Rows stay in order: any later write resolves
     /// only once this one is committed. The outcome comes on the returned receiver, checked
-    /// later; on simulated time the commit is waited for as with [`JournalQueue::write`].
+    /// later. Nothing waits, so simulated time does not run on meanwhile either.
     pub(crate) fn write_behind(&self, row: EventRow) -> Committed {
         let (done, result) = oneshot::channel();
-        if self.hold_time {
-            let (blocked, outcome) = std_mpsc::sync_channel(1);
-            let sent = self.jobs.send(Job::Write(row, Reply::Blocked(blocked)));
-            let outcome = match sent {
-                Ok(()) => outcome.recv().unwrap_or_else(|_| Err(gone())),
-                Err(_) => Err(gone()),
-            };
-            let _ = done.send(outcome);
-        } else if let Err(std_mpsc::SendError(Job::Write(_, Reply::Awaited(done)))) =
+        if let Err(std_mpsc::SendError(Job::Write(_, Reply::Awaited(done)))) =
             self.jobs.send(Job::Write(row, Reply::Awaited(done)))
         {
             let _ = done.send(Err(gone()));
