@@ -263,7 +263,7 @@ fn boards_child(timing: Timing, tables: usize) {
         let mut slaves = Vec::new();
         for (i, color, mut master, slave) in ends {
             let script = Arc::new(shifted(&plan[i], color));
-            let mut board = sim::connect(script, games::SIM_BOARD_IDS[color_index(color)], clock);
+            let mut board = sim::connect(script, games::SIM_BOARD_IDS[color], clock);
             tokio::spawn(async move {
                 let _ = tokio::io::copy_bidirectional(&mut board, &mut master).await;
             });
