@@ -3,24 +3,32 @@
 //! PGN and event-log export. Front ends (the JSON-lines commands, the arbiter's window,
 //! speakers) send commands and subscribe to events; none reaches into a table.
 
+mod arrival;
 mod clock;
+mod error;
+mod event;
+mod handle;
+mod heartbeat;
 pub mod journal;
 pub mod pgn;
+mod resume;
 mod service;
 pub mod setup;
 pub mod sim;
+mod spec;
+mod table_task;
 mod writer;
 
 pub use clock::TableClock;
+pub use error::HallError;
+pub use event::{fen, BoardSeen, HallCommand, HallEvent, SeatChange, SeatNotice, TableView};
+pub use handle::{check_input, HallGone, HallHandle, InputError, RunningHall, SUBSCRIBER_QUEUE};
 pub use journal::{
     code_matches, Beat, EventRow, GameId, GameRecord, Journal, JournalError, JournalEvent,
     SEAT_CODE_DIGITS,
 };
-pub use service::{
-    board_input, check_input, fen, start, start_subscribed, view, BoardSeen, BoardSource,
-    HallCommand, HallError, HallEvent, HallGone, HallHandle, InputError, Resume, RunningHall,
-    SeatChange, SeatNotice, TableNo, TableSpec, TableView, TimeMode, SUBSCRIBER_QUEUE,
-};
+pub use service::{start, start_subscribed};
 pub use setup::{SetupError, TableSetup};
+pub use spec::{BoardSource, Resume, TableNo, TableSpec, TimeMode};
 /// The channel the hall's events come on (its receivers are part of this API).
 pub use tokio::sync::broadcast;

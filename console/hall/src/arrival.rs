@@ -1,0 +1,266 @@
+//! Inputs timed by their arrival: board reports stamped at the link, commands when the hall
+//! routes them; a table takes what is waiting earliest first.
+
+use kriegspiel_boardlink::{BoardLinkHandle, LinkEvent, Report};
+use kriegspiel_referee::shakmaty::{Bitboard, Color, Square};
+use kriegspiel_table::{BoardInput, Input, Millis};
+use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TryRecvError;
+use tokio::time::Instant;
+
+use crate::clock::TableClock;
+use crate::event::HallEvent;
+use crate::spec::TableNo;
+
+/// Where a board event came from: when the link took it in (table time), the board's own
+/// clock and frame number.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Stamp {
+    pub(crate) arrived: Option<Millis>,
+    pub(crate) board_ms: Option<u32>,
+    pub(crate) seq: Option<u16>,
+}
+
+/// The board input a link event means, with the board's own time, if it means one.
+pub(crate) fn board_input(event: &LinkEvent) -> Option<(BoardInput, Option<u32>)> {
+    let square = |i: u8| (i < 64).then(|| Square::new(u32::from(i)));
+    match event {
+        LinkEvent::Connected { board_id, .. } => Some((
+            BoardInput::Connected {
+                board_id: Some(*board_id),
+            },
+            None,
+        )),
+        LinkEvent::Lift {
+            square: sq,
+            board_ms,
+        } => square(*sq).map(|s| (BoardInput::Lift(s), Some(*board_ms))),
+        LinkEvent::Place {
+            square: sq,
+            board_ms,
+        } => square(*sq).map(|s| (BoardInput::Place(s), Some(*board_ms))),
+        LinkEvent::Snapshot {
+            occupancy,
+            board_ms,
+        }
+        | LinkEvent::Resync {
+            occupancy,
+            board_ms,
+            ..
+        } => Some((BoardInput::Snapshot(Bitboard(*occupancy)), Some(*board_ms))),
+        LinkEvent::Disconnected { .. } => Some((BoardInput::Disconnected, None)),
+        LinkEvent::OpenFailed { .. }
+        | LinkEvent::VersionMismatch { .. }
+        | LinkEvent::Fault { .. } => None,
+    }
+}
+
+/// One player's board as its table reads it.
+pub(crate) struct BoardFeed {
+    pub(crate) color: Color,
+    /// Dropping it stops the link.
+    pub(crate) link: BoardLinkHandle,
+    pub(crate) reports: mpsc::Receiver<Report>,
+    /// A report taken in to compare arrivals, not yet handed to the table.
+    pub(crate) held: Option<Report>,
+    pub(crate) ended: bool,
+}
+
+impl BoardFeed {
+    pub(crate) fn new(
+        color: Color,
+        (link, reports): (BoardLinkHandle, mpsc::Receiver<Report>),
+    ) -> Self {
+        BoardFeed {
+            color,
+            link,
+            reports,
+            held: None,
+            ended: false,
+        }
+    }
+
+    /// The arrival of the next report already here, without waiting.
+    pub(crate) fn ready(&mut self) -> Option<Instant> {
+        if self.held.is_none() && !self.ended {
+            match self.reports.try_recv() {
+                Ok(r) => self.held = Some(r),
+                Err(TryRecvError::Disconnected) => self.ended = true,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+        self.held.as_ref().map(|r| self.link.started() + r.at)
+    }
+
+    pub(crate) async fn next(&mut self) -> Option<Report> {
+        if let Some(r) = self.held.take() {
+            return Some(r);
+        }
+        if self.ended {
+            return std::future::pending().await;
+        }
+        let r = self.reports.recv().await;
+        // The link task ended (never while its handle lives): no more reports.
+        self.ended = r.is_none();
+        r
+    }
+}
+
+/// The players' and the arbiter's commands for one table, each with its arrival.
+pub(crate) struct Commands {
+    pub(crate) rx: mpsc::UnboundedReceiver<(Input, Instant)>,
+    /// A command taken in to compare arrivals, not yet handed to the table.
+    pub(crate) held: Option<(Input, Instant)>,
+}
+
+impl Commands {
+    /// The arrival of the next command already here, without waiting.
+    pub(crate) fn ready(&mut self) -> Option<Instant> {
+        if self.held.is_none() {
+            self.held = self.rx.try_recv().ok();
+        }
+        self.held.as_ref().map(|(_, at)| *at)
+    }
+
+    /// The next command; `None` once the hall is gone.
+    pub(crate) async fn next(&mut self) -> Option<(Input, Instant)> {
+        match self.held.take() {
+            Some(c) => Some(c),
+            None => self.rx.recv().await,
+        }
+    }
+}
+
+pub(crate) async fn next_report(feed: &mut Option<BoardFeed>) -> Option<Report> {
+    match feed {
+        Some(f) => f.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Which waiting input a table takes next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// The report held by this board (0 White, 1 Black).
+    Board(usize),
+    Command,
+}
+
+/// Of the inputs already here (each board's held report and the held command, by arrival),
+/// the one that arrived first. On a tie White's board goes before Black's and a report before
+/// a command: a command is stamped when the hall routes it, later than the press it answers,
+/// while a report carries its arrival at the link.
+pub(crate) fn earliest(boards: [Option<Instant>; 2], command: Option<Instant>) -> Option<Next> {
+    let board = match boards {
+        [Some(w), Some(b)] if b < w => Some((1, b)),
+        [Some(w), _] => Some((0, w)),
+        [None, Some(b)] => Some((1, b)),
+        [None, None] => None,
+    };
+    match (board, command) {
+        (Some((i, b)), Some(c)) if b <= c => Some(Next::Board(i)),
+        (Some((i, _)), None) => Some(Next::Board(i)),
+        (_, Some(_)) => Some(Next::Command),
+        (None, None) => None,
+    }
+}
+
+/// A command as the table takes it, timed by its arrival.
+pub(crate) fn command_input((input, at): (Input, Instant), clock: TableClock) -> (Input, Stamp) {
+    let stamp = Stamp {
+        arrived: Some(clock.millis_at(at)),
+        ..Stamp::default()
+    };
+    (input, stamp)
+}
+
+/// Publishes a link report and gives the board input it means, timed by its arrival.
+pub(crate) fn link(
+    no: TableNo,
+    feed: &BoardFeed,
+    report: Option<Report>,
+    clock: TableClock,
+    publish: &impl Fn(HallEvent),
+) -> Option<(Input, Stamp)> {
+    let report = report?;
+    let color = feed.color;
+    let input = board_input(&report.event);
+    let arrived = clock.millis_at(feed.link.started() + report.at);
+    publish(HallEvent::Link {
+        table: no,
+        color,
+        event: report.event,
+        health: report.health,
+    });
+    input.map(|(input, board_ms)| {
+        let stamp = Stamp {
+            arrived: Some(arrived),
+            board_ms,
+            seq: report.seq,
+        };
+        (Input::Board { color, input }, stamp)
+    })
+}
+
+pub(crate) async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn at(ms: u64) -> Option<Instant> {
+        static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        Some(*BASE.get_or_init(Instant::now) + Duration::from_millis(ms))
+    }
+
+    #[test]
+    fn the_earliest_arrival_goes_first_whatever_its_source() {
+        assert_eq!(earliest([at(5), at(3)], at(9)), Some(Next::Board(1)));
+        assert_eq!(earliest([at(3), at(5)], at(9)), Some(Next::Board(0)));
+        assert_eq!(earliest([at(5), at(7)], at(4)), Some(Next::Command));
+        assert_eq!(earliest([None, at(7)], at(8)), Some(Next::Board(1)));
+        assert_eq!(earliest([at(7), None], at(6)), Some(Next::Command));
+        assert_eq!(earliest([None, None], at(6)), Some(Next::Command));
+        assert_eq!(earliest([None, at(2)], None), Some(Next::Board(1)));
+        assert_eq!(earliest([None, None], None), None);
+    }
+
+    #[test]
+    fn on_a_tie_white_goes_before_black_and_a_report_before_a_command() {
+        assert_eq!(earliest([at(4), at(4)], at(4)), Some(Next::Board(0)));
+        assert_eq!(earliest([None, at(4)], at(4)), Some(Next::Board(1)));
+    }
+
+    /// A held command stays held until it is taken, and later ones wait behind it.
+    #[tokio::test]
+    async fn a_command_taken_in_to_compare_is_not_lost() {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut commands = Commands { rx, held: None };
+        assert_eq!(commands.ready(), None);
+        let first = at(1).map(|t| (Input::Tick, t));
+        let second = at(2).map(|t| {
+            (
+                Input::Resign {
+                    color: Color::Black,
+                },
+                t,
+            )
+        });
+        for c in [first.clone(), second.clone()].into_iter().flatten() {
+            tx.send(c).map_err(|_| "closed").unwrap();
+        }
+        assert_eq!(commands.ready(), at(1));
+        assert_eq!(commands.ready(), at(1));
+        assert_eq!(commands.next().await, first);
+        assert_eq!(commands.ready(), at(2));
+        assert_eq!(commands.next().await, second);
+        drop(tx);
+        assert_eq!(commands.next().await, None);
+    }
+}

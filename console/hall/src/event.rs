@@ -1,0 +1,180 @@
+//! What goes in and out of a hall: commands, and the typed events every subscriber reads.
+
+use kriegspiel_boardlink::{Health, LinkEvent};
+use kriegspiel_referee::shakmaty::fen::Fen;
+use kriegspiel_referee::shakmaty::{
+    Bitboard, ByColor, Chess, Color, EnPassantMode, Position, Square,
+};
+use kriegspiel_referee::{GameResult, Lang, Wording};
+use kriegspiel_table::{Input, Millis, Output};
+
+use crate::journal::GameId;
+use crate::spec::{TableNo, TableSpec};
+
+/// What a front end asks of the hall.
+#[derive(Debug, Clone)]
+pub enum HallCommand {
+    /// A player's or the arbiter's input for a table.
+    Input { table: TableNo, input: Input },
+    /// Opens another table (a new game, or the unfinished game of that name resumed); it
+    /// gets the next table number, announced by its `Opened` event.
+    Open(Box<TableSpec>),
+    /// Stops every table (everything already journaled stays).
+    Shutdown,
+}
+
+/// A table's state as the arbiter sees it: typed, so that no subscriber parses it back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableView {
+    pub table: TableNo,
+    pub at: Millis,
+    /// The official position.
+    pub position: Chess,
+    pub paused: bool,
+    pub result: Option<Option<GameResult>>,
+    pub clocks: Option<(ByColor<Millis>, Option<Color>)>,
+    /// A timed game whose clocks wait to be started (the overview says "waiting to start").
+    pub clocks_waiting: bool,
+    /// What each player's board shows.
+    pub boards: ByColor<BoardSeen>,
+    /// The man each player holds touched, if any.
+    pub touched: ByColor<Option<Square>>,
+}
+
+impl TableView {
+    /// The side to move.
+    pub fn to_move(&self) -> Color {
+        self.position.turn()
+    }
+
+    /// The official position in FEN, for lines printed to people and programs.
+    pub fn fen(&self) -> String {
+        fen(&self.position)
+    }
+}
+
+/// A position in FEN as the console prints it (an en-passant square only when a capture
+/// there is legal).
+pub fn fen(position: &Chess) -> String {
+    Fen::from_position(position, EnPassantMode::Legal).to_string()
+}
+
+/// What a player's board shows, and whether it matches the official position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoardSeen {
+    pub occupancy: Bitboard,
+    pub in_sync: bool,
+}
+
+/// What the hall publishes.
+#[derive(Debug, Clone)]
+pub enum HallEvent {
+    /// A table is running: a new game, or an unfinished one resumed from the journal.
+    Opened {
+        table: TableNo,
+        name: String,
+        game: GameId,
+        /// Journaled events replayed to resume; 0 for a new game.
+        resumed_events: usize,
+        wording: Wording,
+        lang: Lang,
+        /// Each player's seat code, which proves his seat to the players' channel.
+        seats: ByColor<String>,
+        /// When resumed: the last thing each player was meant to hear before the restart
+        /// (what his `repeat` says).
+        heard: ByColor<Option<Output>>,
+        /// When resumed: settings asked now that differ from the game's, which it keeps.
+        ignored: Vec<String>,
+    },
+    Output {
+        table: TableNo,
+        at: Millis,
+        output: Output,
+    },
+    Link {
+        table: TableNo,
+        color: Color,
+        event: LinkEvent,
+        /// The link's counters right after the event.
+        health: Health,
+    },
+    /// A table that could not be opened at run time (`HallCommand::Open`).
+    OpenFailed {
+        name: String,
+        error: String,
+    },
+    View(Box<TableView>),
+    /// The game is over (result `None`: voided).
+    Ended {
+        table: TableNo,
+        result: Option<GameResult>,
+        /// The final position.
+        position: Box<Chess>,
+    },
+    /// The table stopped: its journal could not be written (nothing after this was applied).
+    Failed {
+        table: TableNo,
+        error: String,
+    },
+    /// A player's seat on the players' channel: taken, left, refused, released.
+    Seat(SeatNotice),
+}
+
+/// What happened to a seat of the players' channel, for the arbiter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatNotice {
+    pub table: TableNo,
+    pub color: Color,
+    pub change: SeatChange,
+}
+
+/// A change of a seat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeatChange {
+    /// A terminal proved the seat and holds it.
+    Taken { voice: bool },
+    /// Its terminal hung up; the seat is free.
+    Left,
+    /// The console closed its terminal (it did not read, or flooded); the seat is free.
+    CutOff { reason: String },
+    /// The arbiter released the seat; its terminal was closed.
+    Released,
+    /// A terminal asked for the seat and was refused (a wrong code, the seat taken).
+    Refused { reason: String },
+}
+
+impl SeatChange {
+    /// The change's name in JSON lines.
+    pub fn id(&self) -> &'static str {
+        match self {
+            SeatChange::Taken { .. } => "taken",
+            SeatChange::Left => "left",
+            SeatChange::CutOff { .. } => "cut_off",
+            SeatChange::Released => "released",
+            SeatChange::Refused { .. } => "refused",
+        }
+    }
+}
+
+impl std::fmt::Display for SeatNotice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (t, c) = (self.table, self.color);
+        match &self.change {
+            SeatChange::Taken { voice: false } => write!(f, "table {t}: {c}'s terminal connected"),
+            SeatChange::Taken { voice: true } => {
+                write!(f, "table {t}: {c}'s voice terminal connected")
+            }
+            SeatChange::Left => write!(f, "table {t}: {c}'s terminal disconnected"),
+            SeatChange::CutOff { reason } => {
+                write!(f, "table {t}: {c}'s terminal was cut off: {reason}")
+            }
+            SeatChange::Released => write!(f, "table {t}: {c}'s seat released by the arbiter"),
+            SeatChange::Refused { reason } => {
+                write!(
+                    f,
+                    "table {t}: a terminal asking for {c}'s seat was refused: {reason}"
+                )
+            }
+        }
+    }
+}

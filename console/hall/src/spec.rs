@@ -1,0 +1,75 @@
+//! What a hall is asked to run: its tables, their boards and games, and its time.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use kriegspiel_table::{Input, Millis};
+
+use crate::journal::GameId;
+use crate::setup::TableSetup;
+use crate::sim::SimScript;
+
+/// Where a player's board is.
+#[derive(Debug, Clone)]
+pub enum BoardSource {
+    /// A serial port or pseudo-terminal.
+    Serial(PathBuf),
+    /// A board simulated in this process, playing a script in table time.
+    Simulated {
+        script: Arc<SimScript>,
+        board_id: u32,
+    },
+    /// No board (a player on keypad or voice only, or a table being set up).
+    Absent,
+}
+
+/// One table of the round.
+#[derive(Debug, Clone)]
+pub struct TableSpec {
+    /// The table's name: the journal resumes the unfinished game of the same name.
+    pub name: String,
+    pub setup: TableSetup,
+    pub white: BoardSource,
+    pub black: BoardSource,
+    /// Inputs the table receives at set table times, as a player's keypad would send them
+    /// (the demo's promotion choices and questions). Journaled like any input.
+    pub scripted: Vec<(Millis, Input)>,
+    /// Which game the table plays: its unfinished one from the journal, a new one, or a
+    /// game named by its number.
+    pub resume: Resume,
+}
+
+/// Which game a table opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// A new game, even if the journal holds an unfinished one of this table (`--new-game`).
+    New,
+    /// The table's last game when it is unfinished (with the settings it was journaled
+    /// with), else a new one.
+    Last,
+    /// This unfinished game of the journal, whatever its table's name and whatever newer
+    /// game was started meanwhile (`--resume GAME`).
+    Game(GameId),
+}
+
+impl Resume {
+    /// `Last`, or `New` when a new game is asked for.
+    pub fn unless_new(new_game: bool) -> Resume {
+        if new_game {
+            Resume::New
+        } else {
+            Resume::Last
+        }
+    }
+}
+
+/// How the hall's time passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeMode {
+    Real,
+    /// Simulated time: no real waits; only for simulated boards.
+    Simulated,
+}
+
+/// The hall's table number: 1, 2, … in the order of the round.
+pub type TableNo = usize;
