@@ -7,7 +7,7 @@ mod voice;
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bounded_lines::LineReader;
@@ -84,69 +84,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let color: Color = match args.color.parse() {
-        Ok(c) => c,
-        Err(_) => {
-            eprintln!(
-                "{PROGRAM}: unknown colour '{}' (white, black)",
-                bounded_lines::excerpt(&args.color)
-            );
-            return ExitCode::from(2);
-        }
-    };
-    let path = match args
-        .socket
-        .map_or_else(|| journal_path(None).map(|j| default_socket(&j)), Ok)
-    {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{PROGRAM}: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    play(args).unwrap_or_else(|code| code)
+}
+
+/// Connects, takes the seat and plays; `Err`: the terminal could not start (said why).
+fn play(args: Args) -> Result<ExitCode, ExitCode> {
+    let color = colour(&args.color)?;
+    let path = socket_path(args.socket)?;
     // The recogniser first: a missing model is said before anything is connected.
-    let recognizer = if args.voice {
-        match kriegspiel_voice::Recognizer::new(&kriegspiel_voice::Model::default()) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                eprintln!("{PROGRAM}: {e}");
-                return ExitCode::from(2);
-            }
-        }
-    } else {
-        None
-    };
-    let stream = match UnixStream::connect(&path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!(
-                "{PROGRAM}: no console answers at {} ({e}); start one (kriegspiel table, hall or demo) first",
-                path.display()
-            );
-            return ExitCode::FAILURE;
-        }
-    };
-    let Ok(mut to_console) = stream.try_clone() else {
-        eprintln!("{PROGRAM}: cannot use the socket");
-        return ExitCode::FAILURE;
-    };
-    let code = match args.code {
-        Some(c) => c,
-        None => match ask_code(args.table, color) {
-            Some(c) => c,
-            None => {
-                eprintln!("{PROGRAM}: no seat code given (--code CODE; the arbiter has it)");
-                return ExitCode::from(2);
-            }
-        },
-    };
-    if code.is_empty() || code.len() > 32 || !code.chars().all(|c| c.is_ascii_digit() || c == '-') {
-        eprintln!(
-            "{PROGRAM}: a seat code is digits, as the arbiter gave it (not '{}')",
-            bounded_lines::excerpt(&code)
-        );
-        return ExitCode::from(2);
-    }
+    let recognizer = args.voice.then(recognizer).transpose()?;
+    let (stream, mut to_console) = connect(&path)?;
+    let code = seat_code(args.code, args.table, color)?;
     let hello = if args.voice {
         format!("{} {color} {code} voice", args.table)
     } else {
@@ -154,7 +102,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     if writeln!(to_console, "{hello}").is_err() {
         eprintln!("{PROGRAM}: the console hung up");
-        return ExitCode::FAILURE;
+        return Err(ExitCode::FAILURE);
     }
     if let Some(recognizer) = recognizer {
         let source = if args.mic_wav.is_empty() {
@@ -166,8 +114,82 @@ pub fn run(args: Args) -> ExitCode {
             device: args.speak_device,
             voice: args.speak_voice,
         });
-        return voice::run(stream, to_console, color, recognizer, source, speak);
+        return Ok(voice::run(
+            stream, to_console, color, recognizer, source, speak,
+        ));
     }
+    Ok(keys_and_lines(stream, to_console))
+}
+
+/// The player's colour, from `--color`.
+fn colour(arg: &str) -> Result<Color, ExitCode> {
+    arg.parse().map_err(|_| {
+        eprintln!(
+            "{PROGRAM}: unknown colour '{}' (white, black)",
+            bounded_lines::excerpt(arg)
+        );
+        ExitCode::from(2)
+    })
+}
+
+/// The speech recogniser for `--voice`, with its model.
+fn recognizer() -> Result<kriegspiel_voice::Recognizer, ExitCode> {
+    kriegspiel_voice::Recognizer::new(&kriegspiel_voice::Model::default()).map_err(|e| {
+        eprintln!("{PROGRAM}: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// The players' socket: `--socket`, or the one beside the default journal.
+fn socket_path(socket: Option<PathBuf>) -> Result<PathBuf, ExitCode> {
+    socket
+        .map_or_else(|| journal_path(None).map(|j| default_socket(&j)), Ok)
+        .map_err(|e| {
+            eprintln!("{PROGRAM}: {e}");
+            ExitCode::from(2)
+        })
+}
+
+/// The socket to the console, and a second handle on it to write with.
+fn connect(path: &Path) -> Result<(UnixStream, UnixStream), ExitCode> {
+    let stream = UnixStream::connect(path).map_err(|e| {
+        eprintln!(
+            "{PROGRAM}: no console answers at {} ({e}); start one (kriegspiel table, hall or demo) first",
+            path.display()
+        );
+        ExitCode::FAILURE
+    })?;
+    let Ok(to_console) = stream.try_clone() else {
+        eprintln!("{PROGRAM}: cannot use the socket");
+        return Err(ExitCode::FAILURE);
+    };
+    Ok((stream, to_console))
+}
+
+/// His seat code: `--code`, or asked for on the terminal; digits (and dashes) only.
+fn seat_code(code: Option<String>, table: usize, color: Color) -> Result<String, ExitCode> {
+    let code = match code {
+        Some(c) => c,
+        None => match ask_code(table, color) {
+            Some(c) => c,
+            None => {
+                eprintln!("{PROGRAM}: no seat code given (--code CODE; the arbiter has it)");
+                return Err(ExitCode::from(2));
+            }
+        },
+    };
+    if code.is_empty() || code.len() > 32 || !code.chars().all(|c| c.is_ascii_digit() || c == '-') {
+        eprintln!(
+            "{PROGRAM}: a seat code is digits, as the arbiter gave it (not '{}')",
+            bounded_lines::excerpt(&code)
+        );
+        return Err(ExitCode::from(2));
+    }
+    Ok(code)
+}
+
+/// The plain terminal: what he types goes to the console, what he may hear is printed.
+fn keys_and_lines(stream: UnixStream, mut to_console: UnixStream) -> ExitCode {
     // What he types goes to the console as it comes; when his keys end (Ctrl-D, or the end
     // of a script) the console is told, answers what it still has, and hangs up.
     let keys_ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -13,14 +13,16 @@
 //! are spoken elsewhere (his screen reader, or the console's speech in his headset): Enter
 //! waits about as long as the last line takes to say (60 ms a character).
 
-use std::collections::VecDeque;
+mod speaker;
+
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bounded_lines::LineReader;
@@ -31,6 +33,7 @@ use kriegspiel_voice::grammar::read_own_board;
 use kriegspiel_voice::{wav, Microphone, Outcome, Recognizer, Recording, VoiceChannel};
 
 use crate::players::{CLOSED, OWN_BOARD};
+use speaker::Speaker;
 
 const PROGRAM: &str = "kriegspiel player";
 
@@ -85,113 +88,6 @@ fn typed_line(input: &Input) -> Option<String> {
     })
 }
 
-/// The speaking half: one line at a time, never while he is being listened to.
-#[derive(Debug, Default)]
-struct SpeechState {
-    queue: VecDeque<String>,
-    speaking: bool,
-    listening: bool,
-    closed: bool,
-}
-
-struct Speaker {
-    state: Arc<(Mutex<SpeechState>, Condvar)>,
-}
-
-impl Speaker {
-    fn start(to: SpeakTo, muted_until: Arc<AtomicU64>, t0: Instant) -> Speaker {
-        let speaker = Speaker {
-            state: Arc::new((Mutex::new(SpeechState::default()), Condvar::new())),
-        };
-        let state = speaker.state.clone();
-        std::thread::spawn(move || {
-            let (lock, cv) = &*state;
-            let mut warned = false;
-            loop {
-                let text = {
-                    let Ok(mut st) = lock.lock() else {
-                        return;
-                    };
-                    while !st.closed && (st.listening || st.queue.is_empty()) {
-                        st = match cv.wait(st) {
-                            Ok(st) => st,
-                            Err(_) => return,
-                        };
-                    }
-                    if st.closed {
-                        return;
-                    }
-                    let Some(text) = st.queue.pop_front() else {
-                        continue;
-                    };
-                    st.speaking = true;
-                    text
-                };
-                if let Err(e) = speak(&to, &text, &muted_until, t0) {
-                    if !warned {
-                        eprintln!("{PROGRAM}: cannot speak: {e}");
-                        warned = true;
-                    }
-                }
-                if let Ok(mut st) = lock.lock() {
-                    st.speaking = false;
-                }
-                cv.notify_all();
-            }
-        });
-        speaker
-    }
-
-    fn say(&self, text: &str) {
-        let (lock, cv) = &*self.state;
-        if let Ok(mut st) = lock.lock() {
-            st.queue.push_back(text.to_owned());
-        }
-        cv.notify_all();
-    }
-
-    /// Holds the speech and waits until the line being spoken is finished: until its player
-    /// has returned and its length has passed (`muted_until`; a device that does not play in
-    /// real time returns at once).
-    fn hold(&self, muted_until: &AtomicU64, t0: Instant) {
-        let (lock, cv) = &*self.state;
-        {
-            let Ok(mut st) = lock.lock() else {
-                return;
-            };
-            st.listening = true;
-            while st.speaking {
-                st = match cv.wait(st) {
-                    Ok(st) => st,
-                    Err(_) => return,
-                };
-            }
-        }
-        let left = muted_until
-            .load(Ordering::Relaxed)
-            .saturating_sub(ms_since(t0));
-        std::thread::sleep(Duration::from_millis(left.min(MAX_SPEECH_MS)));
-    }
-
-    fn release(&self) {
-        let (lock, cv) = &*self.state;
-        if let Ok(mut st) = lock.lock() {
-            st.listening = false;
-        }
-        cv.notify_all();
-    }
-}
-
-impl Drop for Speaker {
-    fn drop(&mut self) {
-        let (lock, cv) = &*self.state;
-        if let Ok(mut st) = lock.lock() {
-            st.closed = true;
-        }
-        cv.notify_all();
-    }
-}
-
 /// About how long a line takes to be spoken by a screen reader or the console (15 to 17
 /// characters a second, as 180 words a minute), and a moment to start.
 fn reading_ms(line: &str) -> u64 {
@@ -200,39 +96,6 @@ fn reading_ms(line: &str) -> u64 {
 
 fn ms_since(t0: Instant) -> u64 {
     u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
-/// Synthesises `text` (espeak-ng), marks the channel muted for its length, plays it (aplay).
-fn speak(to: &SpeakTo, text: &str, muted_until: &AtomicU64, t0: Instant) -> Result<(), String> {
-    let out = Command::new("espeak-ng")
-        .args(["-v", &to.voice, "--stdout"])
-        .arg(text)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .map_err(|e| format!("espeak-ng: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("espeak-ng failed on voice {}", to.voice));
-    }
-    let (fmt, data) = wav::parse_wav(&out.stdout).map_err(|e| format!("espeak-ng: {e}"))?;
-    let bytes_per_ms =
-        (u64::from(fmt.rate) * u64::from(fmt.channels) * u64::from(fmt.bits / 8) / 1000).max(1);
-    let length = data.len() as u64 / bytes_per_ms;
-    muted_until.fetch_max(ms_since(t0) + length + 100, Ordering::Relaxed);
-    let mut aplay = Command::new("aplay")
-        .args(["-q", "-D", &to.device, "-"])
-        .stdin(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("aplay (install alsa-utils): {e}"))?;
-    if let Some(mut stdin) = aplay.stdin.take() {
-        let _ = stdin.write_all(&out.stdout);
-    }
-    let status = aplay.wait().map_err(|e| format!("aplay: {e}"))?;
-    if !status.success() {
-        return Err(format!("aplay could not play on {}", to.device));
-    }
-    Ok(())
 }
 
 /// A push-to-talk in progress.
@@ -283,9 +146,9 @@ impl Screen {
 /// Runs the voice terminal on a connected socket (the handshake is sent).
 pub fn run(
     stream: UnixStream,
-    mut to_console: UnixStream,
+    to_console: UnixStream,
     color: Color,
-    mut recognizer: Recognizer,
+    recognizer: Recognizer,
     source: Source,
     speak: Option<SpeakTo>,
 ) -> ExitCode {
@@ -295,18 +158,55 @@ pub fn run(
         speaker: speak.map(|to| Speaker::start(to, muted_until.clone(), t0)),
     };
     let (tx, events) = mpsc::channel::<Event>();
-    let keys_tx = tx.clone();
+    read_keys(tx.clone());
+    read_console(stream, tx);
+    let files = match &source {
+        Source::Files(f) => f.clone().into_iter(),
+        Source::Mic(_) => Vec::new().into_iter(),
+    };
+    let mut terminal = Terminal {
+        t0,
+        muted_until,
+        screen,
+        to_console,
+        color,
+        recognizer,
+        channel: VoiceChannel::new(color),
+        source,
+        files,
+        capture: None,
+        closed: false,
+        have_board: false,
+    };
+    loop {
+        let event = match events.recv_timeout(terminal.wait()) {
+            Ok(e) => Some(e),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return ExitCode::SUCCESS,
+        };
+        if let ControlFlow::Break(code) = terminal.handle(event) {
+            return code;
+        }
+    }
+}
+
+/// His keys, a line at a time, as events.
+fn read_keys(tx: mpsc::Sender<Event>) {
     std::thread::spawn(move || {
         let mut keys = LineReader::with_limit(std::io::stdin(), 1024);
         while let Ok(Some(line)) = keys.next_line() {
             let Ok(line) = line else {
                 continue;
             };
-            if keys_tx.send(Event::Key(line.to_owned())).is_err() {
+            if tx.send(Event::Key(line.to_owned())).is_err() {
                 return;
             }
         }
     });
+}
+
+/// The console's lines as events, until it hangs up.
+fn read_console(stream: UnixStream, tx: mpsc::Sender<Event>) {
     std::thread::spawn(move || {
         let mut heard = LineReader::new(stream);
         loop {
@@ -325,139 +225,191 @@ pub fn run(
             }
         }
     });
+}
 
-    let mut channel = VoiceChannel::new(color);
-    let mut closed = false;
-    let mut have_board = false;
-    let mut files = match &source {
-        Source::Files(f) => f.clone().into_iter(),
-        Source::Mic(_) => Vec::new().into_iter(),
-    };
-    // The capture in progress, and when it began (ms since t0).
-    let mut capture: Option<(Capture, u64)> = None;
-    let mut send = |line: &str| writeln!(to_console, "{line}").is_ok();
-    loop {
-        let wait = match &capture {
+/// The voice terminal between two events.
+struct Terminal {
+    t0: Instant,
+    muted_until: Arc<AtomicU64>,
+    screen: Screen,
+    to_console: UnixStream,
+    color: Color,
+    recognizer: Recognizer,
+    channel: VoiceChannel,
+    source: Source,
+    /// The recordings not heard yet (`--mic-wav`).
+    files: std::vec::IntoIter<PathBuf>,
+    /// The capture in progress, and when it began (ms since t0).
+    capture: Option<(Capture, u64)>,
+    /// The console closed the table on purpose.
+    closed: bool,
+    /// The console has sent his board: his words can be recognised.
+    have_board: bool,
+}
+
+impl Terminal {
+    /// How long to wait for the next event: a capture ends by itself at the longest.
+    fn wait(&self) -> Duration {
+        match &self.capture {
             Some((_, began)) => Duration::from_millis(
-                (began + MAX_UTTERANCE.as_millis() as u64).saturating_sub(ms_since(t0)),
+                (began + MAX_UTTERANCE.as_millis() as u64).saturating_sub(ms_since(self.t0)),
             ),
             None => Duration::from_secs(3600),
-        };
-        let event = match events.recv_timeout(wait) {
-            Ok(e) => Some(e),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => return ExitCode::SUCCESS,
-        };
-        let stop_listening = match &event {
-            None => capture.is_some(),
-            Some(Event::Key(l)) => capture.is_some() || !l.trim().is_empty(),
-            _ => false,
-        };
-        if stop_listening {
-            if let Some((cap, began)) = capture.take() {
+        }
+    }
+
+    fn send(&mut self, line: &str) -> bool {
+        writeln!(self.to_console, "{line}").is_ok()
+    }
+
+    /// One event (`None`: the longest utterance has passed); `Break`: the terminal ends.
+    fn handle(&mut self, event: Option<Event>) -> ControlFlow<ExitCode> {
+        let typed = matches!(&event, Some(Event::Key(l)) if !l.trim().is_empty());
+        // Enter, a typed line or the time limit ends the capture in progress.
+        if matches!(event, None | Some(Event::Key(_))) {
+            if let Some((cap, began)) = self.capture.take() {
                 let samples = cap.samples();
-                if let Some(s) = &screen.speaker {
+                if let Some(s) = &self.screen.speaker {
                     s.release();
                 }
-                let typed = matches!(&event, Some(Event::Key(l)) if !l.trim().is_empty());
                 if !typed {
-                    let said = match samples {
-                        Err(e) => format!("Cannot listen: {e}"),
-                        Ok(samples) => {
-                            channel.muted(muted_until.load(Ordering::Relaxed));
-                            hear(&mut recognizer, &mut channel, began, &samples, &mut send)
-                        }
-                    };
-                    if !said.is_empty() && !screen.show(&said, true) {
-                        return ExitCode::SUCCESS;
-                    }
-                    continue;
+                    return self.heard(began, samples);
                 }
             }
         }
         match event {
-            None => {}
-            Some(Event::Key(line)) => {
-                let line = line.trim();
-                if !line.is_empty() {
-                    if !send(line) {
-                        return ExitCode::SUCCESS;
-                    }
-                    continue;
-                }
-                if !have_board {
-                    screen.show("Not ready: the console has not sent your board yet.", true);
-                    continue;
-                }
-                // Enter: listen (after the console has finished speaking).
-                match &screen.speaker {
-                    Some(s) => s.hold(&muted_until, t0),
-                    None => {
-                        let left = muted_until
-                            .load(Ordering::Relaxed)
-                            .saturating_sub(ms_since(t0));
-                        std::thread::sleep(Duration::from_millis(left.min(MAX_SPEECH_MS)));
-                    }
-                }
-                let began = ms_since(t0);
-                let started = match &source {
-                    Source::Mic(device) => Microphone::new(device)
-                        .start()
-                        .map(Capture::Mic)
-                        .map_err(|e| e.to_string()),
-                    Source::Files(_) => files
-                        .next()
-                        .map(Capture::File)
-                        .ok_or_else(|| "no more recordings (--mic-wav)".to_owned()),
-                };
-                match started {
-                    Ok(c) => {
-                        capture = Some((c, began));
-                        screen.show("(listening; Enter to stop)", false);
-                    }
-                    Err(e) => {
-                        if let Some(s) = &screen.speaker {
-                            s.release();
-                        }
-                        screen.show(&format!("Cannot listen: {e}"), true);
-                    }
-                }
+            None => ControlFlow::Continue(()),
+            Some(Event::Key(line)) => self.key(&line),
+            Some(Event::Console(line)) => self.console_line(&line),
+            Some(Event::OwnBoard(fen)) => self.own_board(&fen),
+            Some(Event::Closed) => {
+                self.closed = true;
+                ControlFlow::Continue(())
             }
-            Some(Event::Console(line)) => {
-                if screen.speaker.is_none() {
-                    // His screen reader (or the console's speech in his headset) says it
-                    // now; the terminal cannot know for how long: about this long.
-                    muted_until.fetch_max(ms_since(t0) + reading_ms(&line), Ordering::Relaxed);
-                }
-                if !screen.show(&line, true) {
-                    return ExitCode::SUCCESS;
-                }
-                if line.starts_with("error: ") {
-                    return ExitCode::FAILURE;
-                }
-            }
-            Some(Event::OwnBoard(fen)) => match read_own_board(&fen)
-                .ok_or_else(|| "the console sent a board that cannot be read".to_owned())
-                .and_then(|(board, castles)| {
-                    recognizer
-                        .set_own_board(&board, &castles, color)
-                        .map_err(|e| e.to_string())
-                }) {
-                Ok(()) => {
-                    // His men changed: a try still waiting was heard with the old grammar.
-                    channel.clear();
-                    have_board = true;
-                }
-                Err(e) => {
-                    eprintln!("{PROGRAM}: {e}");
-                    return ExitCode::FAILURE;
-                }
-            },
-            Some(Event::Closed) => closed = true,
-            Some(Event::Hangup) if closed => return ExitCode::SUCCESS,
+            Some(Event::Hangup) if self.closed => ControlFlow::Break(ExitCode::SUCCESS),
             Some(Event::Hangup) => {
-                screen.show(super::LOST, true);
-                return ExitCode::FAILURE;
+                self.screen.show(super::LOST, true);
+                ControlFlow::Break(ExitCode::FAILURE)
+            }
+        }
+    }
+
+    /// What he said in the capture that ended, through the recogniser and the channel.
+    fn heard(&mut self, began: u64, samples: Result<Vec<i16>, String>) -> ControlFlow<ExitCode> {
+        let said = match samples {
+            Err(e) => format!("Cannot listen: {e}"),
+            Ok(samples) => {
+                self.channel.muted(self.muted_until.load(Ordering::Relaxed));
+                let to_console = &mut self.to_console;
+                let mut send = |line: &str| writeln!(to_console, "{line}").is_ok();
+                hear(
+                    &mut self.recognizer,
+                    &mut self.channel,
+                    began,
+                    &samples,
+                    &mut send,
+                )
+            }
+        };
+        if !said.is_empty() && !self.screen.show(&said, true) {
+            return ControlFlow::Break(ExitCode::SUCCESS);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// A line he typed goes to the console; Enter on an empty line starts listening.
+    fn key(&mut self, line: &str) -> ControlFlow<ExitCode> {
+        let line = line.trim();
+        if !line.is_empty() {
+            if !self.send(line) {
+                return ControlFlow::Break(ExitCode::SUCCESS);
+            }
+            return ControlFlow::Continue(());
+        }
+        if !self.have_board {
+            self.screen
+                .show("Not ready: the console has not sent your board yet.", true);
+            return ControlFlow::Continue(());
+        }
+        self.listen();
+        ControlFlow::Continue(())
+    }
+
+    /// Enter: listen (after the console has finished speaking).
+    fn listen(&mut self) {
+        match &self.screen.speaker {
+            Some(s) => s.hold(&self.muted_until, self.t0),
+            None => {
+                let left = self
+                    .muted_until
+                    .load(Ordering::Relaxed)
+                    .saturating_sub(ms_since(self.t0));
+                std::thread::sleep(Duration::from_millis(left.min(MAX_SPEECH_MS)));
+            }
+        }
+        let began = ms_since(self.t0);
+        let started = match &self.source {
+            Source::Mic(device) => Microphone::new(device)
+                .start()
+                .map(Capture::Mic)
+                .map_err(|e| e.to_string()),
+            Source::Files(_) => self
+                .files
+                .next()
+                .map(Capture::File)
+                .ok_or_else(|| "no more recordings (--mic-wav)".to_owned()),
+        };
+        match started {
+            Ok(c) => {
+                self.capture = Some((c, began));
+                self.screen.show("(listening; Enter to stop)", false);
+            }
+            Err(e) => {
+                if let Some(s) = &self.screen.speaker {
+                    s.release();
+                }
+                self.screen.show(&format!("Cannot listen: {e}"), true);
+            }
+        }
+    }
+
+    /// A line from the console: shown (and said); an error ends the terminal.
+    fn console_line(&mut self, line: &str) -> ControlFlow<ExitCode> {
+        if self.screen.speaker.is_none() {
+            // His screen reader (or the console's speech in his headset) says it
+            // now; the terminal cannot know for how long: about this long.
+            self.muted_until
+                .fetch_max(ms_since(self.t0) + reading_ms(line), Ordering::Relaxed);
+        }
+        if !self.screen.show(line, true) {
+            return ControlFlow::Break(ExitCode::SUCCESS);
+        }
+        if line.starts_with("error: ") {
+            return ControlFlow::Break(ExitCode::FAILURE);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// His own board from the console: the grammar his words are heard with.
+    fn own_board(&mut self, fen: &str) -> ControlFlow<ExitCode> {
+        let color = self.color;
+        let recognizer = &mut self.recognizer;
+        match read_own_board(fen)
+            .ok_or_else(|| "the console sent a board that cannot be read".to_owned())
+            .and_then(|(board, castles)| {
+                recognizer
+                    .set_own_board(&board, &castles, color)
+                    .map_err(|e| e.to_string())
+            }) {
+            Ok(()) => {
+                // His men changed: a try still waiting was heard with the old grammar.
+                self.channel.clear();
+                self.have_board = true;
+                ControlFlow::Continue(())
+            }
+            Err(e) => {
+                eprintln!("{PROGRAM}: {e}");
+                ControlFlow::Break(ExitCode::FAILURE)
             }
         }
     }
