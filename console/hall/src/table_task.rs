@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use kriegspiel_boardlink::{BoardLink, BoardLinkHandle, LinkConfig, Report};
 use kriegspiel_referee::shakmaty::{ByColor, Color};
-use kriegspiel_table::{ArbiterNote, Event, Input, Output, Table};
+use kriegspiel_table::{ArbiterNote, Event, Input, Millis, Output, Table};
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
@@ -17,10 +17,10 @@ use crate::arrival::{
 use crate::clock::TableClock;
 use crate::event::{BoardSeen, HallEvent, TableView};
 use crate::heartbeat::{wall_ms, EndsLive, Live};
-use crate::journal::{EventRow, JournalError};
+use crate::journal::{EventRow, GameId, JournalError};
 use crate::resume::Prepared;
 use crate::sim::{self};
-use crate::spec::{BoardSource, TableNo};
+use crate::spec::{BoardSource, TableNo, TableSpec};
 use crate::writer::{Committed, JournalQueue};
 
 pub(crate) fn open_source(
@@ -68,185 +68,249 @@ pub(crate) async fn run_table(
     events: broadcast::Sender<HallEvent>,
     inputs: mpsc::UnboundedReceiver<(Input, Instant)>,
 ) {
+    let _ends_live = EndsLive(live.clone());
+    let mut feeds = [
+        open_source(&p.spec.white, clock).map(|l| BoardFeed::new(Color::White, l)),
+        open_source(&p.spec.black, clock).map(|l| BoardFeed::new(Color::Black, l)),
+    ];
+    let mut task = Task {
+        no: p.no,
+        game: p.game,
+        ended: p.table.is_over(),
+        table: p.table,
+        seq: p.seq,
+        next_scripted: p.next_scripted,
+        clock,
+        live,
+        said,
+        journal,
+        events,
+        behind: VecDeque::new(),
+    };
+    task.open(
+        p.spec.name.clone(),
+        p.resumed,
+        p.ignored,
+        p.seats,
+        p.heard,
+        p.started,
+        p.unsaid,
+    );
     let mut commands = Commands {
         rx: inputs,
         held: None,
     };
-    let Prepared {
-        no,
-        spec,
-        game,
-        mut table,
-        started,
-        mut seq,
-        resumed,
-        ignored,
-        seats,
-        unsaid,
-        heard,
-        resume_at: _,
-        down_ms,
-        mut next_scripted,
-    } = p;
-    let _ends_live = EndsLive(live.clone());
-    let publish = |e: HallEvent| {
-        // No subscriber is not an error: the journal has everything.
-        let _ = events.send(e);
-    };
-    publish(HallEvent::Opened {
-        table: no,
-        name: spec.name.clone(),
-        game,
-        resumed_events: resumed,
-        wording: table.wording(),
-        lang: table.config().lang,
-        seats,
-        heard,
-        ignored,
-    });
-    if resumed == 0 {
-        for output in started {
-            publish(HallEvent::Output {
-                table: no,
-                at: 0,
-                output,
-            });
+    let mut pending = p
+        .down_ms
+        .map(|down_ms| (Input::Restarted { down_ms }, Stamp::default()));
+    loop {
+        let input = match pending.take() {
+            Some(i) => Some(i),
+            None => match task.next_input(&p.spec, &mut feeds, &mut commands).await {
+                Some(input) => input,
+                // Every sender is gone: the hall has stopped.
+                None => return,
+            },
+        };
+        if let Some((input, stamp)) = input {
+            if task.take(input, stamp).await.is_err() {
+                return;
+            }
         }
     }
-    let mut pending: Option<(Input, Stamp)> =
-        down_ms.map(|down_ms| (Input::Restarted { down_ms }, Stamp::default()));
-    publish(HallEvent::View(Box::new(view(no, &table))));
-    for output in unsaid {
-        publish(HallEvent::Output {
-            table: no,
-            at: table.now(),
-            output: Output::Repeated {
-                output: Box::new(output),
-            },
+}
+
+/// A running table with what it needs to journal, apply and publish its inputs.
+struct Task {
+    no: TableNo,
+    game: GameId,
+    table: Table,
+    /// The journal's number of the table's last event.
+    seq: i64,
+    /// The first scripted input not yet journaled.
+    next_scripted: usize,
+    ended: bool,
+    clock: TableClock,
+    live: Live,
+    said: Arc<AtomicI64>,
+    journal: JournalQueue,
+    events: broadcast::Sender<HallEvent>,
+    /// Timer rows handed to the journal whose commit is not confirmed yet.
+    behind: VecDeque<Committed>,
+}
+
+impl Task {
+    fn publish(&self, e: HallEvent) {
+        // No subscriber is not an error: the journal has everything.
+        let _ = self.events.send(e);
+    }
+
+    fn output(&self, at: Millis, output: Output) {
+        self.publish(HallEvent::Output {
+            table: self.no,
+            at,
+            output,
         });
     }
-    said.store(seq, Ordering::Release);
-    if resumed > 0 {
-        // Where the clocks stand, as a new game says it at its start.
-        if let Some((remaining, running)) = table.clocks() {
-            publish(HallEvent::Output {
-                table: no,
-                at: table.now(),
-                output: Output::Clock { remaining, running },
-            });
+
+    /// Says the table is open: its seats, a new game's start or, when resumed, what must be
+    /// said again and where the clocks stand.
+    #[allow(clippy::too_many_arguments)]
+    fn open(
+        &self,
+        name: String,
+        resumed: usize,
+        ignored: Vec<String>,
+        seats: ByColor<String>,
+        heard: ByColor<Option<Output>>,
+        started: Vec<Output>,
+        unsaid: Vec<Output>,
+    ) {
+        let table = &self.table;
+        self.publish(HallEvent::Opened {
+            table: self.no,
+            name,
+            game: self.game,
+            resumed_events: resumed,
+            wording: table.wording(),
+            lang: table.config().lang,
+            seats,
+            heard,
+            ignored,
+        });
+        if resumed == 0 {
+            for output in started {
+                self.output(0, output);
+            }
+        }
+        self.publish(HallEvent::View(Box::new(view(self.no, table))));
+        for output in unsaid {
+            self.output(
+                table.now(),
+                Output::Repeated {
+                    output: Box::new(output),
+                },
+            );
+        }
+        self.said.store(self.seq, Ordering::Release);
+        if resumed > 0 {
+            // Where the clocks stand, as a new game says it at its start.
+            if let Some((remaining, running)) = table.clocks() {
+                self.output(table.now(), Output::Clock { remaining, running });
+            }
         }
     }
-    let mut feeds = [
-        open_source(&spec.white, clock).map(|l| BoardFeed::new(Color::White, l)),
-        open_source(&spec.black, clock).map(|l| BoardFeed::new(Color::Black, l)),
-    ];
-    let mut ended = table.is_over();
-    let mut behind = VecDeque::new();
-    loop {
-        // What is already here goes first, the earliest arrival first (a report before a
-        // command of the same instant), each timed by its arrival: the table sees the boards'
-        // events and the commands in the order they came, and runs any timer that fell due
-        // meanwhile before them, however long the journal kept it waiting.
+
+    /// The next input, timed by its arrival: what is already here first, the earliest
+    /// arrival first (a report before a command of the same instant), so that the table
+    /// sees the boards' events and the commands in the order they came and runs any timer
+    /// that fell due meanwhile before them, however long the journal kept it waiting. `None`
+    /// when the hall has stopped; `Some(None)` when what came is no input (a link report
+    /// that means none).
+    async fn next_input(
+        &mut self,
+        spec: &TableSpec,
+        feeds: &mut [Option<BoardFeed>; 2],
+        commands: &mut Commands,
+    ) -> Option<Option<(Input, Stamp)>> {
+        let (no, clock) = (self.no, self.clock);
+        let publish = |e: HallEvent| self.publish(e);
         let boards = feeds
             .each_mut()
             .map(|f| f.as_mut().and_then(BoardFeed::ready));
-        let next = earliest(boards, commands.ready());
-        let input = match (pending.take(), next) {
-            (Some(i), _) => Some(i),
-            (None, Some(Next::Board(i))) => match feeds[i].as_mut() {
-                Some(feed) => {
+        match earliest(boards, commands.ready()) {
+            Some(Next::Board(i)) => {
+                return Some(feeds[i].as_mut().and_then(|feed| {
                     let report = feed.held.take();
                     link(no, feed, report, clock, &publish)
-                }
-                None => None,
-            },
-            (None, Some(Next::Command)) => commands.next().await.map(|c| command_input(c, clock)),
-            (None, None) => {
-                let scripted_at = spec.scripted.get(next_scripted).map(|(at, _)| *at);
-                let deadline = match (table.next_deadline(), scripted_at) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-                let deadline = deadline.map(|ms| clock.instant_at(ms));
-                let [white, black] = &mut feeds;
-                tokio::select! {
-                    biased;
-                    r = next_report(white) => white.as_ref().and_then(|f| link(no, f, r, clock, &publish)),
-                    r = next_report(black) => black.as_ref().and_then(|f| link(no, f, r, clock, &publish)),
-                    c = commands.next() => match c {
-                        Some(c) => Some(command_input(c, clock)),
-                        None => return,
-                    },
-                    () = sleep_until(deadline) => {
-                        match spec.scripted.get(next_scripted).filter(|(at, _)| *at <= clock.now()) {
-                            Some((_, input)) => {
-                                next_scripted += 1;
-                                Some((input.clone(), Stamp::default()))
-                            }
-                            None => Some((Input::Tick, Stamp::default())),
-                        }
+                }));
+            }
+            Some(Next::Command) => {
+                return commands.next().await.map(|c| Some(command_input(c, clock)))
+            }
+            None => {}
+        }
+        let scripted_at = spec.scripted.get(self.next_scripted).map(|(at, _)| *at);
+        let deadline = match (self.table.next_deadline(), scripted_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let deadline = deadline.map(|ms| clock.instant_at(ms));
+        let [white, black] = feeds;
+        tokio::select! {
+            biased;
+            r = next_report(white) => Some(white.as_ref().and_then(|f| link(no, f, r, clock, &publish))),
+            r = next_report(black) => Some(black.as_ref().and_then(|f| link(no, f, r, clock, &publish))),
+            c = commands.next() => c.map(|c| Some(command_input(c, clock))),
+            () = sleep_until(deadline) => {
+                match spec.scripted.get(self.next_scripted).filter(|(at, _)| *at <= clock.now()) {
+                    Some((_, input)) => {
+                        self.next_scripted += 1;
+                        Some(Some((input.clone(), Stamp::default())))
                     }
+                    None => Some(Some((Input::Tick, Stamp::default()))),
                 }
             }
-        };
-        let Some((input, stamp)) = input else {
-            continue;
-        };
-        let at = stamp.arrived.unwrap_or_else(|| clock.now());
-        let event = Event::new(at.max(table.now()), input);
-        let row = match EventRow::new(game, seq + 1, &event, wall_ms(), stamp.board_ms, stamp.seq) {
+        }
+    }
+
+    /// Journals an input, applies it and publishes what it caused; `Err` once the journal
+    /// has failed (the table has said so and stops).
+    async fn take(&mut self, input: Input, stamp: Stamp) -> Result<(), ()> {
+        let at = stamp.arrived.unwrap_or_else(|| self.clock.now());
+        let event = Event::new(at.max(self.table.now()), input);
+        let row = match EventRow::new(
+            self.game,
+            self.seq + 1,
+            &event,
+            wall_ms(),
+            stamp.board_ms,
+            stamp.seq,
+        ) {
             Ok(row) => row,
             Err(e) => {
                 // An input the journal cannot keep is refused, never applied: the table plays on.
-                publish(HallEvent::Output {
-                    table: no,
-                    at: table.now(),
-                    output: Output::Note {
-                        note: ArbiterNote::Refused {
-                            action: "input",
-                            reason: e.to_string(),
-                        },
-                    },
-                });
-                continue;
+                let note = ArbiterNote::Refused {
+                    action: "input",
+                    reason: e.to_string(),
+                };
+                self.output(self.table.now(), Output::Note { note });
+                return Ok(());
             }
         };
-        seq += 1;
+        self.seq += 1;
         // A timer follows from events on disk already: what it causes is published while its
         // row is committed (a crash losing it loses nothing a replay cannot derive). What
         // came from outside is on disk before anything it causes is said.
-        let written = if matches!(event.input, Input::Tick) && behind.len() < MAX_BEHIND {
-            behind.push_back(journal.write_behind(row));
+        let written = if matches!(event.input, Input::Tick) && self.behind.len() < MAX_BEHIND {
+            self.behind.push_back(self.journal.write_behind(row));
             Ok(())
         } else {
-            journal.write(row).await
+            self.journal.write(row).await
         };
-        if let Err(e) = written.and_then(|()| confirmed(&mut behind)) {
-            publish(HallEvent::Failed {
-                table: no,
+        if let Err(e) = written.and_then(|()| confirmed(&mut self.behind)) {
+            self.publish(HallEvent::Failed {
+                table: self.no,
                 error: e.to_string(),
             });
-            return;
+            return Err(());
         }
         let at = event.at;
-        for output in table.apply(event) {
-            publish(HallEvent::Output {
-                table: no,
-                at,
-                output,
+        for output in self.table.apply(event) {
+            self.output(at, output);
+        }
+        self.publish(HallEvent::View(Box::new(view(self.no, &self.table))));
+        self.said.store(self.seq, Ordering::Release);
+        if self.table.is_over() && !self.ended {
+            self.ended = true;
+            self.live.end();
+            self.publish(HallEvent::Ended {
+                table: self.no,
+                result: self.table.result().flatten(),
+                position: Box::new(self.table.referee().position().clone()),
             });
         }
-        publish(HallEvent::View(Box::new(view(no, &table))));
-        said.store(seq, Ordering::Release);
-        if table.is_over() && !ended {
-            ended = true;
-            live.end();
-            publish(HallEvent::Ended {
-                table: no,
-                result: table.result().flatten(),
-                position: Box::new(table.referee().position().clone()),
-            });
-        }
+        Ok(())
     }
 }
 
