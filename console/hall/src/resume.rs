@@ -2,12 +2,12 @@
 //! was said last, what must be said again, where its clocks stood) or a new game begun.
 
 use kriegspiel_referee::shakmaty::{ByColor, Color};
-use kriegspiel_table::render::{self, Hearer};
+use kriegspiel_table::render;
 use kriegspiel_table::{Input, Millis, Output, Table};
 
 use crate::error::HallError;
 use crate::heartbeat::{credible, wall_ms};
-use crate::journal::{GameId, Journal};
+use crate::journal::{GameId, GameRecord, Journal, JournalEvent};
 use crate::setup::SetupError;
 use crate::spec::{BoardSource, Resume, TableNo, TableSpec, TimeMode};
 
@@ -39,10 +39,7 @@ pub(crate) struct Prepared {
 }
 
 /// How many of `scripted` the journaled events already hold, in order.
-pub(crate) fn scripted_done(
-    scripted: &[(Millis, Input)],
-    journaled: &[crate::journal::JournalEvent],
-) -> usize {
+pub(crate) fn scripted_done(scripted: &[(Millis, Input)], journaled: &[JournalEvent]) -> usize {
     let mut done = 0;
     for e in journaled {
         if scripted.get(done).is_some_and(|(_, i)| *i == e.event.input) {
@@ -60,23 +57,7 @@ pub(crate) fn prepare(
     mut spec: TableSpec,
     mode: TimeMode,
 ) -> Result<Prepared, HallError> {
-    // A player with no board plays by keys or voice: the table keeps his board, so that it
-    // follows every correction (else it would wait, out of sync, for a board never coming).
-    // (A script that moves his men stands in for a board: tests and demos feed them.)
-    let scripted_board = |c: Color| {
-        spec.scripted
-            .iter()
-            .any(|(_, i)| matches!(i, Input::Board { color, .. } if *color == c))
-    };
-    let boardless = |source: &BoardSource, c: Color| {
-        matches!(source, BoardSource::Absent) && !scripted_board(c)
-    };
-    let (white, black) = (
-        boardless(&spec.white, Color::White),
-        boardless(&spec.black, Color::Black),
-    );
-    spec.setup.white_without_board |= white;
-    spec.setup.black_without_board |= black;
+    mark_boardless(&mut spec);
     if mode == TimeMode::Simulated
         && [&spec.white, &spec.black]
             .iter()
@@ -88,120 +69,11 @@ pub(crate) fn prepare(
         table: spec.name.clone(),
         error,
     })?;
-    let games = journal.games()?;
     // The last game of this table: resumed if it is unfinished, with the settings it was
     // journaled with (what was asked differently now is said, and ignored).
-    let last = match spec.resume {
-        Resume::New => None,
-        Resume::Last => games.iter().rev().find(|g| g.name == spec.name),
-        Resume::Game(id) => {
-            let g = games.iter().find(|g| g.id == id).ok_or_else(|| {
-                let ids: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
-                HallError::Resume {
-                    table: spec.name.clone(),
-                    error: format!(
-                        "the journal has no game {id} (its games: {})",
-                        if ids.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            ids.join(", ")
-                        }
-                    ),
-                }
-            })?;
-            // The game goes on under its own table's name.
-            spec.name.clone_from(&g.name);
-            Some(g)
-        }
-    };
-    if let Some(g) = last {
-        let config = g.setup.config().map_err(|error| HallError::Setup {
-            table: spec.name.clone(),
-            error,
-        })?;
-        let read = journal.events(g.id);
-        if let Some(damage) = read.damage {
-            return Err(HallError::Resume {
-                table: spec.name,
-                error: format!("{damage} (export what is readable with `kriegspiel export`, or start a new journal)"),
-            });
-        }
-        let (mut table, started) =
-            Table::new(config.clone(), 0).map_err(|e| HallError::Resume {
-                table: spec.name.clone(),
-                error: e.to_string(),
-            })?;
-        let mut unsaid = Vec::new();
-        let mut heard = ByColor::<Option<Output>>::default();
-        for e in &read.events {
-            let audible: Vec<Output> = table
-                .apply(e.event.clone())
-                .into_iter()
-                .filter(|o| render::hearer(o).is_some())
-                .collect();
-            if audible.is_empty() {
-                continue;
-            }
-            for o in &audible {
-                for c in Color::ALL {
-                    let hears = match render::hearer(o) {
-                        Some(Hearer::Both) => true,
-                        Some(Hearer::Player(p)) => p == c,
-                        None => false,
-                    };
-                    if hears {
-                        heard[c] = Some(o.clone());
-                    }
-                }
-            }
-            unsaid = audible;
-        }
-        if journal.said_through(g.id) == i64::try_from(read.events.len()).ok() {
-            // Stopped on purpose after all of it was said: nothing to say again.
-            unsaid.clear();
-        }
-        if !table.is_over() {
-            let mut differences = spec.setup.differences(&g.setup);
-            if let Resume::Game(_) = spec.resume {
-                // Named by the arbiter: it goes on as it was, whatever was asked.
-                let conflicts = std::mem::take(&mut differences.conflicts);
-                differences.ignored.splice(0..0, conflicts);
-            }
-            if !differences.conflicts.is_empty() {
-                return Err(HallError::Conflict {
-                    table: spec.name,
-                    game: g.id,
-                    conflicts: differences.conflicts,
-                });
-            }
-            // Last heard of: its last event (or its start), or a later heartbeat (the thinking
-            // time up to it was the console's, and counts on the clock).
-            let last_event = read
-                .events
-                .last()
-                .map_or((0, g.started_wall_ms), |e| (e.event.at, e.wall_ms));
-            let now = wall_ms();
-            let (resume_at, heard_wall) = journal
-                .last_beat(g.id)
-                .filter(|b| credible(b, last_event, now))
-                .map_or(last_event, |b| (b.at, b.wall_ms));
-            let down = now.saturating_sub(heard_wall).max(0);
-            return Ok(Prepared {
-                ignored: differences.ignored,
-                seats: journal.seat_codes(g.id)?,
-                unsaid,
-                heard,
-                next_scripted: scripted_done(&spec.scripted, &read.events),
-                no,
-                game: g.id,
-                table,
-                started,
-                seq: i64::try_from(read.events.len()).unwrap_or(i64::MAX),
-                resumed: read.events.len(),
-                resume_at,
-                down_ms: Some(u64::try_from(down).unwrap_or(0)),
-                spec,
-            });
+    if let Some(g) = game_to_resume(journal, &mut spec)? {
+        if let Some(p) = resume(journal, no, spec.clone(), &g)? {
+            return Ok(p);
         }
         if let Resume::Game(id) = spec.resume {
             return Err(HallError::Resume {
@@ -234,4 +106,155 @@ pub(crate) fn prepare(
         down_ms: None,
         spec,
     })
+}
+
+/// A player with no board plays by keys or voice: the table keeps his board, so that it
+/// follows every correction (else it would wait, out of sync, for a board never coming).
+/// (A script that moves his men stands in for a board: tests and demos feed them.)
+fn mark_boardless(spec: &mut TableSpec) {
+    let scripted_board = |c: Color| {
+        spec.scripted
+            .iter()
+            .any(|(_, i)| matches!(i, Input::Board { color, .. } if *color == c))
+    };
+    let boardless = |source: &BoardSource, c: Color| {
+        matches!(source, BoardSource::Absent) && !scripted_board(c)
+    };
+    let (white, black) = (
+        boardless(&spec.white, Color::White),
+        boardless(&spec.black, Color::Black),
+    );
+    spec.setup.white_without_board |= white;
+    spec.setup.black_without_board |= black;
+}
+
+/// The journal's game the table would take up: its last one, the one named, or none for a
+/// new game. A game named goes on under its own table's name.
+fn game_to_resume(
+    journal: &Journal,
+    spec: &mut TableSpec,
+) -> Result<Option<GameRecord>, HallError> {
+    let games = journal.games()?;
+    Ok(match spec.resume {
+        Resume::New => None,
+        Resume::Last => games.into_iter().rev().find(|g| g.name == spec.name),
+        Resume::Game(id) => {
+            let ids: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
+            let g = games
+                .into_iter()
+                .find(|g| g.id == id)
+                .ok_or_else(|| HallError::Resume {
+                    table: spec.name.clone(),
+                    error: format!(
+                        "the journal has no game {id} (its games: {})",
+                        if ids.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            ids.join(", ")
+                        }
+                    ),
+                })?;
+            spec.name.clone_from(&g.name);
+            Some(g)
+        }
+    })
+}
+
+/// Replays game `g` and takes it up if it is unfinished (`None` when it is over).
+fn resume(
+    journal: &mut Journal,
+    no: TableNo,
+    spec: TableSpec,
+    g: &GameRecord,
+) -> Result<Option<Prepared>, HallError> {
+    let config = g.setup.config().map_err(|error| HallError::Setup {
+        table: spec.name.clone(),
+        error,
+    })?;
+    let read = journal.events(g.id);
+    if let Some(damage) = read.damage {
+        return Err(HallError::Resume {
+            table: spec.name,
+            error: format!("{damage} (export what is readable with `kriegspiel export`, or start a new journal)"),
+        });
+    }
+    let (mut table, started) = Table::new(config, 0).map_err(|e| HallError::Resume {
+        table: spec.name.clone(),
+        error: e.to_string(),
+    })?;
+    let (mut unsaid, heard) = replay(&mut table, &read.events);
+    if journal.said_through(g.id) == i64::try_from(read.events.len()).ok() {
+        // Stopped on purpose after all of it was said: nothing to say again.
+        unsaid.clear();
+    }
+    if table.is_over() {
+        return Ok(None);
+    }
+    let mut differences = spec.setup.differences(&g.setup);
+    if let Resume::Game(_) = spec.resume {
+        // Named by the arbiter: it goes on as it was, whatever was asked.
+        let conflicts = std::mem::take(&mut differences.conflicts);
+        differences.ignored.splice(0..0, conflicts);
+    }
+    if !differences.conflicts.is_empty() {
+        return Err(HallError::Conflict {
+            table: spec.name,
+            game: g.id,
+            conflicts: differences.conflicts,
+        });
+    }
+    // Last heard of: its last event (or its start), or a later heartbeat (the thinking
+    // time up to it was the console's, and counts on the clock).
+    let last_event = read
+        .events
+        .last()
+        .map_or((0, g.started_wall_ms), |e| (e.event.at, e.wall_ms));
+    let now = wall_ms();
+    let (resume_at, heard_wall) = journal
+        .last_beat(g.id)
+        .filter(|b| credible(b, last_event, now))
+        .map_or(last_event, |b| (b.at, b.wall_ms));
+    let down = now.saturating_sub(heard_wall).max(0);
+    Ok(Some(Prepared {
+        ignored: differences.ignored,
+        seats: journal.seat_codes(g.id)?,
+        unsaid,
+        heard,
+        next_scripted: scripted_done(&spec.scripted, &read.events),
+        no,
+        game: g.id,
+        table,
+        started,
+        seq: i64::try_from(read.events.len()).unwrap_or(i64::MAX),
+        resumed: read.events.len(),
+        resume_at,
+        down_ms: Some(u64::try_from(down).unwrap_or(0)),
+        spec,
+    }))
+}
+
+/// Applies the journaled events; gives the outputs of the last input that had any for the
+/// players, and the last output each player was meant to hear.
+fn replay(table: &mut Table, events: &[JournalEvent]) -> (Vec<Output>, ByColor<Option<Output>>) {
+    let mut unsaid = Vec::new();
+    let mut heard = ByColor::<Option<Output>>::default();
+    for e in events {
+        let audible: Vec<Output> = table
+            .apply(e.event.clone())
+            .into_iter()
+            .filter(|o| render::hearer(o).is_some())
+            .collect();
+        if audible.is_empty() {
+            continue;
+        }
+        for o in &audible {
+            for c in Color::ALL {
+                if render::hearer(o).is_some_and(|h| h.hears(c)) {
+                    heard[c] = Some(o.clone());
+                }
+            }
+        }
+        unsaid = audible;
+    }
+    (unsaid, heard)
 }
