@@ -20,13 +20,14 @@ mod sink;
 mod wav;
 mod worker;
 
-pub use command::{CommandSpeaker, Latencies};
+pub use command::CommandSpeaker;
 pub use engine::{espeak_voice, Engine};
 pub use error::SpeechError;
 pub use log::SpeechLog;
 pub use programs::{find_program, on_path, PROBE_LIMIT};
 pub use settings::{dispatcher_rate, dispatcher_volume, VoiceSettings, NORMAL_RATE, RATE_RANGE};
 pub use sink::{Sink, MAX_DEVICE_NAME};
+pub use worker::Latencies;
 
 /// Something that speaks.
 pub trait Speaker {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -16,12 +16,8 @@ use super::log::SpeechLog;
 use super::programs::{find_program, on_path};
 use super::settings::VoiceSettings;
 use super::sink::Sink;
-use super::worker::{Mode, Worker};
+use super::worker::{Latencies, Mode, Worker};
 use super::{queue_full, wav, Speaker, QUEUE_LIMIT};
-
-/// For each utterance that found its speaker idle: when `say` queued it, and when its first
-/// audio was handed to the device.
-pub type Latencies = Arc<Mutex<Vec<(Instant, Instant)>>>;
 
 /// Speaks through an external program on a background thread: espeak-ng (or spd-say) on
 /// the default output, espeak-ng piped into a device's player, or espeak-ng into WAV files.

@@ -5,16 +5,20 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use kriegspiel_referee::Lang;
 
-use super::command::Latencies;
 use super::engine::{Engine, Out};
 use super::log::SpeechLog;
 use super::settings::VoiceSettings;
 use super::sink::{open_player, Sink};
 use super::wav;
+
+/// For each utterance that found its speaker idle: when `say` queued it, and when its first
+/// audio was handed to the device.
+pub type Latencies = Arc<Mutex<Vec<(Instant, Instant)>>>;
 
 /// What a command speaker does with its texts.
 #[derive(Debug, Clone)]
