@@ -45,7 +45,7 @@ impl Wording {
         let text = self.text(a);
         match self.lang {
             Lang::En | Lang::Fr => text,
-            Lang::Ru => spoken_squares_ru(&text),
+            Lang::Ru => Wording::spoken_squares(Lang::Ru, &text),
         }
     }
 
@@ -83,14 +83,7 @@ impl Wording {
     }
 
     fn side(&self, c: Color) -> &'static str {
-        match (self.lang, c) {
-            (Lang::En, Color::White) => "White",
-            (Lang::En, Color::Black) => "Black",
-            (Lang::Fr, Color::White) => "Les blancs",
-            (Lang::Fr, Color::Black) => "Les noirs",
-            (Lang::Ru, Color::White) => "Белые",
-            (Lang::Ru, Color::Black) => "Чёрные",
-        }
+        Wording::color_name(self.lang, c)
     }
 
     fn rules_name(&self) -> &'static str {
@@ -441,31 +434,64 @@ impl Wording {
     }
 }
 
-/// Replaces each algebraic square (a file letter and a rank digit standing alone) by the
-/// Russian letter name and the digit.
-fn spoken_squares_ru(text: &str) -> String {
-    const FILES: [&str; 8] = ["а", "бэ", "цэ", "дэ", "е", "эф", "же", "аш"];
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let standalone = i + 1 < chars.len()
-            && ('a'..='h').contains(&c)
-            && ('1'..='8').contains(&chars[i + 1])
-            && (i == 0 || !chars[i - 1].is_alphanumeric())
-            && chars.get(i + 2).is_none_or(|n| !n.is_alphanumeric());
-        if standalone {
-            out.push_str(FILES[(c as u8 - b'a') as usize]);
-            out.push(' ');
-            out.push(chars[i + 1]);
-            i += 2;
-        } else {
-            out.push(c);
-            i += 1;
+/// Words for the ear, the same in every crate that speaks: a square's spoken name, a side's
+/// name, and the one scanner that finds squares in a text (the table's private messages and
+/// the speech crate use these).
+impl Wording {
+    /// A square as a voice of `lang` reads it right: the file's letter name, a space, the
+    /// rank. English spells the letters ("eh 5": "a5" would be read as the article),
+    /// Russian gives the Cyrillic letter names («е 4»), French keeps the letter ("a 5").
+    pub fn spoken_square(lang: Lang, sq: Square) -> String {
+        const EN: [&str; 8] = ["eh", "bee", "see", "dee", "ee", "ef", "gee", "aitch"];
+        const FR: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
+        const RU: [&str; 8] = ["а", "бэ", "цэ", "дэ", "е", "эф", "же", "аш"];
+        let file = match lang {
+            Lang::En => EN,
+            Lang::Fr => FR,
+            Lang::Ru => RU,
+        }[sq.file() as usize];
+        format!("{file} {}", sq.rank())
+    }
+
+    /// A side as the announcements name it: "White", "Les blancs", «Белые».
+    pub fn color_name(lang: Lang, c: Color) -> &'static str {
+        match (lang, c) {
+            (Lang::En, Color::White) => "White",
+            (Lang::En, Color::Black) => "Black",
+            (Lang::Fr, Color::White) => "Les blancs",
+            (Lang::Fr, Color::Black) => "Les noirs",
+            (Lang::Ru, Color::White) => "Белые",
+            (Lang::Ru, Color::Black) => "Чёрные",
         }
     }
-    out
+
+    /// `text` with each algebraic square standing alone (a file letter and a rank digit,
+    /// no letter or digit either side: "e4", not "Ne4" or "e2e4") as
+    /// [`Wording::spoken_square`] says it in `lang`.
+    pub fn spoken_squares(lang: Lang, text: &str) -> String {
+        let chars: Vec<char> = text.chars().collect();
+        let mut out = String::with_capacity(text.len() + 16);
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            let standalone = i + 1 < chars.len()
+                && ('a'..='h').contains(&c)
+                && ('1'..='8').contains(&chars[i + 1])
+                && (i == 0 || !chars[i - 1].is_alphanumeric())
+                && chars.get(i + 2).is_none_or(|n| !n.is_alphanumeric());
+            match standalone.then(|| format!("{c}{}", chars[i + 1]).parse::<Square>()) {
+                Some(Ok(sq)) => {
+                    out.push_str(&Wording::spoken_square(lang, sq));
+                    i += 2;
+                }
+                _ => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
 }
 
 fn color_fr(c: Color) -> &'static str {
@@ -491,5 +517,27 @@ fn plural_ru(n: u32, forms: [&'static str; 3]) -> &'static str {
         forms[1]
     } else {
         forms[2]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn squares_and_sides_in_words_for_the_ear() {
+        assert_eq!(Wording::spoken_square(Lang::En, Square::A5), "eh 5");
+        assert_eq!(Wording::spoken_square(Lang::Ru, Square::G1), "же 1");
+        assert_eq!(Wording::spoken_square(Lang::Fr, Square::H8), "h 8");
+        assert_eq!(
+            Wording::spoken_squares(Lang::Ru, "Поле e4, Ne4, e2e4, h8."),
+            "Поле е 4, Ne4, e2e4, аш 8."
+        );
+        assert_eq!(
+            Wording::spoken_squares(Lang::En, "a5 at a5"),
+            "eh 5 at eh 5"
+        );
+        assert_eq!(Wording::color_name(Lang::Fr, Color::Black), "Les noirs");
+        assert_eq!(Wording::color_name(Lang::Ru, Color::White), "Белые");
     }
 }

@@ -1,35 +1,14 @@
 //! Words a synthesiser reads right: squares spelt as letter names, no Latin letters for a
 //! Russian voice, no notation.
 
-use kriegspiel_referee::Lang;
-use kriegspiel_table::render::spoken_square;
+use kriegspiel_referee::{Lang, Wording};
 
 /// Rewrites an announcement's text for a voice of `lang`: every standalone square (`a5`)
-/// becomes words (English "eh 5", never the article "a"; Russian «а 5»), and the Latin
-/// names of rule sets become Cyrillic for a Russian voice.
+/// becomes words (English "eh 5", never the article "a"; Russian «а 5»:
+/// [`Wording::spoken_squares`]), and the Latin names of rule sets become Cyrillic for a
+/// Russian voice.
 pub fn speakable(lang: Lang, text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let square = i + 1 < chars.len()
-            && ('a'..='h').contains(&c)
-            && ('1'..='8').contains(&chars[i + 1])
-            && (i == 0 || !chars[i - 1].is_alphanumeric())
-            && chars.get(i + 2).is_none_or(|n| !n.is_alphanumeric());
-        if square {
-            let name = format!("{c}{}", chars[i + 1]);
-            match name.parse() {
-                Ok(sq) => out.push_str(&spoken_square(lang, sq)),
-                Err(_) => out.push_str(&name),
-            }
-            i += 2;
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
+    let out = Wording::spoken_squares(lang, text);
     match lang {
         Lang::Ru => RU_NAMES
             .iter()

@@ -181,17 +181,8 @@ fn with<const N: usize>(mut v: Value, extra: [(&str, Value); N]) -> Value {
     v
 }
 
-/// A square as a voice of `lang` reads it right: the file's letter name, a space, the rank.
-/// English spells the letters ("eh 5": "a5" would be read as the article), Russian gives
-/// the Cyrillic letter names («е 4»), French keeps the letter ("a 5").
+/// A square as a voice of `lang` reads it right ("eh 5", «е 4», "a 5"): the referee's one
+/// list of spoken square names, [`Wording::spoken_square`].
 pub fn spoken_square(lang: Lang, sq: shakmaty::Square) -> String {
-    const EN: [&str; 8] = ["eh", "bee", "see", "dee", "ee", "ef", "gee", "aitch"];
-    const FR: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
-    const RU: [&str; 8] = ["а", "бэ", "цэ", "дэ", "е", "эф", "же", "аш"];
-    let file = match lang {
-        Lang::En => EN,
-        Lang::Fr => FR,
-        Lang::Ru => RU,
-    }[sq.file() as usize];
-    format!("{file} {}", sq.rank())
+    Wording::spoken_square(lang, sq)
 }
