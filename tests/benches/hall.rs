@@ -565,7 +565,7 @@ fn tables_round(pace_name: &str, timing: Timing, round: usize) -> Round {
     let cpu0 = cpu_seconds(Path::new("/proc/self/stat"));
     let boards_cpu0 = cpu_seconds(&PathBuf::from(format!("/proc/{child_pid}/stat")));
     let t0 = Instant::now();
-    let running = start(Journal::open(&journal_path).unwrap(), specs, TimeMode::Real).unwrap();
+    let running = start(Journal::open(&journal_path).unwrap(), specs, TimeMode::Real, Vec::new()).unwrap();
     let (done_tx, done_rx) = std::sync::mpsc::channel();
     let events = running.events;
     let subscriber = std::thread::spawn(move || subscribe(events, TABLES, done_tx));
@@ -936,6 +936,7 @@ fn resume(plies: usize) {
         Journal::open(&base).unwrap(),
         vec![spec.clone()],
         TimeMode::Simulated,
+        Vec::new(),
     )
     .unwrap();
     let mut events = running.events;
@@ -996,7 +997,7 @@ fn resume(plies: usize) {
         let t0 = Instant::now();
         let journal = Journal::open(&copy).unwrap();
         let t1 = Instant::now();
-        let running = start(journal, vec![spec.clone()], TimeMode::Real).unwrap();
+        let running = start(journal, vec![spec.clone()], TimeMode::Real, Vec::new()).unwrap();
         let mut events = running.events;
         let mut resumed = None;
         loop {
@@ -1025,7 +1026,7 @@ fn resume(plies: usize) {
         let path = dir.path().join(format!("new-{k}.sqlite"));
         let journal = Journal::open(&path).unwrap();
         let t0 = Instant::now();
-        let running = start(journal, vec![spec.clone()], TimeMode::Real).unwrap();
+        let running = start(journal, vec![spec.clone()], TimeMode::Real, Vec::new()).unwrap();
         let mut events = running.events;
         while !matches!(events.blocking_recv().unwrap(), HallEvent::View(_)) {}
         new_ms.push(t0.elapsed().as_secs_f64() * 1e3);

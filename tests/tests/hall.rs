@@ -31,6 +31,7 @@ fn run(game: &BuiltGame, journal: &Path) -> Seen {
         Journal::open(journal).unwrap(),
         vec![spec],
         TimeMode::Simulated,
+        Vec::new(),
     )
     .unwrap();
     let mut events = running.events;
@@ -295,6 +296,7 @@ fn a_table_opened_at_run_time_gets_the_next_number_and_plays() {
         Journal::open(&dir.path().join("j.sqlite")).unwrap(),
         vec![first.table_spec("one", &timing)],
         TimeMode::Simulated,
+        Vec::new(),
     )
     .unwrap();
     let mut events = running.events;
@@ -364,6 +366,7 @@ fn clocks_and_arbiter_actions_reach_the_pgn() {
         Journal::open(&journal).unwrap(),
         vec![spec],
         TimeMode::Simulated,
+        Vec::new(),
     )
     .unwrap();
     let mut events = running.events;
@@ -446,6 +449,7 @@ fn the_journal_heartbeat_follows_playing_tables_only() {
         Journal::open(&path).unwrap(),
         vec![spec("playing"), spec("resigned")],
         TimeMode::Real,
+        Vec::new(),
     )
     .unwrap();
     let resign = Input::Resign {
@@ -523,7 +527,7 @@ fn a_player_with_no_board_source_is_never_out_of_sync() {
         scripted: Vec::new(),
         resume: kriegspiel_hall::Resume::New,
     };
-    let running = kriegspiel_hall::start(journal, vec![spec], TimeMode::Real).unwrap();
+    let running = kriegspiel_hall::start(journal, vec![spec], TimeMode::Real, Vec::new()).unwrap();
     let put = kriegspiel_table::ArbiterAction::Remove {
         square: kriegspiel_table::shakmaty::Square::D2,
     };
@@ -575,7 +579,7 @@ fn a_table_refuses_an_input_it_cannot_journal_and_plays_on() {
         scripted: Vec::new(),
         resume: kriegspiel_hall::Resume::New,
     };
-    let running = kriegspiel_hall::start(journal, vec![spec], TimeMode::Real).unwrap();
+    let running = kriegspiel_hall::start(journal, vec![spec], TimeMode::Real, Vec::new()).unwrap();
     let fen = format!("{}/8/8/8/8/8/8/8 w - - 0 1", "1".repeat(5000));
     let long = Input::Arbiter(ArbiterAction::SetPosition { fen });
     assert!(kriegspiel_hall::check_input(&long).is_err());

@@ -244,6 +244,7 @@ fn white_plays_a_whole_game_by_voice_against_a_reed_board() {
         Journal::open(&dir.path().join("j.sqlite")).unwrap(),
         vec![spec],
         TimeMode::Real,
+        Vec::new(),
     )
     .unwrap();
     let hall = running.handle.clone();

@@ -110,6 +110,7 @@ fn expected(lang: &str, journal: &Path) -> Expected {
         Journal::open(journal).unwrap(),
         vec![spec],
         TimeMode::Simulated,
+        Vec::new(),
     )
     .unwrap();
     let mut events = hall.events;

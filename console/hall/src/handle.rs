@@ -95,10 +95,24 @@ impl HallHandle {
 pub const SUBSCRIBER_QUEUE: usize = 8192;
 
 /// A running hall: its handle, a first subscription that saw everything from the start,
-/// and the thread that runs it.
+/// the thread that runs it and its subscribers' threads.
 #[derive(Debug)]
 pub struct RunningHall {
     pub handle: HallHandle,
     pub events: broadcast::Receiver<HallEvent>,
     pub thread: std::thread::JoinHandle<()>,
+    /// The threads of the subscribers given to [`crate::start`]; each ends when the hall
+    /// stops (or sooner, when it is done).
+    pub followers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl RunningHall {
+    /// Waits for the hall's thread, then for its subscribers (a speaker's last words).
+    pub fn join(self) {
+        // A panicked thread has nothing left to wait for.
+        let _ = self.thread.join();
+        for f in self.followers {
+            let _ = f.join();
+        }
+    }
 }

@@ -19,70 +19,167 @@ use crate::spec::{TableSpec, TimeMode};
 use crate::table_task::run_table;
 use crate::writer::{JournalQueue, JournalThread};
 
-/// Starts a hall on its own thread.
+/// Starts a hall on its own thread, with the subscribers it serves from its first event.
 pub fn start(
     journal: Journal,
     specs: Vec<TableSpec>,
     mode: TimeMode,
+    subscribers: Vec<Box<dyn Subscriber>>,
 ) -> Result<RunningHall, HallError> {
-    start_subscribed(journal, specs, mode, 0).map(|(hall, _)| hall)
+    Hall::open(journal, specs, mode)?.start(subscribers)
+}
+
+/// Follows a hall's events from the first, on a thread of its own with a queue of its
+/// own ([`SUBSCRIBER_QUEUE`] events): one that falls behind loses the oldest (and is told
+/// how many), never holds a table or another subscriber back.
+pub trait Subscriber: Send + 'static {
+    /// The thread's name.
+    fn name(&self) -> String;
+    /// Follows the events until the hall stops (the channel closes) or it is done.
+    fn follow(self: Box<Self>, events: broadcast::Receiver<HallEvent>);
+}
+
+/// A [`Subscriber`] made of a name and a function.
+pub fn follower<F>(name: impl Into<String>, follow: F) -> Box<dyn Subscriber>
+where
+    F: FnOnce(broadcast::Receiver<HallEvent>) + Send + 'static,
+{
+    struct Follower<F>(String, F);
+    impl<F: FnOnce(broadcast::Receiver<HallEvent>) + Send + 'static> Subscriber for Follower<F> {
+        fn name(&self) -> String {
+            self.0.clone()
+        }
+        fn follow(self: Box<Self>, events: broadcast::Receiver<HallEvent>) {
+            (self.1)(events);
+        }
+    }
+    Box::new(Follower(name.into(), follow))
+}
+
+/// A hall whose tables are checked and replayed, not yet running: its handle can be given
+/// to what must send it commands (the players' channel) before the first event.
+pub struct Hall {
+    prepared: Vec<Prepared>,
+    journal: Journal,
+    mode: TimeMode,
+    handle: HallHandle,
+    commands: mpsc::UnboundedReceiver<HallCommand>,
+    events: broadcast::Sender<HallEvent>,
+}
+
+impl std::fmt::Debug for Hall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hall")
+            .field("tables", &self.prepared.len())
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Hall {
+    /// Checks every table's set-up and resumes or begins its game in the journal.
+    pub fn open(
+        mut journal: Journal,
+        specs: Vec<TableSpec>,
+        mode: TimeMode,
+    ) -> Result<Hall, HallError> {
+        if specs.is_empty() {
+            return Err(HallError::NoTables);
+        }
+        let mut prepared = Vec::with_capacity(specs.len());
+        for (i, spec) in specs.into_iter().enumerate() {
+            prepared.push(prepare(&mut journal, i + 1, spec, mode)?);
+        }
+        let (commands_tx, commands) = mpsc::unbounded_channel();
+        let (events, _) = broadcast::channel(SUBSCRIBER_QUEUE);
+        let handle = HallHandle {
+            commands: commands_tx,
+            events: events.downgrade(),
+        };
+        Ok(Hall {
+            prepared,
+            journal,
+            mode,
+            handle,
+            commands,
+            events,
+        })
+    }
+
+    /// Where commands go; they wait until the hall runs.
+    pub fn handle(&self) -> HallHandle {
+        self.handle.clone()
+    }
+
+    /// A subscription that sees every event from the first, for a follower on a thread
+    /// the caller owns (the window, the printed lines).
+    pub fn subscribe(&self) -> broadcast::Receiver<HallEvent> {
+        self.events.subscribe()
+    }
+
+    /// Runs the hall on its own thread and each subscriber on one of its own.
+    pub fn start(self, subscribers: Vec<Box<dyn Subscriber>>) -> Result<RunningHall, HallError> {
+        let Hall {
+            prepared,
+            journal,
+            mode,
+            handle,
+            commands,
+            events,
+        } = self;
+        let first = events.subscribe();
+        let mut followers = Vec::with_capacity(subscribers.len());
+        for s in subscribers {
+            let rx = events.subscribe();
+            let follower = std::thread::Builder::new()
+                .name(s.name())
+                .spawn(move || s.follow(rx))
+                .map_err(HallError::Runtime)?;
+            followers.push(follower);
+        }
+        let runtime = {
+            let mut b = tokio::runtime::Builder::new_current_thread();
+            b.enable_all();
+            if mode == TimeMode::Simulated {
+                b.start_paused(true);
+            }
+            b.build().map_err(HallError::Runtime)?
+        };
+        let (writer, journal) = JournalThread::spawn(journal).map_err(HallError::Runtime)?;
+        let journal = match mode {
+            TimeMode::Simulated => journal.holding_time(),
+            TimeMode::Real => journal,
+        };
+        let thread = std::thread::Builder::new()
+            .name("hall".to_owned())
+            .spawn(move || {
+                runtime.block_on(run(prepared, journal, events, commands, mode));
+                // The tables' tasks (and their journal queues) go with the runtime; then the
+                // writer finishes what it was handed, so the journal is closed when this ends.
+                drop(runtime);
+                writer.join();
+            })
+            .map_err(HallError::Runtime)?;
+        Ok(RunningHall {
+            handle,
+            events: first,
+            thread,
+            followers,
+        })
+    }
 }
 
 /// Starts a hall with `extra` more subscriptions that, like [`RunningHall::events`], see
-/// every event from the first: one per subscriber (printer, players' channel, speakers,
-/// window), so that each has its own queue and a slow one makes no other wait or lose.
+/// every event from the first, for followers on threads the caller owns.
 pub fn start_subscribed(
     journal: Journal,
     specs: Vec<TableSpec>,
     mode: TimeMode,
     extra: usize,
 ) -> Result<(RunningHall, Vec<broadcast::Receiver<HallEvent>>), HallError> {
-    if specs.is_empty() {
-        return Err(HallError::NoTables);
-    }
-    let mut journal = journal;
-    let mut prepared = Vec::with_capacity(specs.len());
-    for (i, spec) in specs.into_iter().enumerate() {
-        prepared.push(prepare(&mut journal, i + 1, spec, mode)?);
-    }
-    let runtime = {
-        let mut b = tokio::runtime::Builder::new_current_thread();
-        b.enable_all();
-        if mode == TimeMode::Simulated {
-            b.start_paused(true);
-        }
-        b.build().map_err(HallError::Runtime)?
-    };
-    let (commands_tx, commands_rx) = mpsc::unbounded_channel();
-    let (events_tx, events_rx) = broadcast::channel(SUBSCRIBER_QUEUE);
-    let subscriptions = (0..extra).map(|_| events_tx.subscribe()).collect();
-    let handle = HallHandle {
-        commands: commands_tx,
-        events: events_tx.downgrade(),
-    };
-    let (writer, journal) = JournalThread::spawn(journal).map_err(HallError::Runtime)?;
-    let journal = match mode {
-        TimeMode::Simulated => journal.holding_time(),
-        TimeMode::Real => journal,
-    };
-    let thread = std::thread::Builder::new()
-        .name("hall".to_owned())
-        .spawn(move || {
-            runtime.block_on(run(prepared, journal, events_tx, commands_rx, mode));
-            // The tables' tasks (and their journal queues) go with the runtime; then the
-            // writer finishes what it was handed, so the journal is closed when this ends.
-            drop(runtime);
-            writer.join();
-        })
-        .map_err(HallError::Runtime)?;
-    Ok((
-        RunningHall {
-            handle,
-            events: events_rx,
-            thread,
-        },
-        subscriptions,
-    ))
+    let hall = Hall::open(journal, specs, mode)?;
+    let subscriptions = (0..extra).map(|_| hall.subscribe()).collect();
+    Ok((hall.start(Vec::new())?, subscriptions))
 }
 
 async fn run(
