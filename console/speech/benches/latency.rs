@@ -70,13 +70,7 @@ fn report(what: &str, mut latencies: Vec<Duration>, tried: usize) {
 /// latency of each that found the speaker idle.
 fn verdict_to_first_audio() -> Vec<Duration> {
     let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::write(
-        home.join(".asoundrc"),
-        common::asoundrc(dir.path(), &["room"]),
-    )
-    .unwrap();
+    let home = common::alsa_home(dir.path(), &["room"]);
     std::env::set_var("HOME", &home);
     let room = CommandSpeaker::device(
         Lang::En,

@@ -19,13 +19,7 @@ const PADDING: u64 = 11025;
 #[test]
 fn each_output_hears_exactly_its_own_words() {
     let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::write(
-        home.join(".asoundrc"),
-        common::asoundrc(dir.path(), &["room", "white", "black"]),
-    )
-    .unwrap();
+    let home = common::alsa_home(dir.path(), &["room", "white", "black"]);
     // aplay, a child of this test, reads $HOME/.asoundrc. Only this test runs in this binary.
     std::env::set_var("HOME", &home);
     let log = dir.path().join("sent.tsv");
@@ -63,10 +57,7 @@ fn each_output_hears_exactly_its_own_words() {
         ] {
             let wav = dir.path().join(format!("{name}.wav"));
             let (samples, rms) = common::measure(&wav);
-            let want: u64 = texts
-                .iter()
-                .map(|t| common::espeak_samples(espeak_voice(lang), t))
-                .sum();
+            let want = common::espeak_total(espeak_voice(lang), texts);
             // aplay pads its last period with silence when its input closes.
             assert!(
                 (want..=want + PADDING).contains(&samples),
@@ -76,16 +67,8 @@ fn each_output_hears_exactly_its_own_words() {
             assert!(rms > 0.01, "{code}: {name}.wav is silent (RMS {rms})");
         }
         // White's headset would hold Black's words if any crossed over: their lengths differ.
-        let white_samples: u64 = expected
-            .white
-            .iter()
-            .map(|t| common::espeak_samples(espeak_voice(lang), t))
-            .sum();
-        let black_samples: u64 = expected
-            .black
-            .iter()
-            .map(|t| common::espeak_samples(espeak_voice(lang), t))
-            .sum();
+        let white_samples = common::espeak_total(espeak_voice(lang), &expected.white);
+        let black_samples = common::espeak_total(espeak_voice(lang), &expected.black);
         assert!(white_samples.abs_diff(black_samples) > PADDING);
     }
 }

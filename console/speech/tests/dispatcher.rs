@@ -21,13 +21,7 @@ fn speech_dispatcher_speaks_every_public_word_and_no_private_one() {
     let speechd = Dispatcher::start(&dir.path().join("speechd"));
     // The tts client (libspeechd) finds the server here. Only this binary's tests use it.
     std::env::set_var("SPEECHD_ADDRESS", &speechd.address);
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::write(
-        home.join(".asoundrc"),
-        common::asoundrc(dir.path(), &["white", "black"]),
-    )
-    .unwrap();
+    let home = common::alsa_home(dir.path(), &["white", "black"]);
     std::env::set_var("HOME", &home);
     let log = dir.path().join("sent.tsv");
     let options = AudioOptions {
@@ -41,12 +35,7 @@ fn speech_dispatcher_speaks_every_public_word_and_no_private_one() {
     speechd.wait_quiet(Duration::from_secs(2), Duration::from_secs(60));
     assert_eq!(common::logged(&log, "public"), expected.public);
     let voice = espeak_voice(Lang::En);
-    let total = |texts: &[String]| -> f64 {
-        texts
-            .iter()
-            .map(|t| common::espeak_samples(voice, t))
-            .sum::<u64>() as f64
-    };
+    let total = |texts: &[String]| common::espeak_total(voice, texts) as f64;
     let (public, white, black) = (
         total(&expected.public),
         total(&expected.white),

@@ -5,8 +5,9 @@
 //! measured non-silent.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::process::Command;
 
 use kriegspiel_referee::shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
 use kriegspiel_referee::{
@@ -303,16 +304,8 @@ fn every_text_is_synthesised_and_not_silent() {
     let mut count = 0;
     for lang in LANGS {
         for t in texts(lang, &SAMPLE) {
-            let out = Command::new("espeak-ng")
-                .args(["-v", espeak_voice(lang), "--stdout", "--", &t])
-                .output()
-                .expect("espeak-ng (tests/system-packages.sh installs it)");
-            assert!(out.status.success(), "{lang:?}: '{t}'");
-            let pcm: Vec<f64> = out.stdout[44.min(out.stdout.len())..]
-                .chunks_exact(2)
-                .map(|b| f64::from(i16::from_le_bytes([b[0], b[1]])) / 32768.0)
-                .collect();
-            let rms = (pcm.iter().map(|x| x * x).sum::<f64>() / pcm.len().max(1) as f64).sqrt();
+            let pcm = common::espeak(espeak_voice(lang), &t);
+            let rms = common::rms(&pcm);
             // At least a quarter of a second of speech, and audible.
             assert!(
                 pcm.len() > 22050 / 4,

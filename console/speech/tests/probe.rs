@@ -4,6 +4,8 @@
 //! aplay opening an ALSA PCM of a test `.asoundrc`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
@@ -24,10 +26,7 @@ fn one_probe_for_every_table_and_devices_checked_when_silent() {
     std::env::set_var("HOME", dir.path());
     std::fs::write(
         dir.path().join(".asoundrc"),
-        format!(
-            "pcm.headset {{ type file; slave.pcm \"null\"; file \"{}\"; format \"wav\" }}\n",
-            dir.path().join("headset.wav").display()
-        ),
+        common::asoundrc(dir.path(), &["headset"]),
     )
     .unwrap();
 

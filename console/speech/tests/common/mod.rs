@@ -1,10 +1,9 @@
 //! Shared by the speech tests: a game with private messages of both players played through
-//! the hall, measurements of recordings with espeak-ng and sox, and a private
+//! the hall, measurements of recordings with espeak-ng and sox (`audio.rs`), and a private
 //! speech-dispatcher (`dispatcher.rs`). The latency bench uses it too.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, TimeMode};
@@ -13,7 +12,12 @@ use kriegspiel_speech::{hear, Hearer, Positions, Speakers};
 use kriegspiel_table::event_text::parse_event;
 use tokio::sync::broadcast;
 
+mod audio;
 mod dispatcher;
+#[allow(unused_imports)] // not every test binary measures audio
+pub use audio::{
+    alsa_home, asoundrc, espeak, espeak_samples, espeak_total, logged, measure, rms, samples,
+};
 #[allow(unused_imports)] // not every test binary starts one
 pub use dispatcher::Dispatcher;
 
@@ -94,57 +98,4 @@ pub fn play(journal: &Path, speakers: Speakers, lang: &str) -> Expected {
     let _ = hall.thread.join();
     voice.join().unwrap();
     expected
-}
-
-/// The lines of the speech log with this label, in order.
-pub fn logged(log: &Path, label: &str) -> Vec<String> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .filter(|(l, _)| *l == label)
-        .map(|(_, t)| t.to_owned())
-        .collect()
-}
-
-/// Samples espeak-ng makes for `text` with this voice (16-bit mono).
-pub fn espeak_samples(voice: &str, text: &str) -> u64 {
-    let out = Command::new("espeak-ng")
-        .args(["-v", voice, "--stdout", "--", text])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "espeak-ng failed for '{text}'");
-    (out.stdout.len().saturating_sub(44) / 2) as u64
-}
-
-/// Samples and RMS amplitude of a WAV file whose header may hold no length.
-pub fn measure(wav: &Path) -> (u64, f64) {
-    let out = Command::new("sox")
-        .arg("--ignore-length")
-        .arg(wav)
-        .args(["-n", "stat"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stderr);
-    let field = |name: &str| -> f64 {
-        text.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split(':').nth(1))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0.0)
-    };
-    (field("Samples read") as u64, field("RMS     amplitude"))
-}
-
-/// An ALSA configuration whose PCMs `names` each write a WAV file `DIR/NAME.wav`.
-pub fn asoundrc(dir: &Path, names: &[&str]) -> String {
-    names
-        .iter()
-        .map(|n| {
-            format!(
-                "pcm.{n} {{ type file; slave.pcm \"null\"; file \"{}\"; format \"wav\" }}\n",
-                dir.join(format!("{n}.wav")).display()
-            )
-        })
-        .collect()
 }
