@@ -867,7 +867,16 @@ fn journal_cost(n: usize) {
         let event = Event::new(k as u64 * 10, input);
         let one = Instant::now();
         journal
-            .append(game, k as i64 + 1, &event, 1_700_000_000_000, board_ms)
+            .append(
+                game,
+                k as i64 + 1,
+                &event,
+                kriegspiel_hall::Stamp {
+                    wall_ms: 1_700_000_000_000,
+                    board_ms,
+                    board_seq: None,
+                },
+            )
             .unwrap();
         each.push(one.elapsed().as_secs_f64() * 1e6);
     }

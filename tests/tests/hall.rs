@@ -177,8 +177,7 @@ fn cut_journal(from: &Path, to: &Path, keep: usize) {
     let mut dst = Journal::open(to).unwrap();
     let game = dst.new_game(&g.name, &g.setup, g.started_wall_ms).unwrap();
     for e in &events[..keep] {
-        dst.append_stamped(game, e.seq, &e.event, e.wall_ms, e.board_ms, e.board_seq)
-            .unwrap();
+        dst.append(game, e.seq, &e.event, e.stamp).unwrap();
     }
 }
 
@@ -263,7 +262,7 @@ fn the_journal_replays_into_the_same_table() {
                     } if c == color
                 )
             })
-            .map(|e| (e.board_ms.unwrap(), e.board_seq.unwrap()))
+            .map(|e| (e.stamp.board_ms.unwrap(), e.stamp.board_seq.unwrap()))
             .collect();
         assert!(stamps.len() > 50);
         assert!(

@@ -4,7 +4,7 @@ use kriegspiel_table::{Event, Input};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::event::{HallCommand, HallEvent, SeatNotice};
-use crate::journal::EventRow;
+use crate::journal::{EventRow, Stamp};
 use crate::spec::TableNo;
 
 /// Sends commands to a running hall; cheap to clone, usable from any thread.
@@ -50,7 +50,7 @@ impl std::error::Error for InputError {}
 /// Refuses an input the journal would not keep, before it reaches a table: no input,
 /// however bad, may stop one.
 pub fn check_input(input: &Input) -> Result<(), String> {
-    EventRow::new(0, 1, &Event::new(0, input.clone()), 0, None, None)
+    EventRow::new(0, 1, &Event::new(0, input.clone()), Stamp::default())
         .map(|_| ())
         .map_err(|e| match e {
             crate::JournalError::BadEvent(what) => format!("the journal cannot keep it ({what})"),

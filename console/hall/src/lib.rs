@@ -24,7 +24,7 @@ pub use error::HallError;
 pub use event::{fen, BoardSeen, HallCommand, HallEvent, SeatChange, SeatNotice, TableView};
 pub use handle::{check_input, HallGone, HallHandle, InputError, RunningHall, SUBSCRIBER_QUEUE};
 pub use journal::{
-    code_matches, Beat, EventRow, GameId, GameRecord, Journal, JournalError, JournalEvent,
+    code_matches, Beat, EventRow, GameId, GameRecord, Journal, JournalError, JournalEvent, Stamp,
     SEAT_CODE_DIGITS,
 };
 pub use service::{follower, start, start_subscribed, Hall, Subscriber};

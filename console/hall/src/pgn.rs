@@ -356,7 +356,8 @@ pub fn event_log(record: &GameRecord, events: &[JournalEvent]) -> Result<String,
         let outputs = table.apply(e.event.clone());
         let line = json!({
             "game": record.id, "table": record.name, "seq": e.seq, "at": e.event.at,
-            "wall_ms": e.wall_ms, "board_ms": e.board_ms, "board_seq": e.board_seq,
+            "wall_ms": e.stamp.wall_ms,
+            "board_ms": e.stamp.board_ms, "board_seq": e.stamp.board_seq,
             "event": kriegspiel_table::event_text::render_event(&e.event),
             "outputs": outputs.iter().map(|o| render::json(&w, lang, o)).collect::<Vec<_>>(),
         });
@@ -424,6 +425,7 @@ fn pgn_date(wall_ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::journal::Stamp;
 
     /// "Repeat" says the last announcement again; the record gains a comment, never a move.
     #[test]
@@ -453,9 +455,7 @@ mod tests {
             .map(|(i, input)| JournalEvent {
                 seq: i as i64 + 1,
                 event: Event::new(1000 * (i as u64 + 1), input),
-                wall_ms: 0,
-                board_ms: None,
-                board_seq: None,
+                stamp: Stamp::default(),
             })
             .collect();
         let text = pgn(&record, &events, None).unwrap();
@@ -474,9 +474,7 @@ mod tests {
             .map(|(i, input)| JournalEvent {
                 seq: i as i64 + 1,
                 event: kriegspiel_table::Event::new(1000 * (i as u64 + 1), input),
-                wall_ms: 0,
-                board_ms: None,
-                board_seq: None,
+                stamp: Stamp::default(),
             })
             .collect()
     }

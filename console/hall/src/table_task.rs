@@ -259,14 +259,12 @@ impl Task {
     async fn take(&mut self, input: Input, stamp: Stamp) -> Result<(), ()> {
         let at = stamp.arrived.unwrap_or_else(|| self.clock.now());
         let event = Event::new(at.max(self.table.now()), input);
-        let row = match EventRow::new(
-            self.game,
-            self.seq + 1,
-            &event,
-            wall_ms(),
-            stamp.board_ms,
-            stamp.seq,
-        ) {
+        let journal_stamp = crate::journal::Stamp {
+            wall_ms: wall_ms(),
+            board_ms: stamp.board_ms,
+            board_seq: stamp.seq,
+        };
+        let row = match EventRow::new(self.game, self.seq + 1, &event, journal_stamp) {
             Ok(row) => row,
             Err(e) => {
                 // An input the journal cannot keep is refused, never applied: the table plays on.

@@ -232,6 +232,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use crate::journal::Stamp;
     use crate::setup::TableSetup;
     use kriegspiel_table::{Event, Input};
 
@@ -265,7 +266,7 @@ mod tests {
                 tasks.push(tokio::spawn(async move {
                     for seq in 1..=50 {
                         let event = Event::new(seq as u64 * 10, Input::Tick);
-                        let row = EventRow::new(game, seq, &event, 0, None, None).unwrap();
+                        let row = EventRow::new(game, seq, &event, Stamp::default()).unwrap();
                         q.write(row).await.unwrap();
                     }
                 }));
@@ -301,9 +302,7 @@ mod tests {
                 game,
                 seq,
                 &Event::new(seq as u64 * 10, input),
-                0,
-                None,
-                None,
+                Stamp::default(),
             )
             .unwrap()
         };
@@ -341,9 +340,7 @@ mod tests {
                 game,
                 seq,
                 &Event::new(seq as u64 * 10, Input::Tick),
-                0,
-                None,
-                None,
+                Stamp::default(),
             )
             .unwrap()
         };
@@ -366,7 +363,7 @@ mod tests {
             .block_on(queue.call(|j| j.new_game("t", &TableSetup::default(), 0)))
             .unwrap()
             .unwrap();
-        let row = |seq| EventRow::new(game, seq, &Event::new(0, Input::Tick), 0, None, None);
+        let row = |seq| EventRow::new(game, seq, &Event::new(0, Input::Tick), Stamp::default());
         rt.block_on(async {
             // The same (game, seq) twice: the second breaks the key, the others stand.
             let (a, b, c) = tokio::join!(

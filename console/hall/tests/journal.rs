@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use kriegspiel_hall::{pgn, Journal, JournalError, TableSetup};
+use kriegspiel_hall::{pgn, Journal, JournalError, Stamp, TableSetup};
 use kriegspiel_table::shakmaty::{Color, Square};
 use kriegspiel_table::{ArbiterAction, BoardInput, Event, Input};
 
@@ -53,14 +53,12 @@ fn written(path: &Path) -> i64 {
     let game = j.new_game("table 1", &setup, 1_796_083_200_000).unwrap();
     for (i, e) in events().iter().enumerate() {
         let board_ms = matches!(e.input, Input::Board { .. }).then_some(7 + i as u32);
-        j.append(
-            game,
-            i as i64 + 1,
-            e,
-            1_796_083_200_000 + e.at as i64,
+        let stamp = Stamp {
+            wall_ms: 1_796_083_200_000 + e.at as i64,
             board_ms,
-        )
-        .unwrap();
+            board_seq: None,
+        };
+        j.append(game, i as i64 + 1, e, stamp).unwrap();
     }
     game
 }
@@ -88,8 +86,8 @@ fn what_is_written_reads_back() {
         assert!(read.damage.is_none());
         let got: Vec<Event> = read.events.iter().map(|e| e.event.clone()).collect();
         assert_eq!(got, events());
-        assert_eq!(read.events[1].board_ms, Some(8));
-        assert_eq!(read.events[3].board_ms, None);
+        assert_eq!(read.events[1].stamp.board_ms, Some(8));
+        assert_eq!(read.events[3].stamp.board_ms, None);
         assert_eq!(j.event_count(game).unwrap(), 6);
     }
 }
@@ -175,7 +173,7 @@ fn a_file_cut_short_is_read_up_to_the_cut() {
         })
         .collect();
     for (i, e) in all.iter().enumerate() {
-        j.append(game, i as i64 + 1, e, 0, None).unwrap();
+        j.append(game, i as i64 + 1, e, Stamp::default()).unwrap();
     }
     drop(j);
     sql(&path, "PRAGMA wal_checkpoint(TRUNCATE);");
@@ -261,8 +259,7 @@ fn an_overlong_event_is_refused_before_it_is_written() {
             game,
             1,
             &Event::new(0, Input::Arbiter(ArbiterAction::SetPosition { fen })),
-            0,
-            None,
+            Stamp::default(),
         )
         .unwrap_err();
     assert!(e.to_string().contains("a line of"), "{e}");

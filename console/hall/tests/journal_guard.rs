@@ -6,7 +6,7 @@
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
-use kriegspiel_hall::{Journal, JournalError, TableSetup};
+use kriegspiel_hall::{Journal, JournalError, Stamp, TableSetup};
 use kriegspiel_table::{Event, Input};
 
 fn mode(path: &Path) -> u32 {
@@ -34,7 +34,7 @@ fn written(path: &Path, n: i64) -> i64 {
     let game = j.new_game("table 1", &TableSetup::default(), 0).unwrap();
     for seq in 1..=n {
         let event = Event::new(seq as u64 * 100, Input::Tick);
-        j.append(game, seq, &event, 0, None).unwrap();
+        j.append(game, seq, &event, Stamp::default()).unwrap();
     }
     game
 }
@@ -105,7 +105,7 @@ fn a_second_writer_is_refused_by_name_until_the_first_stops() {
     let reader = Journal::open_read_only(&path).unwrap();
     assert_eq!(reader.events(game).events.len(), 3);
     first
-        .append(game, 4, &Event::new(400, Input::Tick), 0, None)
+        .append(game, 4, &Event::new(400, Input::Tick), Stamp::default())
         .unwrap();
     drop(first);
     let j = Journal::open(&path).unwrap();

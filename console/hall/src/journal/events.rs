@@ -1,0 +1,278 @@
+//! The events: each stored as its trace line (docs/TRACE-FORMAT.md) with its table time, its
+//! stamp and a CRC over all of it and its game; written in one transaction per batch, read
+//! back in order up to the first damage.
+
+use kriegspiel_table::event_text::{parse_event, render_event};
+use kriegspiel_table::{Event, Millis};
+use rusqlite::{params, Connection};
+
+use super::beats::upsert_beats;
+use super::bounds::{bounded, sql_len, MAX_LINE};
+use super::{sql, Beat, GameId, Journal, JournalError, CRC};
+
+/// When an event was written and, for a board event, where it came from: the same three
+/// values travel from the hall into the journal's row and back out to replay and export, so
+/// they are one type rather than three loose arguments or fields. Stored in the `wall_ms`,
+/// `board_ms` and `board_seq` columns of the events table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stamp {
+    /// Wall-clock time it was written (Unix milliseconds).
+    pub wall_ms: i64,
+    /// The board's own clock for a board event.
+    pub board_ms: Option<u32>,
+    /// The board's sequence number of the frame that carried a board event.
+    pub board_seq: Option<u16>,
+}
+
+/// One stored event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalEvent {
+    pub seq: i64,
+    pub event: Event,
+    pub stamp: Stamp,
+}
+
+/// Transitional, for readers still written against the former fields (`e.wall_ms`): they
+/// reach the stamp's. To be removed once every reader names `e.stamp`.
+impl std::ops::Deref for JournalEvent {
+    type Target = Stamp;
+
+    fn deref(&self) -> &Stamp {
+        &self.stamp
+    }
+}
+
+/// The events of one game that read back, and the damage that stopped the reading, if any.
+#[derive(Debug)]
+pub struct GameEvents {
+    pub events: Vec<JournalEvent>,
+    pub damage: Option<JournalError>,
+}
+
+/// An event ready to be written: rendered and checksummed, so that writing it is SQL only
+/// (and can happen on another thread, together with other tables' events).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRow {
+    game: GameId,
+    row: Row,
+}
+
+impl EventRow {
+    /// The row of `event`, the `seq`th of `game`; refused if its line is too long to keep.
+    pub fn new(
+        game: GameId,
+        seq: i64,
+        event: &Event,
+        stamp: Stamp,
+    ) -> Result<EventRow, JournalError> {
+        let line = render_event(event);
+        if line.len() > MAX_LINE {
+            return Err(JournalError::BadEvent(format!(
+                "a line of {} bytes (at most {MAX_LINE})",
+                line.len()
+            )));
+        }
+        let at = i64::try_from(event.at)
+            .map_err(|_| JournalError::BadEvent("a table time beyond any game".to_owned()))?;
+        let mut row = Row {
+            seq,
+            at,
+            line,
+            stamp,
+            crc: 0,
+        };
+        row.crc = row.checksum(game);
+        Ok(EventRow { game, row })
+    }
+}
+
+impl Journal {
+    /// Writes one event; it is on disk when this returns.
+    pub fn append(
+        &mut self,
+        game: GameId,
+        seq: i64,
+        event: &Event,
+        stamp: Stamp,
+    ) -> Result<(), JournalError> {
+        let row = EventRow::new(game, seq, event, stamp)?;
+        self.write(std::slice::from_ref(&row))
+    }
+
+    /// Writes `rows` in one transaction: one commit, one sync to the disk, for all of them.
+    /// On failure none is written.
+    pub fn write(&mut self, rows: &[EventRow]) -> Result<(), JournalError> {
+        self.write_with_beats(rows, &[])
+    }
+
+    /// Events and heartbeats in one transaction (the journal thread's group commit); on
+    /// failure nothing is written.
+    pub fn write_with_beats(
+        &mut self,
+        rows: &[EventRow],
+        beats: &[Beat],
+    ) -> Result<(), JournalError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(sql("starting to write events"))?;
+        insert_events(&tx, rows)?;
+        upsert_beats(&tx, beats)?;
+        tx.commit().map_err(sql("committing events"))
+    }
+
+    /// How many events of a game are stored (without reading them).
+    pub fn event_count(&self, game: GameId) -> Result<u64, JournalError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM events WHERE game = ?1",
+                params![game],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(sql("counting events"))
+    }
+
+    /// The events of a game in order, up to the first damage.
+    pub fn events(&self, game: GameId) -> GameEvents {
+        let mut events = Vec::new();
+        let damage = self.read_events(game, &mut events).err();
+        GameEvents { events, damage }
+    }
+
+    fn read_events(&self, game: GameId, out: &mut Vec<JournalEvent>) -> Result<(), JournalError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT seq, at, wall_ms,
+                        CASE WHEN octet_length(line) <= ?2 THEN line END, octet_length(line),
+                        board_ms, board_seq, crc
+                 FROM events WHERE game = ?1 ORDER BY seq",
+            )
+            .map_err(sql("reading events"))?;
+        let mut rows = stmt
+            .query(params![game, sql_len(MAX_LINE)])
+            .map_err(sql("reading events"))?;
+        let mut expected_seq = 1;
+        let mut last_at = 0;
+        loop {
+            let row = match rows.next() {
+                Ok(Some(row)) => row,
+                Ok(None) => return Ok(()),
+                Err(error) => {
+                    return Err(JournalError::Damaged {
+                        game,
+                        seq: expected_seq,
+                        what: format!("SQLite cannot read further: {error}"),
+                    })
+                }
+            };
+            let damaged = |what: String| JournalError::Damaged {
+                game,
+                seq: expected_seq,
+                what,
+            };
+            let stored = Row::read(row).map_err(damaged)?;
+            if stored.seq != expected_seq {
+                return Err(damaged(format!(
+                    "event {expected_seq} is missing (found {})",
+                    stored.seq
+                )));
+            }
+            if stored.checksum(game) != stored.crc {
+                return Err(damaged("the event does not match its checksum".to_owned()));
+            }
+            let Row {
+                seq,
+                at,
+                line,
+                stamp,
+                ..
+            } = stored;
+            let event =
+                parse_event(&line).map_err(|e| damaged(format!("unreadable event: {e}")))?;
+            if Millis::try_from(at).ok() != Some(event.at) || event.at < last_at {
+                return Err(damaged("the event's time is out of order".to_owned()));
+            }
+            last_at = event.at;
+            out.push(JournalEvent { seq, event, stamp });
+            expected_seq += 1;
+        }
+    }
+}
+
+/// Inserts `rows` in the open transaction `tx`.
+fn insert_events(tx: &Connection, rows: &[EventRow]) -> Result<(), JournalError> {
+    let mut insert = tx
+        .prepare_cached(
+            "INSERT INTO events (game, seq, at, wall_ms, line, board_ms, board_seq, crc)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )
+        .map_err(sql("writing an event"))?;
+    for EventRow { game, row: r } in rows {
+        insert
+            .execute(params![
+                game,
+                r.seq,
+                r.at,
+                r.stamp.wall_ms,
+                r.line,
+                r.stamp.board_ms,
+                r.stamp.board_seq,
+                r.crc
+            ])
+            .map_err(sql("writing an event"))?;
+    }
+    Ok(())
+}
+
+/// One row of the events table as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Row {
+    seq: i64,
+    at: i64,
+    line: String,
+    stamp: Stamp,
+    crc: u32,
+}
+
+impl Row {
+    /// The row as read by the query of [`Journal::read_events`]: its line is read only when
+    /// it is at most [`MAX_LINE`] bytes long. The error says what is wrong with it.
+    fn read(row: &rusqlite::Row<'_>) -> Result<Row, String> {
+        let line = bounded(row, 3, "a row", MAX_LINE)?;
+        let read = |row: &rusqlite::Row<'_>| -> rusqlite::Result<Row> {
+            Ok(Row {
+                seq: row.get(0)?,
+                at: row.get(1)?,
+                line,
+                stamp: Stamp {
+                    wall_ms: row.get(2)?,
+                    board_ms: row.get(5)?,
+                    board_seq: row.get(6)?,
+                },
+                crc: row.get(7)?,
+            })
+        };
+        read(row).map_err(|e| format!("unreadable row: {e}"))
+    }
+
+    /// The checksum of everything the row holds but the checksum, and of its game.
+    fn checksum(&self, game: GameId) -> u32 {
+        let mut d = CRC.digest();
+        d.update(&game.to_le_bytes());
+        d.update(&self.seq.to_le_bytes());
+        d.update(&self.at.to_le_bytes());
+        d.update(&self.stamp.wall_ms.to_le_bytes());
+        d.update(self.line.as_bytes());
+        match self.stamp.board_ms {
+            Some(ms) => d.update(&ms.to_le_bytes()),
+            None => d.update(&[0xff]),
+        }
+        match self.stamp.board_seq {
+            Some(n) => d.update(&n.to_le_bytes()),
+            None => d.update(&[0xfe]),
+        }
+        d.finalize()
+    }
+}

@@ -1,0 +1,177 @@
+//! The journal's files: its folder, the lock that keeps a second writer away (and names
+//! the holder), and the owner-only mode of the journal and its `-wal` and `-shm`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read as _, Seek as _, Write as _};
+use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+
+use super::JournalError;
+use crate::setup::MAX_NAME;
+
+/// The most of a lock file read for the name of the program holding it.
+const MAX_HOLDER: u64 = 256;
+
+/// The folder a journal is in (`.` for a bare file name).
+pub(super) fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."))
+}
+
+/// `<journal>.lock`, beside the journal's real file: every name of one journal (a relative
+/// path, a link) has the same lock.
+fn lock_path(path: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(path).or_else(|_| {
+        std::fs::canonicalize(folder_of(path))
+            .map(|folder| folder.join(path.file_name().unwrap_or_default()))
+    });
+    let mut name = real.unwrap_or_else(|_| path.to_owned()).into_os_string();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Whether an I/O error means the file or its folder may not be written.
+fn is_read_only(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+    )
+}
+
+/// Takes the journal's lock for this program, or says who holds it. The lock is the
+/// kernel's lock on the open lock file: it goes with the file when the program ends,
+/// however it ends.
+pub(super) fn take_lock(path: &Path) -> Result<File, JournalError> {
+    let lock = lock_path(path);
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(&lock)
+        .map_err(|error| {
+            if is_read_only(&error) {
+                JournalError::ReadOnly {
+                    path: path.to_owned(),
+                    detail: format!(
+                        "its lock file {} cannot be written: {error}",
+                        lock.display()
+                    ),
+                }
+            } else {
+                JournalError::Lock {
+                    path: path.to_owned(),
+                    lock: lock.clone(),
+                    error,
+                }
+            }
+        })?;
+    make_private(&lock);
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(JournalError::InUse {
+                path: path.to_owned(),
+                holder: read_holder(&mut file),
+            })
+        }
+        Err(std::fs::TryLockError::Error(error)) => {
+            return Err(JournalError::Lock {
+                path: path.to_owned(),
+                lock,
+                error,
+            })
+        }
+    }
+    // Who holds it, for the refusal of the next one; a lock file that cannot say it still
+    // locks.
+    let _ = write_holder(&mut file);
+    Ok(file)
+}
+
+/// Writes "PROGRAM, pid PID" into the held lock file.
+fn write_holder(file: &mut File) -> std::io::Result<()> {
+    let program = std::env::args_os()
+        .next()
+        .and_then(|arg0| {
+            Path::new(&arg0)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .map(|name| one_line(&name))
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "a program".to_owned());
+    file.set_len(0)?;
+    file.rewind()?;
+    writeln!(file, "{program}, pid {}", std::process::id())?;
+    file.flush()
+}
+
+/// What the lock file held by another program says of it (bounded, one line).
+fn read_holder(file: &mut File) -> Option<String> {
+    file.rewind().ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_HOLDER).read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let line = one_line(text.lines().next().unwrap_or_default());
+    (!line.is_empty()).then_some(line)
+}
+
+/// A name for a message: no control characters, at most 100 characters.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NAME)
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+/// Creates a new journal file readable and writable by its owner only (SQLite gives its
+/// `-wal` and `-shm` files the same mode); an existing one of ours that others may read is
+/// made private, with its `-wal` and `-shm`.
+pub(super) fn create_private(path: &Path) -> Result<(), JournalError> {
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        // An empty file is an empty SQLite database.
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            for suffix in ["", "-wal", "-shm"] {
+                let mut name = path.as_os_str().to_owned();
+                name.push(suffix);
+                make_private(Path::new(&name));
+            }
+            Ok(())
+        }
+        Err(e) if is_read_only(&e) => Err(JournalError::ReadOnly {
+            path: path.to_owned(),
+            detail: format!("it cannot be created in {}: {e}", folder_of(path).display()),
+        }),
+        // SQLite says what is wrong with it when it opens it.
+        Err(_) => Ok(()),
+    }
+}
+
+/// Takes the group's and the others' rights off a file of ours; a file that is not ours,
+/// or that cannot be changed, is left as it is.
+fn make_private(path: &Path) {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return;
+    };
+    let mode = meta.permissions().mode();
+    if !meta.is_file() || mode & 0o077 == 0 || !owned_by_us(&meta) {
+        return;
+    }
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7700));
+}
+
+/// Whether this program's user owns the file (`/proc/self` belongs to the program's user).
+fn owned_by_us(meta: &std::fs::Metadata) -> bool {
+    std::fs::metadata("/proc/self").is_ok_and(|me| me.uid() == meta.uid())
+}

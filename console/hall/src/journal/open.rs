@@ -1,0 +1,227 @@
+//! Opening a journal: to write it (its lock taken, its file private, its schema created or
+//! checked, a write tried) or to read it only, beside a hall that may be writing it.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, MAIN_DB};
+
+use super::error::{not_a_journal, read_only_or};
+use super::files::{create_private, folder_of, take_lock};
+use super::{sql, Journal, JournalError};
+
+/// The schema this program writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A write taken back, to find a journal that cannot be written when it is opened, not at
+/// its first event.
+const WRITE_CHECK: &str = "BEGIN IMMEDIATE; CREATE TABLE write_check (x); ROLLBACK;";
+
+impl Journal {
+    /// Opens (or creates, readable by its owner only) the journal at `path` to write it.
+    ///
+    /// Refused before anything is written when another program writes it (the lock file
+    /// beside it, `<journal>.lock`, is held and names that program), when it cannot be
+    /// written, or when its folder does not exist. A journal of ours that others may read
+    /// is made private (mode 0600) first.
+    pub fn open(path: &Path) -> Result<Journal, JournalError> {
+        let folder = folder_of(path);
+        if !folder.is_dir() {
+            return Err(JournalError::NoFolder {
+                path: path.to_owned(),
+                folder: folder.to_owned(),
+            });
+        }
+        let lock = take_lock(path)?;
+        create_private(path)?;
+        let conn = connect(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+        )?;
+        // SQLite opens a file it may not write read-only without a word; say it now rather
+        // than at the first event.
+        if conn.is_readonly(MAIN_DB).unwrap_or(false) {
+            return Err(JournalError::ReadOnly {
+                path: path.to_owned(),
+                detail: "its permissions do not let this program write it".to_owned(),
+            });
+        }
+        prepare_writing(&conn, path)?;
+        if table_names(&conn, path)?.is_empty() {
+            create_schema(&conn)?;
+        } else {
+            check_schema(&conn, path)?;
+        }
+        add_later_tables(&conn)?;
+        Ok(Journal {
+            conn,
+            path: path.to_owned(),
+            _lock: Some(lock),
+        })
+    }
+
+    /// Opens an existing journal to read it only (export, inspection), beside a hall that
+    /// may be writing it.
+    pub fn open_read_only(path: &Path) -> Result<Journal, JournalError> {
+        let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let not_journal = not_a_journal(path);
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(not_journal)?;
+        // A file cut short (a copy or a disk that filled up) is refused whole by SQLite
+        // unless it may trust the pages it has; the reading then stops at the first page
+        // that is gone, and everything before it is exported.
+        conn.pragma_update(None, "writable_schema", true)
+            .map_err(not_journal)?;
+        check_schema(&conn, path)?;
+        Ok(Journal {
+            conn,
+            path: path.to_owned(),
+            _lock: None,
+        })
+    }
+}
+
+/// Opens the SQLite file, one connection per journal (no mutex of SQLite's own).
+fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, JournalError> {
+    Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(|error| {
+        JournalError::Open {
+            path: path.to_owned(),
+            error,
+        }
+    })
+}
+
+/// Write-ahead logging, every commit synced, a wait for other readers; then a write taken
+/// back, so that a journal that cannot be written is refused now.
+fn prepare_writing(conn: &Connection, path: &Path) -> Result<(), JournalError> {
+    let not_journal = not_a_journal(path);
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(read_only_or(path, not_journal))?;
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(not_journal)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(not_journal)?;
+    conn.execute_batch(WRITE_CHECK).map_err(read_only_or(
+        path,
+        sql("checking that the journal can be written"),
+    ))
+}
+
+/// The names of the file's tables (none for a new journal).
+fn table_names(conn: &Connection, path: &Path) -> Result<Vec<String>, JournalError> {
+    let not_journal = not_a_journal(path);
+    let mut stmt = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .map_err(not_journal)?;
+    let rows = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .map_err(not_journal)?;
+    rows.collect::<Result<_, _>>().map_err(not_journal)
+}
+
+// The SQL of the two functions below is kept as first written, spaces and all: SQLite
+// stores each CREATE TABLE's text in the journal (`sqlite_master`).
+
+/// Creates the tables of schema [`SCHEMA_VERSION`] in a new journal.
+fn create_schema(conn: &Connection) -> Result<(), JournalError> {
+    conn.execute_batch(
+        "BEGIN;
+                 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                 CREATE TABLE games (
+                     id INTEGER PRIMARY KEY,
+                     name TEXT NOT NULL,
+                     setup TEXT NOT NULL,
+                     started_wall_ms INTEGER NOT NULL,
+                     crc INTEGER NOT NULL
+                 );
+                 CREATE TABLE events (
+                     game INTEGER NOT NULL REFERENCES games(id),
+                     seq INTEGER NOT NULL,
+                     at INTEGER NOT NULL,
+                     wall_ms INTEGER NOT NULL,
+                     line TEXT NOT NULL,
+                     board_ms INTEGER,
+                     board_seq INTEGER,
+                     crc INTEGER NOT NULL,
+                     PRIMARY KEY (game, seq)
+                 );
+                 COMMIT;",
+    )
+    .map_err(sql("creating the journal"))?;
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('schema', ?1), ('program', 'kriegspiel')",
+        params![SCHEMA_VERSION.to_string()],
+    )
+    .map_err(sql("creating the journal"))?;
+    Ok(())
+}
+
+/// The tables added after schema 1 was first written; a program without them ignores them.
+fn add_later_tables(conn: &Connection) -> Result<(), JournalError> {
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS beats (
+                 game INTEGER PRIMARY KEY REFERENCES games(id),
+                 at INTEGER NOT NULL,
+                 wall_ms INTEGER NOT NULL
+             );",
+    )
+    .map_err(sql("creating the journal's heartbeat table"))
+}
+
+/// Refuses a file that is not a journal of this schema.
+fn check_schema(conn: &Connection, path: &Path) -> Result<(), JournalError> {
+    let found: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(|e| JournalError::NotAJournal {
+            path: path.to_owned(),
+            detail: e.to_string(),
+        })?;
+    let found: u32 =
+        found
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| JournalError::NotAJournal {
+                path: path.to_owned(),
+                detail: "no schema version".to_owned(),
+            })?;
+    if found != SCHEMA_VERSION {
+        return Err(JournalError::Schema {
+            path: path.to_owned(),
+            found,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use rusqlite::ErrorCode;
+
+    use super::*;
+    /// What SQLite says when a journal cannot be written becomes "journal X is read-only"
+    /// (the end-to-end test needs a user whom permissions stop, which root is not).
+    #[test]
+    fn sqlites_read_only_error_is_said_as_a_read_only_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite");
+        drop(Journal::open(&path).unwrap());
+        let conn = connect(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let error = conn.execute_batch(WRITE_CHECK).unwrap_err();
+        assert_eq!(error.sqlite_error_code(), Some(ErrorCode::ReadOnly));
+        let said = read_only_or(&path, sql("checking"))(error).to_string();
+        assert_eq!(
+            said,
+            format!(
+                "journal {} is read-only: attempt to write a readonly database",
+                path.display()
+            )
+        );
+        // Any other failure keeps its own words.
+        let other = conn.execute_batch("NOT SQL").unwrap_err();
+        let said = read_only_or(&path, sql("checking"))(other).to_string();
+        assert!(said.starts_with("journal: checking: "), "{said}");
+    }
+}
