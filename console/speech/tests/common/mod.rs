@@ -64,6 +64,7 @@ pub fn play(journal: &Path, speakers: Speakers, lang: &str) -> Expected {
         Journal::open(journal).unwrap(),
         vec![spec],
         TimeMode::Simulated,
+        Vec::new(),
     )
     .unwrap();
     let (relay, relayed) = broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE);
