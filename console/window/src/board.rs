@@ -8,7 +8,6 @@
 use egui::{
     Align2, Color32, Event, FontId, Id, Key, Rect, Response, Sense, Stroke, StrokeKind, Ui, Vec2,
 };
-use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Role, Square};
 
 pub const LIGHT: Color32 = Color32::from_rgb(240, 217, 181);
@@ -19,11 +18,6 @@ pub const TOUCHED: Color32 = Color32::from_rgb(30, 110, 230);
 /// The frame of the square that has the keyboard focus (with a black inner line, so that
 /// it shows on light and dark squares alike).
 pub const FOCUS: Color32 = Color32::from_rgb(0, 220, 255);
-
-/// The board of a FEN, if it reads.
-pub fn board_of(fen: &str) -> Option<Board> {
-    fen.parse::<Fen>().ok().map(|f| f.into_setup().board)
-}
 
 /// The solid glyph of a role (drawn in the man's colour, outlined for White).
 pub fn solid_glyph(role: Role) -> char {
@@ -58,22 +52,6 @@ pub fn role_name(role: Role) -> &'static str {
         Role::Bishop => "bishop",
         Role::Knight => "knight",
         Role::Pawn => "pawn",
-    }
-}
-
-/// A colour's index in the hall's per-colour arrays (`TableView::boards`, `touched`):
-/// White 0, Black 1, the order of `Color::ALL` (shakmaty's own `as usize` is the reverse).
-pub const fn idx(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
-    }
-}
-
-pub fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "White",
-        Color::Black => "Black",
     }
 }
 
@@ -133,11 +111,7 @@ pub struct Look<'a> {
 /// A square's label: "e4, white knight" or "e4, empty"; "e4, a man" for a sensed man.
 pub fn square_label(sq: Square, pieces: Option<&Board>, marks: &Marks) -> String {
     match pieces.and_then(|b| b.piece_at(sq)) {
-        Some(p) => format!(
-            "{sq}, {} {}",
-            color_name(p.color).to_lowercase(),
-            role_name(p.role)
-        ),
+        Some(p) => format!("{sq}, {} {}", p.color, role_name(p.role)),
         None if marks.sensed.contains(sq) => format!("{sq}, a man"),
         None => format!("{sq}, empty"),
     }
@@ -358,13 +332,6 @@ mod tests {
         assert_eq!(square_label(Square::E4, None, &sensed), "e4, a man");
         assert_eq!(role_of_key(Key::N), Some(Role::Knight));
         assert_eq!(role_of_key(Key::A), None);
-    }
-
-    #[test]
-    fn colour_indices_follow_the_hall_s_arrays() {
-        for (i, c) in Color::ALL.into_iter().enumerate() {
-            assert_eq!(idx(c), i);
-        }
     }
 
     #[test]

@@ -5,21 +5,41 @@
 //!
 //! [`run`] opens the native window; tests drive [`ArbiterApp::show`] through
 //! `egui_kittest` and its AccessKit tree.
+//!
+//! The modules, by job: `app` (the `eframe::App`: a frame's wiring, the intents applied
+//! after it), `overview` (the top bar and the tables' cards), `table_panel` (one table's
+//! view), `actions` (the arbiter's actions on it), `dialogs` (confirmation, adjudication,
+//! voiding, closing, replacing a file), `new_game` and `setup` (the dialogs that open a
+//! table), `export` (PGN files), `reader` (hall events into the store), `store` (what the
+//! window knows), `board` (boards drawn), `words` and `style` (what every panel says and
+//! looks like).
 
+mod actions;
 pub mod app;
 pub mod bench;
 pub mod board;
+mod dialogs;
+pub mod export;
 pub mod fonts;
+mod new_game;
+mod overview;
+pub mod reader;
 pub mod setup;
 pub mod store;
+mod style;
+mod table_panel;
 pub mod wake;
+pub mod words;
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-pub use app::{export, spawn_reader, ArbiterApp, Seats, SharedStore, WindowOptions};
+pub use app::{ArbiterApp, Seats, WindowOptions};
+pub use export::export;
 use kriegspiel_hall::{HallCommand, RunningHall, TableSpec};
-pub use store::{Alert, AlertKind, Heard, Store, TableState};
+use kriegspiel_referee::shakmaty::ByColor;
+pub use reader::{spawn_reader, SharedStore};
+pub use store::{Alert, AlertKind, Store, TableState};
 
 /// Why the window could not run.
 #[derive(Debug)]
@@ -51,7 +71,13 @@ pub fn store_for(specs: &[TableSpec]) -> SharedStore {
     let mut store = Store::new();
     for s in specs {
         store.expect(&s.name, s.setup.clone());
-        store.expect_boards(&s.name, has_board(&s.white), has_board(&s.black));
+        store.expect_boards(
+            &s.name,
+            ByColor {
+                white: has_board(&s.white),
+                black: has_board(&s.black),
+            },
+        );
     }
     Arc::new(Mutex::new(store))
 }
@@ -72,6 +98,7 @@ pub fn run(
         handle,
         events,
         thread,
+        followers,
     } = hall;
     let store = store_for(specs);
     let native = eframe::NativeOptions {
@@ -104,6 +131,9 @@ pub fn run(
     );
     let _ = handle.send(HallCommand::Shutdown);
     let _ = thread.join();
+    for f in followers {
+        let _ = f.join();
+    }
     if let Some(e) = reader_error {
         return Err(WindowError::Thread(e));
     }

@@ -6,24 +6,21 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use egui::{Color32, RichText};
+use egui::RichText;
 use kriegspiel_hall::{BoardSource, TableNo, TableSetup, TableSpec};
 use kriegspiel_referee::shakmaty::fen::Fen;
-use kriegspiel_referee::shakmaty::{Bitboard, Board, Color, Piece, Rank, Role, Setup, Square};
+use kriegspiel_referee::shakmaty::{
+    Bitboard, Board, ByColor, Color, Piece, Rank, Role, Setup, Square,
+};
 use kriegspiel_referee::{validate_russian, RuleSet, SetupError};
 
-use crate::board::{self, color_name, Marks};
+use crate::board::{self, Marks};
+use crate::dialogs::Outcome;
+use crate::style::{ALERT, GOOD};
+use crate::words::color_name;
 
 /// The standard starting position (a valid Russian set-up).
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
-
-/// What the dialog asks for after a frame.
-#[derive(Debug)]
-pub enum Outcome {
-    Stay,
-    Cancel,
-    Open(Box<TableSpec>),
-}
 
 /// One player's set-up being composed.
 #[derive(Debug, Clone, Default)]
@@ -40,7 +37,7 @@ pub struct SetupView {
     pub black_player: String,
     pub white_port: String,
     pub black_port: String,
-    pub sides: [Side; 2],
+    pub sides: ByColor<Side>,
     /// The role a click on a player's board names.
     pub role: Role,
     /// The open table whose boards are read (the players place their men on them).
@@ -101,10 +98,10 @@ pub fn side_errors(c: Color, side: &Side, sensed: Option<Bitboard>) -> Vec<Strin
 }
 
 /// The two set-ups as one board.
-pub fn combined(sides: &[Side; 2]) -> Board {
+pub fn combined(sides: &ByColor<Side>) -> Board {
     let mut b = Board::empty();
     for c in Color::ALL {
-        for (sq, role) in &sides[board::idx(c)].men {
+        for (sq, role) in &sides[c].men {
             b.set_piece_at(
                 *sq,
                 Piece {
@@ -118,7 +115,7 @@ pub fn combined(sides: &[Side; 2]) -> Board {
 }
 
 /// The FEN of both set-ups with White to move, or the rule the pair breaks.
-pub fn setup_fen(sides: &[Side; 2]) -> Result<String, SetupError> {
+pub fn setup_fen(sides: &ByColor<Side>) -> Result<String, SetupError> {
     let mut setup = Setup::empty();
     setup.board = combined(sides);
     setup.turn = Color::White;
@@ -149,7 +146,7 @@ impl SetupView {
         let fen: Fen = fen.trim().parse().map_err(|e| format!("FEN: {e}"))?;
         let board = fen.into_setup().board;
         for c in Color::ALL {
-            self.sides[board::idx(c)].men = (board.by_color(c))
+            self.sides[c].men = (board.by_color(c))
                 .into_iter()
                 .filter_map(|sq| board.role_at(sq).map(|r| (sq, r)))
                 .collect();
@@ -163,7 +160,7 @@ impl SetupView {
     /// it away.
     pub fn act(&mut self, c: Color, pick: board::Pick) {
         let sq = pick.square;
-        let men = &mut self.sides[board::idx(c)].men;
+        let men = &mut self.sides[c].men;
         if !own_area(c).contains(sq) && pick.act != board::SquareAct::Clear {
             self.message = Some(format!(
                 "{sq} is outside {}'s first three ranks",
@@ -195,35 +192,14 @@ impl SetupView {
     pub fn show(
         &mut self,
         ctx: &egui::Context,
-        sensed: Option<[Bitboard; 2]>,
+        sensed: Option<ByColor<Bitboard>>,
         tables: &[(TableNo, String)],
     ) -> Outcome {
         let mut outcome = Outcome::Stay;
         crate::dialog("russian-setup", "Russian set-up").show(ctx, |ui| {
             ui.label(RichText::new("Russian set-up (chess battle)").size(28.0).strong());
             ui.label("Each player sets up his 16 men on his own first three ranks: pawns on the 2nd or 3rd rank, one per file; bishops on squares of both colours.");
-            ui.horizontal_wrapped(|ui| {
-                let l = ui.label("Table name");
-                ui.text_edit_singleline(&mut self.name).labelled_by(l.id);
-                let l = ui.label("Boards of table");
-                egui::ComboBox::from_id_salt("setup-source")
-                    .selected_text(
-                        self.source_table
-                            .map_or("none".to_owned(), |n| format!("table {n}")),
-                    )
-                    .show_ui(ui, |ui| {
-                        ui.selectable_value(&mut self.source_table, None, "none");
-                        for (no, name) in tables {
-                            ui.selectable_value(
-                                &mut self.source_table,
-                                Some(*no),
-                                format!("table {no} ({name})"),
-                            );
-                        }
-                    })
-                    .response
-                    .labelled_by(l.id);
-            });
+            self.source_row(ui, tables);
             ui.horizontal_wrapped(|ui| {
                 ui.label("A click names the man:");
                 for role in Role::ALL {
@@ -237,84 +213,19 @@ impl SetupView {
             let mut ready = true;
             ui.horizontal_top(|ui| {
                 for c in Color::ALL {
-                    let i = board::idx(c);
-                    let sensed_c = sensed.map(|s| s[i]);
-                    ui.vertical(|ui| {
-                        ui.set_width(360.0);
-                        let mut b = Board::empty();
-                        for (sq, role) in &self.sides[i].men {
-                            b.set_piece_at(*sq, Piece { color: c, role: *role });
-                        }
-                        let named: Bitboard = self.sides[i].men.keys().copied().collect();
-                        let marks = Marks {
-                            wrong: sensed_c.map_or(Bitboard::EMPTY, |s| s ^ named),
-                            touched: None,
-                            sensed: sensed_c.unwrap_or_default(),
-                        };
-                        ui.label(RichText::new(format!("{}'s set-up", color_name(c))).size(24.0));
-                        let label = format!("{}'s set-up board", color_name(c));
-                        let prefix = format!("{}'s set-up: ", color_name(c));
-                        let salt = format!("setup-{}", color_name(c));
-                        let look = board::Look {
-                            label: &label,
-                            flipped: c == Color::Black,
-                            squares: Some(&salt),
-                            square_prefix: &prefix,
-                        };
-                        let (_, pick) = board::draw(ui, 340.0, Some(&b), &marks, &look);
-                        if let Some(pick) = pick {
-                            self.act(c, pick);
-                        }
-                        let errors = side_errors(c, &self.sides[i], sensed_c);
-                        if errors.is_empty() {
-                            ui.label(
-                                RichText::new(format!("{}: ready", color_name(c)))
-                                    .color(Color32::from_rgb(120, 230, 120)),
-                            );
-                        } else {
-                            ready = false;
-                        }
-                        for e in errors {
-                            ui.label(RichText::new(e).color(Color32::from_rgb(255, 110, 90)));
-                        }
-                    });
+                    ready &= self.side_board(ui, c, sensed.map(|s| s[c]));
                 }
             });
             let pair = setup_fen(&self.sides);
             if ready {
                 if let Err(e) = &pair {
-                    ui.label(RichText::new(e.to_string()).color(Color32::from_rgb(255, 110, 90)));
+                    ui.label(RichText::new(e.to_string()).color(ALERT));
                 }
             }
-            ui.horizontal_wrapped(|ui| {
-                let l = ui.label("Set-up FEN");
-                ui.add(egui::TextEdit::singleline(&mut self.fen).desired_width(520.0))
-                    .labelled_by(l.id);
-                if ui.button("Load FEN").clicked() {
-                    let fen = self.fen.clone();
-                    self.message = self.load_fen(&fen).err();
-                }
-                if ui.button("Standard set-up").clicked() {
-                    self.message = self.load_fen(START_FEN).err();
-                }
-                if ui.button("Clear").clicked() {
-                    self.sides = Default::default();
-                }
-            });
-            ui.horizontal_wrapped(|ui| {
-                for (label, value) in [
-                    ("White player", &mut self.white_player),
-                    ("Black player", &mut self.black_player),
-                    ("White's port", &mut self.white_port),
-                    ("Black's port", &mut self.black_port),
-                ] {
-                    let l = ui.label(label);
-                    ui.add(egui::TextEdit::singleline(value).desired_width(160.0))
-                        .labelled_by(l.id);
-                }
-            });
+            self.fen_row(ui);
+            self.players_row(ui);
             if let Some(m) = &self.message {
-                ui.label(RichText::new(m).color(Color32::from_rgb(255, 110, 90)));
+                ui.label(RichText::new(m).color(ALERT));
             }
             ui.horizontal(|ui| {
                 let can = ready && pair.is_ok();
@@ -333,6 +244,116 @@ impl SetupView {
             });
         });
         outcome
+    }
+
+    /// The table's name and the open table whose boards are read.
+    fn source_row(&mut self, ui: &mut egui::Ui, tables: &[(TableNo, String)]) {
+        ui.horizontal_wrapped(|ui| {
+            let l = ui.label("Table name");
+            ui.text_edit_singleline(&mut self.name).labelled_by(l.id);
+            let l = ui.label("Boards of table");
+            egui::ComboBox::from_id_salt("setup-source")
+                .selected_text(
+                    self.source_table
+                        .map_or("none".to_owned(), |n| format!("table {n}")),
+                )
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.source_table, None, "none");
+                    for (no, name) in tables {
+                        ui.selectable_value(
+                            &mut self.source_table,
+                            Some(*no),
+                            format!("table {no} ({name})"),
+                        );
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+        });
+    }
+
+    /// One player's set-up board, what his board senses against it and what is wrong with
+    /// it; true when his side is ready.
+    fn side_board(&mut self, ui: &mut egui::Ui, c: Color, sensed: Option<Bitboard>) -> bool {
+        let mut ready = true;
+        ui.vertical(|ui| {
+            ui.set_width(360.0);
+            let mut b = Board::empty();
+            for (sq, role) in &self.sides[c].men {
+                b.set_piece_at(
+                    *sq,
+                    Piece {
+                        color: c,
+                        role: *role,
+                    },
+                );
+            }
+            let named: Bitboard = self.sides[c].men.keys().copied().collect();
+            let marks = Marks {
+                wrong: sensed.map_or(Bitboard::EMPTY, |s| s ^ named),
+                touched: None,
+                sensed: sensed.unwrap_or_default(),
+            };
+            ui.label(RichText::new(format!("{}'s set-up", color_name(c))).size(24.0));
+            let label = format!("{}'s set-up board", color_name(c));
+            let prefix = format!("{}'s set-up: ", color_name(c));
+            let salt = format!("setup-{}", color_name(c));
+            let look = board::Look {
+                label: &label,
+                flipped: c == Color::Black,
+                squares: Some(&salt),
+                square_prefix: &prefix,
+            };
+            let (_, pick) = board::draw(ui, 340.0, Some(&b), &marks, &look);
+            if let Some(pick) = pick {
+                self.act(c, pick);
+            }
+            let errors = side_errors(c, &self.sides[c], sensed);
+            if errors.is_empty() {
+                ui.label(RichText::new(format!("{}: ready", color_name(c))).color(GOOD));
+            } else {
+                ready = false;
+            }
+            for e in errors {
+                ui.label(RichText::new(e).color(ALERT));
+            }
+        });
+        ready
+    }
+
+    /// The set-up as a FEN: typed and loaded, the standard one, or cleared.
+    fn fen_row(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_wrapped(|ui| {
+            let l = ui.label("Set-up FEN");
+            ui.add(egui::TextEdit::singleline(&mut self.fen).desired_width(520.0))
+                .labelled_by(l.id);
+            if ui.button("Load FEN").clicked() {
+                let fen = self.fen.clone();
+                self.message = self.load_fen(&fen).err();
+            }
+            if ui.button("Standard set-up").clicked() {
+                self.message = self.load_fen(START_FEN).err();
+            }
+            if ui.button("Clear").clicked() {
+                self.sides = Default::default();
+            }
+        });
+    }
+
+    /// The players' names and their boards' ports.
+    fn players_row(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_wrapped(|ui| {
+            for (label, value) in [
+                ("White player", &mut self.white_player),
+                ("Black player", &mut self.black_player),
+                ("White's port", &mut self.white_port),
+                ("Black's port", &mut self.black_port),
+            ] {
+                let l = ui.label(label);
+                ui.add(egui::TextEdit::singleline(value).desired_width(160.0))
+                    .labelled_by(l.id);
+            }
+        });
     }
 
     /// The table the finished set-up opens.
@@ -371,7 +392,7 @@ mod tests {
     fn side_from(fen: &str, c: Color) -> Side {
         let mut v = SetupView::new(1, false);
         v.load_fen(fen).unwrap();
-        v.sides[board::idx(c)].clone()
+        v.sides[c].clone()
     }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";

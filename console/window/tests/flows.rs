@@ -78,7 +78,7 @@ impl Window {
 fn start(dir: &Path, specs: Vec<TableSpec>, mode: TimeMode, window: &Window) -> (Hall, ArbiterApp) {
     let journal_path = dir.join("journal.sqlite");
     let journal = Journal::open(&journal_path).unwrap();
-    let running = kriegspiel_hall::start(journal, specs, mode).unwrap();
+    let running = kriegspiel_hall::start(journal, specs, mode, Vec::new()).unwrap();
     let store = store_for(&window.known);
     let reader_journal = window.reader_reads_journal.then(|| journal_path.clone());
     spawn_reader(running.events, store.clone(), reader_journal, || {}).unwrap();
@@ -1325,8 +1325,13 @@ fn fed_window(
     let journal_path = dir.path().join("journal.sqlite");
     let journal = Journal::open(&journal_path).unwrap();
     // The hall needs a table; its events are not the window's (the test sends those).
-    let running =
-        kriegspiel_hall::start(journal, vec![quiet_spec("unseen")], TimeMode::Real).unwrap();
+    let running = kriegspiel_hall::start(
+        journal,
+        vec![quiet_spec("unseen")],
+        TimeMode::Real,
+        Vec::new(),
+    )
+    .unwrap();
     let (tx, rx) = tokio::sync::broadcast::channel(256);
     let store = store_for(&[]);
     spawn_reader(rx, store.clone(), None, || {}).unwrap();

@@ -1,0 +1,184 @@
+//! How a table's outputs and its boards' link events enter what the window knows of it:
+//! its tries, its announcement log, its draw offer, its result and its links.
+
+use std::time::Instant;
+
+use kriegspiel_boardlink::{Health, LinkEvent};
+use kriegspiel_referee::shakmaty::Color;
+use kriegspiel_referee::Verdict;
+use kriegspiel_table::render::{self, Hearer};
+use kriegspiel_table::{ArbiterNote, Millis, Output, PublicMessage, Termination};
+
+use super::{Change, TableState, TryRow};
+use crate::words::color_name;
+
+/// The arbiter alone hears it (a note, a link event, a seat's change).
+pub(super) const ARBITER: Option<Hearer> = None;
+
+/// Takes one of a table's outputs in: its words go to the log for whoever heard them (the
+/// table's one rendering and its one answer to "who hears this"), a try to the try list, a
+/// draw offer, a result or a refusal to what the window shows of the table.
+pub(super) fn output_in(t: &mut TableState, at: Millis, o: &Output) {
+    let text = render::text(&t.wording, t.lang, o).unwrap_or_default();
+    let heard = render::hearer(o);
+    // What both players heard is the card's "Last:" line.
+    let public = heard == Some(Hearer::Both) && !text.is_empty();
+    match o {
+        Output::Started { .. } | Output::Reply { .. } => {
+            if public {
+                t.last_public = Some(text.clone());
+            }
+            t.log(at, heard, text);
+        }
+        Output::Verdict {
+            color,
+            tried,
+            verdict,
+        } => {
+            let stood = matches!(verdict, Verdict::Moved(_));
+            // The first try after a move stood opens the next move's list.
+            if t.tries.last().is_some_and(|r| r.stood) {
+                t.tries.clear();
+            }
+            t.tries.push(TryRow {
+                color: *color,
+                uci: tried.to_uci(),
+                text: text.clone(),
+                stood,
+                at,
+            });
+            if stood {
+                t.moves += 1;
+                t.draw_offer = None;
+                t.refused = None;
+            }
+            if public {
+                t.last_public = Some(text.clone());
+            }
+            let who = color_name(*color);
+            t.log(at, heard, format!("{who} tries {}: {text}", tried.to_uci()));
+        }
+        Output::Private { .. } | Output::Arbiter { .. } => t.log(at, heard, text),
+        Output::Public { message } => {
+            public_in(t, message);
+            t.last_public = Some(text.clone());
+            t.log(at, heard, text);
+        }
+        Output::Note { note } => {
+            if let ArbiterNote::Refused { .. } = note {
+                t.refused = Some(text.clone());
+            }
+            t.log(at, heard, text);
+        }
+        Output::Clock { .. } => {}
+        // Said again at the arbiter's request: logged, but no new try, move or result.
+        Output::Repeated { .. } => t.log(at, heard, format!("Repeated: {text}")),
+    }
+}
+
+/// What a public message changes beyond the log: a draw offer, the result, a refusal
+/// answered, a move taken back.
+fn public_in(t: &mut TableState, message: &PublicMessage) {
+    match message {
+        PublicMessage::DrawOffered(c) => t.draw_offer = Some(*c),
+        PublicMessage::GameEnded(end) => {
+            t.result = Some(end.result);
+            t.draw_offer = None;
+            if let Termination::TimeForfeit(c) = end.termination {
+                t.flag_fallen = Some(c);
+            }
+        }
+        PublicMessage::Paused
+        | PublicMessage::Resumed
+        | PublicMessage::PositionCorrected
+        | PublicMessage::MoveTakenBack => t.refused = None,
+        PublicMessage::BoardsSwapped
+        | PublicMessage::SameBoardId(_)
+        | PublicMessage::ClocksStarted(_) => {}
+    }
+    if matches!(message, PublicMessage::MoveTakenBack) {
+        t.tries.clear();
+        t.moves = t.moves.saturating_sub(1);
+    }
+}
+
+/// A link event in words.
+pub fn link_words(event: &LinkEvent) -> String {
+    match event {
+        LinkEvent::Connected {
+            board_id, firmware, ..
+        } => format!(
+            "connected (board {board_id}, firmware {}.{}.{})",
+            firmware[0], firmware[1], firmware[2]
+        ),
+        LinkEvent::Lift { square, .. } => format!("lift {}", square_name(*square)),
+        LinkEvent::Place { square, .. } => format!("place {}", square_name(*square)),
+        LinkEvent::Snapshot { .. } => "snapshot".to_owned(),
+        LinkEvent::Resync { reason, .. } => format!("resync ({reason:?})"),
+        LinkEvent::Disconnected { reason } => format!("disconnected ({reason:?})"),
+        LinkEvent::OpenFailed { error } => format!("cannot open the port: {error}"),
+        LinkEvent::VersionMismatch { local, remote } => {
+            format!("protocol {remote} on the board, {local} here")
+        }
+        LinkEvent::Fault { code, .. } => format!("board fault {code:?}"),
+    }
+}
+
+fn square_name(i: u8) -> String {
+    if i < 64 {
+        kriegspiel_referee::shakmaty::Square::new(u32::from(i)).to_string()
+    } else {
+        format!("#{i}")
+    }
+}
+
+/// Takes a link event of `c`'s board in: the link's state, counters and last event; a
+/// disconnection goes to the log too. What it changed for the window is returned.
+pub(super) fn link_in(
+    t: &mut TableState,
+    c: Color,
+    event: &LinkEvent,
+    health: &Health,
+    now: Instant,
+) -> Change {
+    let l = &mut t.links[c];
+    // A snapshot that agrees with the occupancy, on a link already up with no problem, only
+    // moves its counters (the board's position comes with the table's views).
+    let confirms = matches!(event, LinkEvent::Snapshot { .. })
+        && l.connected == Some(true)
+        && l.problem.is_none();
+    l.health = *health;
+    l.heard_at = Some(now);
+    l.last_event = link_words(event);
+    match event {
+        LinkEvent::Connected { board_id, .. } => {
+            l.connected = Some(true);
+            l.board_id = Some(*board_id);
+            l.problem = None;
+        }
+        LinkEvent::Disconnected { .. } => l.connected = Some(false),
+        LinkEvent::OpenFailed { .. } | LinkEvent::VersionMismatch { .. } => {
+            l.connected = Some(false);
+            l.problem = Some(l.last_event.clone());
+        }
+        LinkEvent::Lift { .. }
+        | LinkEvent::Place { .. }
+        | LinkEvent::Snapshot { .. }
+        | LinkEvent::Resync { .. }
+        | LinkEvent::Fault { .. } => {
+            if l.connected.is_none() {
+                l.connected = Some(true);
+            }
+        }
+    }
+    if matches!(event, LinkEvent::Disconnected { .. }) {
+        let text = format!("{}'s board: {}", color_name(c), l.last_event);
+        let at = t.view.as_ref().map_or(0, |v| v.at);
+        t.log(at, ARBITER, text);
+    }
+    if confirms {
+        Change::Counters
+    } else {
+        Change::Visible
+    }
+}
