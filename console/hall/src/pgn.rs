@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::san::SanPlus;
 use kriegspiel_referee::shakmaty::{Chess, Color, EnPassantMode, Move, Position, Role};
-use kriegspiel_referee::{Announcement, EndReason, Try, Verdict};
+use kriegspiel_referee::{Announcement, EndReason, Lang, Try, Verdict, Wording};
 use kriegspiel_table::arbiter_words::render_action;
 use kriegspiel_table::{
     render, ArbiterNote, Input, Output, PublicMessage, Table, TableConfig, TimeControl,
@@ -58,131 +58,197 @@ fn game_config(setup: &TableSetup) -> Result<TableConfig, SetupError> {
 }
 
 fn replay(record: &GameRecord, events: &[JournalEvent]) -> Result<Replayed, SetupError> {
-    let config = game_config(&record.setup)?;
-    let standard = config.game.fen.is_none();
-    let (mut table, _) = Table::new(config, 0).map_err(|e| SetupError {
-        field: "setup",
-        message: e.to_string(),
-    })?;
-    let wording = table.wording();
-    let lang = table.config().lang;
-    let start_fen =
-        |t: &Table| Fen::from_position(t.referee().position(), EnPassantMode::Legal).to_string();
-    let mut segments = vec![Segment {
-        fen: (!standard).then(|| start_fen(&table)),
-        tokens: Vec::new(),
-        corrected_by: None,
-    }];
-    let mut shadow: Chess = table.referee().position().clone();
-    // Tokens added by each move, so that a take-back removes the move and its comments.
-    let mut move_marks: Vec<usize> = Vec::new();
+    let mut recorder = Recorder::new(record)?;
     for e in events {
-        let outputs = table.apply(e.event.clone());
+        recorder.apply(e);
+    }
+    Ok(Replayed {
+        segments: recorder.segments,
+        table: recorder.table,
+    })
+}
+
+/// The replay under way: the table, and the record made of what it says.
+struct Recorder {
+    table: Table,
+    wording: Wording,
+    lang: Lang,
+    segments: Vec<Segment>,
+    /// The position the moves are written from (a move's SAN needs its position).
+    shadow: Chess,
+    /// Tokens added by each move, so that a take-back removes the move and its comments.
+    move_marks: Vec<usize>,
+}
+
+impl Recorder {
+    /// The table of the game at its start, and its first stretch.
+    fn new(record: &GameRecord) -> Result<Recorder, SetupError> {
+        let config = game_config(&record.setup)?;
+        let standard = config.game.fen.is_none();
+        let (table, _) = Table::new(config, 0).map_err(|e| SetupError {
+            field: "setup",
+            message: e.to_string(),
+        })?;
+        let segments = vec![Segment {
+            fen: (!standard).then(|| start_fen(&table)),
+            tokens: Vec::new(),
+            corrected_by: None,
+        }];
+        Ok(Recorder {
+            wording: table.wording(),
+            lang: table.config().lang,
+            segments,
+            shadow: table.referee().position().clone(),
+            move_marks: Vec::new(),
+            table,
+        })
+    }
+
+    /// Applies one journaled event and records what it caused.
+    fn apply(&mut self, e: &JournalEvent) {
+        let outputs = self.table.apply(e.event.clone());
         let action = match &e.event.input {
             Input::Arbiter(action) => Some(render_action(action)),
             _ => None,
         };
         if let Some(action) = &action {
-            // A refused action changed nothing: it must not read as one that did.
-            let refusal = outputs.iter().find_map(|o| match o {
-                Output::Note {
-                    note: ArbiterNote::Refused { reason, .. },
-                } => Some(reason),
-                _ => None,
-            });
-            current(&mut segments)
-                .tokens
-                .push(Token::Comment(match refusal {
-                    Some(reason) => format!("Arbiter: {action}; refused: {reason}"),
-                    None => format!("Arbiter: {action}"),
-                }));
+            self.arbiter_action(action, &outputs);
         }
+        // The mover of the last move, whose clock the next clock output gives.
         let mut last_mover = None;
         for o in &outputs {
-            let tokens = &mut current(&mut segments).tokens;
-            match o {
-                Output::Verdict {
-                    color,
-                    tried,
-                    verdict: verdict @ Verdict::Moved(report),
-                } => {
-                    let played = report.played.unwrap_or(*tried);
-                    let Some(m) = find_move(&shadow, played) else {
-                        tokens.push(Token::Comment(format!(
-                            "{} {}: not a legal move here",
-                            color,
-                            played.to_uci()
-                        )));
-                        continue;
-                    };
-                    move_marks.push(tokens.len());
-                    let fullmove = shadow.fullmoves().get();
-                    tokens.push(Token::Move {
-                        san: SanPlus::from_move_and_play_unchecked(&mut shadow, m).to_string(),
-                        color: *color,
-                        fullmove,
-                    });
-                    tokens.push(Token::Comment(wording.text(&Announcement::from(*verdict))));
-                    last_mover = Some(*color);
-                }
-                Output::Verdict {
-                    color,
-                    tried,
-                    verdict: verdict @ Verdict::Refused(_),
-                } => tokens.push(Token::Comment(format!(
-                    "{color} tries {}: {}",
-                    tried.to_uci(),
-                    wording.text(&Announcement::from(*verdict))
-                ))),
-                Output::Reply {
-                    color,
-                    question,
-                    reply,
-                } => tokens.push(Token::Comment(format!(
-                    "{color} asks {}: {}",
-                    question,
-                    wording.text(&Announcement::Reply(*reply))
-                ))),
-                Output::Clock { remaining, .. } => {
-                    if let Some(mover) = last_mover.take() {
-                        tokens.push(Token::Comment(format!(
-                            "[%clk {}]",
-                            kriegspiel_table::clock::hms(remaining[mover])
-                        )));
-                    }
-                }
-                Output::Public { message } => {
-                    if *message == PublicMessage::MoveTakenBack {
-                        if let Some(mark) = move_marks.pop() {
-                            let removed: Vec<Token> = tokens.drain(mark..).collect();
-                            if let Some(Token::Move { san, .. }) = removed.first() {
-                                tokens.push(Token::Comment(format!("{san} taken back")));
-                            }
-                        }
-                        shadow = table.referee().position().clone();
-                    }
-                    tokens.push(Token::Comment(message.text(lang)));
-                    if *message == PublicMessage::PositionCorrected {
-                        shadow = table.referee().position().clone();
-                        move_marks.clear();
-                        current(&mut segments).corrected_by.clone_from(&action);
-                        segments.push(Segment {
-                            fen: Some(start_fen(&table)),
-                            tokens: Vec::new(),
-                            corrected_by: None,
-                        });
-                    }
-                }
-                // "Arbiter: repeat" is already a comment; the words said again are no move.
-                Output::Repeated { .. }
-                | Output::Started { .. }
-                | Output::Private { .. }
-                | Output::Arbiter { .. }
-                | Output::Note { .. } => {}
-            }
+            self.output(o, action.as_ref(), &mut last_mover);
         }
     }
-    Ok(Replayed { segments, table })
+
+    /// The tokens of the current stretch.
+    fn tokens(&mut self) -> &mut Vec<Token> {
+        &mut current(&mut self.segments).tokens
+    }
+
+    /// An arbiter's action as a comment; a refused action changed nothing, and must not read
+    /// as one that did.
+    fn arbiter_action(&mut self, action: &str, outputs: &[Output]) {
+        let refusal = outputs.iter().find_map(|o| match o {
+            Output::Note {
+                note: ArbiterNote::Refused { reason, .. },
+            } => Some(reason),
+            _ => None,
+        });
+        self.tokens().push(Token::Comment(match refusal {
+            Some(reason) => format!("Arbiter: {action}; refused: {reason}"),
+            None => format!("Arbiter: {action}"),
+        }));
+    }
+
+    /// One output of the table: a move, a comment, or nothing.
+    fn output(&mut self, o: &Output, action: Option<&String>, last_mover: &mut Option<Color>) {
+        let wording = self.wording;
+        match o {
+            Output::Verdict {
+                color,
+                tried,
+                verdict: verdict @ Verdict::Moved(report),
+            } => {
+                let played = report.played.unwrap_or(*tried);
+                if self.moved(*color, played, verdict) {
+                    *last_mover = Some(*color);
+                }
+            }
+            Output::Verdict {
+                color,
+                tried,
+                verdict: verdict @ Verdict::Refused(_),
+            } => self.tokens().push(Token::Comment(format!(
+                "{color} tries {}: {}",
+                tried.to_uci(),
+                wording.text(&Announcement::from(*verdict))
+            ))),
+            Output::Reply {
+                color,
+                question,
+                reply,
+            } => self.tokens().push(Token::Comment(format!(
+                "{color} asks {}: {}",
+                question,
+                wording.text(&Announcement::Reply(*reply))
+            ))),
+            Output::Clock { remaining, .. } => {
+                if let Some(mover) = last_mover.take() {
+                    self.tokens().push(Token::Comment(format!(
+                        "[%clk {}]",
+                        kriegspiel_table::clock::hms(remaining[mover])
+                    )));
+                }
+            }
+            Output::Public { message } => self.public(message, action),
+            // "Arbiter: repeat" is already a comment; the words said again are no move.
+            Output::Repeated { .. }
+            | Output::Started { .. }
+            | Output::Private { .. }
+            | Output::Arbiter { .. }
+            | Output::Note { .. } => {}
+        }
+    }
+
+    /// A move played: its SAN and its announcement; `false` (and a comment) when it is no
+    /// legal move of the position the record follows.
+    fn moved(&mut self, color: Color, played: Try, verdict: &Verdict) -> bool {
+        let Some(m) = find_move(&self.shadow, played) else {
+            self.tokens().push(Token::Comment(format!(
+                "{} {}: not a legal move here",
+                color,
+                played.to_uci()
+            )));
+            return false;
+        };
+        let mark = self.tokens().len();
+        self.move_marks.push(mark);
+        let fullmove = self.shadow.fullmoves().get();
+        let san = SanPlus::from_move_and_play_unchecked(&mut self.shadow, m).to_string();
+        let said = self.wording.text(&Announcement::from(*verdict));
+        let tokens = self.tokens();
+        tokens.push(Token::Move {
+            san,
+            color,
+            fullmove,
+        });
+        tokens.push(Token::Comment(said));
+        true
+    }
+
+    /// A public message as a comment; a take-back removes the move taken back, a correction
+    /// ends the stretch (named by the arbiter's `action`) and starts one from the new
+    /// position.
+    fn public(&mut self, message: &PublicMessage, action: Option<&String>) {
+        if *message == PublicMessage::MoveTakenBack {
+            if let Some(mark) = self.move_marks.pop() {
+                let tokens = self.tokens();
+                let removed: Vec<Token> = tokens.drain(mark..).collect();
+                if let Some(Token::Move { san, .. }) = removed.first() {
+                    tokens.push(Token::Comment(format!("{san} taken back")));
+                }
+            }
+            self.shadow = self.table.referee().position().clone();
+        }
+        let text = message.text(self.lang);
+        self.tokens().push(Token::Comment(text));
+        if *message == PublicMessage::PositionCorrected {
+            self.shadow = self.table.referee().position().clone();
+            self.move_marks.clear();
+            current(&mut self.segments).corrected_by = action.cloned();
+            self.segments.push(Segment {
+                fen: Some(start_fen(&self.table)),
+                tokens: Vec::new(),
+                corrected_by: None,
+            });
+        }
+    }
+}
+
+/// The FEN of the table's position.
+fn start_fen(table: &Table) -> String {
+    Fen::from_position(table.referee().position(), EnPassantMode::Legal).to_string()
 }
 
 fn current(segments: &mut Vec<Segment>) -> &mut Segment {
@@ -215,7 +281,6 @@ pub fn pgn(
     damage: Option<&JournalError>,
 ) -> Result<String, SetupError> {
     let Replayed { segments, table } = replay(record, events)?;
-    let setup = &record.setup;
     let result = if damage.is_some() {
         "*"
     } else {
@@ -224,97 +289,18 @@ pub fn pgn(
             Some(None) | None => "*",
         }
     };
-    let termination = match (table.table_end(), table.referee().end()) {
-        (Some(end), _) => end.termination.pgn(),
-        (None, Some(end)) => match end.reason {
-            EndReason::Checkmate
-            | EndReason::Stalemate
-            | EndReason::InsufficientMaterial
-            | EndReason::FiftyMoves
-            | EndReason::Repetition => "normal",
-        },
-        (None, None) => "unterminated",
-    };
-    let time_control: TimeControl = setup.time_control.parse().unwrap_or_default();
-    let options: Vec<String> = setup
-        .options
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
+    let termination = termination(&table);
     let count = segments.len();
     let mut out = String::new();
     for (i, seg) in segments.iter().enumerate() {
         let last = i + 1 == count;
         let seg_result = if last { result } else { "*" };
-        let mut tags: Vec<(&str, String)> = vec![
-            (
-                "Event",
-                setup
-                    .event
-                    .clone()
-                    .unwrap_or_else(|| "Kriegspiel".to_owned()),
-            ),
-            ("Site", "?".to_owned()),
-            ("Date", pgn_date(record.started_wall_ms)),
-            ("Round", "?".to_owned()),
-            (
-                "White",
-                setup.white_player.clone().unwrap_or_else(|| "?".to_owned()),
-            ),
-            (
-                "Black",
-                setup.black_player.clone().unwrap_or_else(|| "?".to_owned()),
-            ),
-            ("Result", seg_result.to_owned()),
-            ("Board", record.name.clone()),
-            ("KriegspielRules", setup.rules.clone()),
-            ("KriegspielOptions", options.join(" ")),
-            ("TimeControl", time_control.pgn()),
-            (
-                "Termination",
-                if last { termination } else { "unterminated" }.to_owned(),
-            ),
-        ];
-        if let Some(correction) = &seg.corrected_by {
-            // The game goes on in the next PGN game, from the corrected position.
-            tags.push(("KriegspielCorrection", correction.clone()));
-        }
-        if let Some(fen) = &seg.fen {
-            tags.push(("SetUp", "1".to_owned()));
-            tags.push(("FEN", fen.clone()));
-        }
-        for (k, v) in tags {
+        let seg_termination = if last { termination } else { "unterminated" };
+        for (k, v) in tags(record, seg, seg_result, seg_termination) {
             let _ = writeln!(out, "[{k} \"{}\"]", escape_tag(&v));
         }
         out.push('\n');
-        let mut words: Vec<String> = Vec::new();
-        if i > 0 {
-            words.push(comment(
-                "The arbiter corrected the position; the game goes on from here.",
-            ));
-        }
-        let mut after_comment = true;
-        for t in &seg.tokens {
-            match t {
-                Token::Comment(c) => {
-                    words.push(comment(c));
-                    after_comment = true;
-                }
-                Token::Move {
-                    san,
-                    color,
-                    fullmove,
-                } => {
-                    match color {
-                        Color::White => words.push(format!("{fullmove}.")),
-                        Color::Black if after_comment => words.push(format!("{fullmove}...")),
-                        Color::Black => {}
-                    }
-                    words.push(san.clone());
-                    after_comment = false;
-                }
-            }
-        }
+        let mut words = movetext(seg, i > 0);
         if last {
             if let Some(d) = damage {
                 words.push(comment(&format!("The journal ends here: {d}")));
@@ -333,6 +319,106 @@ pub fn pgn(
         out.push('\n');
     }
     Ok(out)
+}
+
+/// How the game ended, as the `Termination` tag says it.
+fn termination(table: &Table) -> &'static str {
+    match (table.table_end(), table.referee().end()) {
+        (Some(end), _) => end.termination.pgn(),
+        (None, Some(end)) => match end.reason {
+            EndReason::Checkmate
+            | EndReason::Stalemate
+            | EndReason::InsufficientMaterial
+            | EndReason::FiftyMoves
+            | EndReason::Repetition => "normal",
+        },
+        (None, None) => "unterminated",
+    }
+}
+
+/// The tags of one stretch of the game (one PGN game), with its result and termination.
+fn tags(
+    record: &GameRecord,
+    seg: &Segment,
+    result: &str,
+    termination: &str,
+) -> Vec<(&'static str, String)> {
+    let setup = &record.setup;
+    let time_control: TimeControl = setup.time_control.parse().unwrap_or_default();
+    let options: Vec<String> = setup
+        .options
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let mut tags: Vec<(&str, String)> = vec![
+        (
+            "Event",
+            setup
+                .event
+                .clone()
+                .unwrap_or_else(|| "Kriegspiel".to_owned()),
+        ),
+        ("Site", "?".to_owned()),
+        ("Date", pgn_date(record.started_wall_ms)),
+        ("Round", "?".to_owned()),
+        (
+            "White",
+            setup.white_player.clone().unwrap_or_else(|| "?".to_owned()),
+        ),
+        (
+            "Black",
+            setup.black_player.clone().unwrap_or_else(|| "?".to_owned()),
+        ),
+        ("Result", result.to_owned()),
+        ("Board", record.name.clone()),
+        ("KriegspielRules", setup.rules.clone()),
+        ("KriegspielOptions", options.join(" ")),
+        ("TimeControl", time_control.pgn()),
+        ("Termination", termination.to_owned()),
+    ];
+    if let Some(correction) = &seg.corrected_by {
+        // The game goes on in the next PGN game, from the corrected position.
+        tags.push(("KriegspielCorrection", correction.clone()));
+    }
+    if let Some(fen) = &seg.fen {
+        tags.push(("SetUp", "1".to_owned()));
+        tags.push(("FEN", fen.clone()));
+    }
+    tags
+}
+
+/// The moves and comments of one stretch, as movetext words (move numbers before White's
+/// moves, and before Black's after a comment); a stretch `after_correction` says so first.
+fn movetext(seg: &Segment, after_correction: bool) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    if after_correction {
+        words.push(comment(
+            "The arbiter corrected the position; the game goes on from here.",
+        ));
+    }
+    let mut after_comment = true;
+    for t in &seg.tokens {
+        match t {
+            Token::Comment(c) => {
+                words.push(comment(c));
+                after_comment = true;
+            }
+            Token::Move {
+                san,
+                color,
+                fullmove,
+            } => {
+                match color {
+                    Color::White => words.push(format!("{fullmove}.")),
+                    Color::Black if after_comment => words.push(format!("{fullmove}...")),
+                    Color::Black => {}
+                }
+                words.push(san.clone());
+                after_comment = false;
+            }
+        }
+    }
+    words
 }
 
 /// The full event log of one game: one JSON object per journaled event, with what the table
