@@ -10,15 +10,16 @@ use tokio::time::Instant;
 
 use crate::clock::TableClock;
 use crate::event::HallEvent;
+use crate::journal::Stamp;
 use crate::spec::TableNo;
 
-/// Where a board event came from: when the link took it in (table time), the board's own
-/// clock and frame number.
+/// When an input reached the hall (table time; `None` for one made here, a timer or a
+/// script), and for a board event the board's own clock and frame number, which the journal
+/// keeps in its [`Stamp`] (its wall clock is set when the row is written).
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Stamp {
-    pub(crate) arrived: Option<Millis>,
-    pub(crate) board_ms: Option<u32>,
-    pub(crate) seq: Option<u16>,
+pub(crate) struct Arrival {
+    pub(crate) at: Option<Millis>,
+    pub(crate) stamp: Stamp,
 }
 
 /// The board input a link event means, with the board's own time, if it means one.
@@ -166,12 +167,12 @@ pub(crate) fn earliest(boards: [Option<Instant>; 2], command: Option<Instant>) -
 }
 
 /// A command as the table takes it, timed by its arrival.
-pub(crate) fn command_input((input, at): (Input, Instant), clock: TableClock) -> (Input, Stamp) {
-    let stamp = Stamp {
-        arrived: Some(clock.millis_at(at)),
-        ..Stamp::default()
+pub(crate) fn command_input((input, at): (Input, Instant), clock: TableClock) -> (Input, Arrival) {
+    let arrival = Arrival {
+        at: Some(clock.millis_at(at)),
+        ..Arrival::default()
     };
-    (input, stamp)
+    (input, arrival)
 }
 
 /// Publishes a link report and gives the board input it means, timed by its arrival.
@@ -181,7 +182,7 @@ pub(crate) fn link(
     report: Option<Report>,
     clock: TableClock,
     publish: &impl Fn(HallEvent),
-) -> Option<(Input, Stamp)> {
+) -> Option<(Input, Arrival)> {
     let report = report?;
     let color = feed.color;
     let input = board_input(&report.event);
@@ -193,12 +194,15 @@ pub(crate) fn link(
         health: report.health,
     });
     input.map(|(input, board_ms)| {
-        let stamp = Stamp {
-            arrived: Some(arrived),
-            board_ms,
-            seq: report.seq,
+        let arrival = Arrival {
+            at: Some(arrived),
+            stamp: Stamp {
+                board_ms,
+                board_seq: report.seq,
+                ..Stamp::default()
+            },
         };
-        (Input::Board { color, input }, stamp)
+        (Input::Board { color, input }, arrival)
     })
 }
 

@@ -208,7 +208,7 @@ fn resume(
     let last_event = read
         .events
         .last()
-        .map_or((0, g.started_wall_ms), |e| (e.event.at, e.wall_ms));
+        .map_or((0, g.started_wall_ms), |e| (e.event.at, e.stamp.wall_ms));
     let now = wall_ms();
     let (resume_at, heard_wall) = journal
         .last_beat(g.id)

@@ -12,12 +12,12 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
 use crate::arrival::{
-    command_input, earliest, link, next_report, sleep_until, BoardFeed, Commands, Next, Stamp,
+    command_input, earliest, link, next_report, sleep_until, Arrival, BoardFeed, Commands, Next,
 };
 use crate::clock::TableClock;
 use crate::event::{BoardSeen, HallEvent, TableView};
 use crate::heartbeat::{wall_ms, EndsLive, Live};
-use crate::journal::{EventRow, GameId, JournalError};
+use crate::journal::{EventRow, GameId, JournalError, Stamp};
 use crate::resume::Prepared;
 use crate::sim::{self};
 use crate::spec::{BoardSource, TableNo, TableSpec};
@@ -102,7 +102,7 @@ pub(crate) async fn run_table(
     };
     let mut pending = p
         .down_ms
-        .map(|down_ms| (Input::Restarted { down_ms }, Stamp::default()));
+        .map(|down_ms| (Input::Restarted { down_ms }, Arrival::default()));
     loop {
         let input = match pending.take() {
             Some(i) => Some(i),
@@ -212,7 +212,7 @@ impl Task {
         spec: &TableSpec,
         feeds: &mut [Option<BoardFeed>; 2],
         commands: &mut Commands,
-    ) -> Option<Option<(Input, Stamp)>> {
+    ) -> Option<Option<(Input, Arrival)>> {
         let (no, clock) = (self.no, self.clock);
         let publish = |e: HallEvent| self.publish(e);
         let boards = feeds
@@ -246,9 +246,9 @@ impl Task {
                 match spec.scripted.get(self.next_scripted).filter(|(at, _)| *at <= clock.now()) {
                     Some((_, input)) => {
                         self.next_scripted += 1;
-                        Some(Some((input.clone(), Stamp::default())))
+                        Some(Some((input.clone(), Arrival::default())))
                     }
-                    None => Some(Some((Input::Tick, Stamp::default()))),
+                    None => Some(Some((Input::Tick, Arrival::default()))),
                 }
             }
         }
@@ -256,15 +256,14 @@ impl Task {
 
     /// Journals an input, applies it and publishes what it caused; `Err` once the journal
     /// has failed (the table has said so and stops).
-    async fn take(&mut self, input: Input, stamp: Stamp) -> Result<(), ()> {
-        let at = stamp.arrived.unwrap_or_else(|| self.clock.now());
+    async fn take(&mut self, input: Input, arrival: Arrival) -> Result<(), ()> {
+        let at = arrival.at.unwrap_or_else(|| self.clock.now());
         let event = Event::new(at.max(self.table.now()), input);
-        let journal_stamp = crate::journal::Stamp {
+        let stamp = Stamp {
             wall_ms: wall_ms(),
-            board_ms: stamp.board_ms,
-            board_seq: stamp.seq,
+            ..arrival.stamp
         };
-        let row = match EventRow::new(self.game, self.seq + 1, &event, journal_stamp) {
+        let row = match EventRow::new(self.game, self.seq + 1, &event, stamp) {
             Ok(row) => row,
             Err(e) => {
                 // An input the journal cannot keep is refused, never applied: the table plays on.

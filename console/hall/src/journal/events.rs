@@ -32,16 +32,6 @@ pub struct JournalEvent {
     pub stamp: Stamp,
 }
 
-/// Transitional, for readers still written against the former fields (`e.wall_ms`): they
-/// reach the stamp's. To be removed once every reader names `e.stamp`.
-impl std::ops::Deref for JournalEvent {
-    type Target = Stamp;
-
-    fn deref(&self) -> &Stamp {
-        &self.stamp
-    }
-}
-
 /// The events of one game that read back, and the damage that stopped the reading, if any.
 #[derive(Debug)]
 pub struct GameEvents {
