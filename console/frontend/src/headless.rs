@@ -1,0 +1,178 @@
+//! A hall run headless: JSON lines on standard output (tagged with the table when asked),
+//! notes for the arbiter on standard error, commands on standard input, the players'
+//! channel and each speaking table's speakers; until every table's game is over. What
+//! `kriegspiel table` and `kriegspiel hall` run.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use kriegspiel_hall::{HallCommand, HallEvent, Journal, TableNo, TableSpec, TimeMode};
+use kriegspiel_speech::Speakers;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::keypad::spawn_keypad;
+use crate::lines::{print_line, Lines};
+use crate::players::{default_socket, Players};
+use crate::signals::stop_on_signals;
+use crate::speakers::spawn_speaker;
+
+/// Runs a hall until every table's game is over, printing JSON lines (tagged with the
+/// table when there are several) and speaking each table that has speakers: a subscriber
+/// thread per table, each with its own subscription (a slow one lags alone) and one queue
+/// and thread per output.
+pub fn play(
+    journal: Journal,
+    specs: Vec<TableSpec>,
+    speakers: Vec<(TableNo, Speakers)>,
+    players_socket: Option<PathBuf>,
+    program: &'static str,
+    tag_tables: bool,
+) -> ExitCode {
+    let mode = TimeMode::Real;
+    let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
+    let tables = specs.len();
+    // Every subscriber (this printer, the players' channel, each table's speakers) has a
+    // subscription of its own from the hall's first event: one that falls behind (a
+    // stalled standard output) makes no other wait or lose anything.
+    let (hall, mut subscriptions) =
+        match kriegspiel_hall::start_subscribed(journal, specs, mode, speakers.len() + 1) {
+            Ok(h) => h,
+            Err(e) => {
+                eprintln!("{program}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    let for_players = subscriptions.pop();
+    let voices: Vec<_> = speakers
+        .into_iter()
+        .zip(subscriptions)
+        .map(|((table, s), events)| spawn_speaker(events, table, s, Duration::from_secs(10)))
+        .collect();
+    let players = Players::serve(&socket, hall.handle.clone(), for_players, program);
+    spawn_keypad(hall.handle.clone(), program, tables, players.clone());
+    let signalled = stop_on_signals(hall.handle.clone(), program, None);
+    let mut printer = Printer {
+        program,
+        tables,
+        lines: Lines::new(tag_tables),
+        waiting_said: HashSet::new(),
+        resumed_said: HashSet::new(),
+    };
+    let mut events = hall.events;
+    let mut open = tables;
+    let mut code = ExitCode::SUCCESS;
+    while open > 0 {
+        let e = match events.blocking_recv() {
+            Ok(e) => e,
+            Err(RecvError::Lagged(n)) => {
+                eprintln!("{program}: {n} events were not printed (standard output is too slow)");
+                continue;
+            }
+            Err(RecvError::Closed) => break,
+        };
+        printer.note(&e);
+        if matches!(e, HallEvent::Ended { .. }) {
+            open -= 1;
+        }
+        if let HallEvent::Failed { error, .. } = &e {
+            eprintln!("{program}: {error}");
+            open -= 1;
+            code = ExitCode::FAILURE;
+        }
+        if let Some(v) = printer.lines.line(&e) {
+            if !print_line(&v) {
+                break; // nobody reads our answers any more
+            }
+        }
+    }
+    let _ = hall.handle.send(HallCommand::Shutdown);
+    let _ = hall.thread.join();
+    if let Some(p) = &players {
+        p.close_all("the console has stopped", true);
+    }
+    let signal = signalled.load(std::sync::atomic::Ordering::Acquire);
+    if signal != 0 {
+        // Stopped on purpose, cleanly: the shell's convention for a signal.
+        code = ExitCode::from(u8::try_from(128 + signal).unwrap_or(1));
+    }
+    for v in voices {
+        let _ = v.join();
+    }
+    code
+}
+
+/// The JSON lines, and what the arbiter reads on standard error beside them.
+struct Printer {
+    program: &'static str,
+    tables: usize,
+    lines: Lines,
+    /// Tables whose waiting clocks were said.
+    waiting_said: HashSet<TableNo>,
+    /// Tables whose first view was seen (a resumed game's position is said once).
+    resumed_said: HashSet<TableNo>,
+}
+
+impl Printer {
+    /// Says on standard error what the arbiter should know of an event (before its line is
+    /// printed): a resumed game, the seat codes, seats taken and left, clocks waiting for
+    /// him, a board's port that does not open.
+    fn note(&mut self, e: &HallEvent) {
+        let program = self.program;
+        if let HallEvent::Opened {
+            table,
+            name,
+            game,
+            resumed_events,
+            seats,
+            ignored,
+            ..
+        } = e
+        {
+            if *resumed_events > 0 {
+                eprintln!("{program}: table '{name}': resuming its unfinished game {game} after {resumed_events} journaled events, with the settings it was started with");
+            }
+            for i in ignored {
+                eprintln!("{program}: table '{name}': ignored for the resumed game: {i} (--new-game starts afresh)");
+            }
+            eprintln!(
+                "{program}: table {table} ('{name}') seat codes: white {}, black {} (each player's alone, for kriegspiel player --code)",
+                seats.white, seats.black
+            );
+        }
+        if let HallEvent::Seat(notice) = e {
+            eprintln!("{program}: {notice}");
+        }
+        if let HallEvent::View(v) = e {
+            if self.resumed_said.insert(v.table) && self.lines.is_resuming(v.table) {
+                eprintln!(
+                    "{program}: table {}: the game stands at {}, {} to move",
+                    v.table,
+                    v.fen(),
+                    v.to_move()
+                );
+            }
+            if v.clocks_waiting && self.waiting_said.insert(v.table) {
+                eprintln!(
+                    "{program}: table {}: the clocks have not started: the arbiter starts them with {{\"table\":{},\"arbiter\":\"start\"}} (every table: {{\"arbiter\":\"start all\"}}); with clock_start boards they also start when both boards are in sync",
+                    v.table, v.table
+                );
+            }
+        }
+        if let HallEvent::Link {
+            table,
+            color,
+            event: kriegspiel_boardlink::LinkEvent::OpenFailed { error },
+            ..
+        } = e
+        {
+            let at = if self.tables > 1 {
+                format!("table {table}: ")
+            } else {
+                String::new()
+            };
+            eprintln!("{program}: {at}{color} board: {error} (retrying)");
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! A seated terminal's session: the channel's state (tables, sessions and their bounded
+//! queues), one connection from its handshake to its end, and his lines, rate-limited.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bounded_lines::{excerpt, LineReader};
+use kriegspiel_hall::{HallHandle, InputError, SeatChange, SeatNotice, TableNo};
+use kriegspiel_referee::shakmaty::{ByColor, Chess, Color, Position};
+use kriegspiel_referee::{Lang, Wording};
+use kriegspiel_table::render;
+use kriegspiel_table::{Input, Output};
+
+use super::handshake::{hello, read_hello, refusal_words, seat, Hello, Refusal, Seated};
+use super::limits::{Bucket, BURST, PER_SECOND, QUEUE, TABLE_WAIT};
+use super::typed::{man_on, my_men, typed, Typed};
+use super::words::{say, Said};
+use super::OWN_BOARD;
+
+/// A table as the players' channel knows it.
+#[derive(Debug, Clone)]
+pub(super) struct TableState {
+    pub(super) wording: Wording,
+    pub(super) lang: Lang,
+    /// The official position (from the hall's views): to read a player his own men.
+    pub(super) position: Option<Chess>,
+    /// The last words each player heard, for "repeat".
+    pub(super) last: ByColor<Option<String>>,
+    /// The codes that prove each seat.
+    pub(super) codes: ByColor<String>,
+    /// Wrong codes tried for each seat.
+    pub(super) wrong: ByColor<Option<Bucket>>,
+}
+
+impl TableState {
+    /// The words of an output for its hearers, if it has any.
+    pub(super) fn text(&self, output: &Output) -> Option<String> {
+        render::text(&self.wording, self.lang, output).filter(|s| !s.is_empty())
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct Session {
+    /// Tells this connection from a later one of the same seat.
+    pub(super) id: u64,
+    pub(super) table: TableNo,
+    pub(super) color: Color,
+    pub(super) tx: SyncSender<String>,
+    /// To close the connection from here (cut off, released, console closing).
+    pub(super) stream: UnixStream,
+    /// A voice terminal: it is sent his own board.
+    pub(super) voice: bool,
+    /// The own board last sent to a voice terminal.
+    pub(super) own_board: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct State {
+    pub(super) tables: HashMap<TableNo, TableState>,
+    pub(super) sessions: Vec<Session>,
+    /// The console is closing: no new seats.
+    pub(super) closing: bool,
+}
+
+/// A session taken out of the state to be closed, and why.
+pub(super) struct Closing {
+    pub(super) session: Session,
+    /// The line it is told last (when it still reads), if any.
+    pub(super) last_words: Option<String>,
+    pub(super) change: Option<SeatChange>,
+}
+
+#[derive(Debug)]
+pub(super) struct Shared {
+    pub(super) state: Mutex<State>,
+    pub(super) hall: HallHandle,
+    pub(super) connections: AtomicUsize,
+}
+
+/// Takes the sessions that `pick` chooses out of `sessions`.
+pub(super) fn take_sessions(
+    sessions: &mut Vec<Session>,
+    pick: impl Fn(&Session) -> bool,
+) -> Vec<Session> {
+    let (taken, kept) = std::mem::take(sessions).into_iter().partition(pick);
+    *sessions = kept;
+    taken
+}
+
+/// Tries, without waiting, to tell a terminal that does not read why it is cut off.
+pub(super) fn tell_cut_off(stream: &UnixStream, change: Option<&SeatChange>) {
+    if let Some(SeatChange::CutOff { reason }) = change {
+        let _ = stream.set_write_timeout(Some(Duration::from_millis(20)));
+        let _ = (&*stream).write_all(format!("\nerror: {reason}\n").as_bytes());
+    }
+}
+
+static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// One player's connection: the handshake, then his lines.
+pub(super) fn serve(stream: UnixStream, shared: &Arc<Shared>) {
+    let Ok(mut out) = stream.try_clone() else {
+        return;
+    };
+    let line = match read_hello(&stream) {
+        Ok(l) => l,
+        Err(why) => {
+            if let Some(why) = why {
+                let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
+                let _ = writeln!(
+                    out,
+                    "error: {why}; start with 'TABLE COLOR CODE', e.g. '1 white 123456'"
+                );
+            }
+            return;
+        }
+    };
+    let Some(h) = hello(&line) else {
+        let _ = writeln!(
+            out,
+            "error: start with the table number, your colour and your seat code, e.g. '1 white 123456' (not '{}')",
+            excerpt(&line)
+        );
+        return;
+    };
+    let (tx, rx) = mpsc::sync_channel::<String>(QUEUE);
+    let session_id = u64::try_from(SESSIONS.fetch_add(1, Ordering::Relaxed)).unwrap_or(0);
+    let Ok(for_state) = stream.try_clone() else {
+        return;
+    };
+    // A table that is opening now (its codes printed by another subscriber a moment before
+    // this channel heard of it) is waited for a little.
+    let deadline = Instant::now() + TABLE_WAIT;
+    while Instant::now() < deadline
+        && shared
+            .state
+            .lock()
+            .is_ok_and(|st| !st.tables.contains_key(&h.table))
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let seated = seat(shared, &h, session_id, tx.clone(), for_state);
+    let Seated {
+        lang,
+        own_board,
+        last,
+    } = match seated {
+        Ok(s) => s,
+        Err((refusal, lang)) => {
+            let (words, notice) = refusal_words(&refusal, &h, lang);
+            if matches!(refusal, Refusal::WrongCode) {
+                // A guess costs a second: codes cannot be tried quickly.
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            if let Some(reason) = notice {
+                shared.hall.seat(SeatNotice {
+                    table: h.table,
+                    color: h.color,
+                    change: SeatChange::Refused { reason },
+                });
+            }
+            let _ = stream.set_write_timeout(Some(Duration::from_millis(500)));
+            let _ = writeln!(out, "error: {words}");
+            return;
+        }
+    };
+    let (table, color) = (h.table, h.color);
+    shared.hall.seat(SeatNotice {
+        table,
+        color,
+        change: SeatChange::Taken { voice: h.voice },
+    });
+    // The writer: everything for this player, in order, until the queue closes; then the
+    // connection ends (his reader sees it too).
+    let writer = std::thread::spawn(move || {
+        for line in rx {
+            if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+                break;
+            }
+        }
+        let _ = out.shutdown(std::net::Shutdown::Both);
+    });
+    let _ = tx.try_send(say(lang, Said::Connected(table, color)));
+    // A player coming back (after his terminal or the console stopped) hears the last
+    // words meant for him, marked as said before.
+    if let Some(last) = last {
+        let _ = tx.try_send(say(lang, Said::Earlier(&last)));
+    }
+    if let Some(f) = own_board {
+        let _ = tx.try_send(format!("{OWN_BOARD}{f}"));
+    }
+    read_commands(stream, shared, session_id, &h, lang, &tx);
+    // He hung up (or his keys ended), or was cut off: the seat is free. The writer sends
+    // every reply still queued, then closes.
+    let was_seated = shared.state.lock().is_ok_and(|mut st| {
+        let before = st.sessions.len();
+        st.sessions.retain(|s| s.id != session_id);
+        st.sessions.len() < before
+    });
+    if was_seated {
+        shared.hall.seat(SeatNotice {
+            table,
+            color,
+            change: SeatChange::Left,
+        });
+    }
+    drop(tx);
+    let _ = writer.join();
+}
+
+/// His lines, until he hangs up or is cut off; each seat's commands limited in rate.
+pub(super) fn read_commands(
+    stream: UnixStream,
+    shared: &Shared,
+    session_id: u64,
+    h: &Hello,
+    lang: Lang,
+    tx: &SyncSender<String>,
+) {
+    let (table, color) = (h.table, h.color);
+    let mut lines = LineReader::with_limit(stream, 1024);
+    let mut bucket = Bucket::new(BURST, PER_SECOND, Instant::now());
+    let mut warned: Option<Instant> = None;
+    // A reply that does not fit his queue means he does not read: he is cut off.
+    let reply = |r: String| match tx.try_send(r) {
+        Ok(()) => true,
+        Err(TrySendError::Full(_)) => {
+            cut_off(shared, session_id, say(lang, Said::NotReading));
+            false
+        }
+        Err(TrySendError::Disconnected(_)) => false,
+    };
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(Ok(l))) => l.trim().to_owned(),
+            Ok(Some(Err(e))) => {
+                if !reply(format!("error: {e}")) {
+                    return;
+                }
+                continue;
+            }
+            Ok(None) | Err(_) => return,
+        };
+        if line.is_empty() {
+            continue;
+        }
+        let now = Instant::now();
+        if !bucket.take(now) {
+            // Said at most once a second; the rest are dropped quietly.
+            if warned.is_none_or(|w| now.duration_since(w) >= Duration::from_secs(1)) {
+                warned = Some(now);
+                if !reply(say(lang, Said::TooFast(&excerpt(&line)))) {
+                    return;
+                }
+            }
+            continue;
+        }
+        let table_state = shared
+            .state
+            .lock()
+            .ok()
+            .and_then(|st| st.tables.get(&table).cloned());
+        let board = table_state
+            .as_ref()
+            .and_then(|t| t.position.as_ref())
+            .map(|p| p.board().clone());
+        let send = |input: Input| match shared.hall.input(table, input) {
+            Ok(()) => Ok(None),
+            Err(InputError::Refused(why)) => Ok(Some(format!("error: {why}"))),
+            Err(InputError::Gone(_)) => Err(()),
+        };
+        let answer = match typed(&line, color) {
+            None => Ok(Some(say(lang, Said::NotUnderstood(&excerpt(&line))))),
+            Some(Typed::Help) => Ok(Some(say(lang, Said::Help))),
+            Some(Typed::Repeat) => Ok(Some(
+                table_state
+                    .and_then(|t| t.last[color].clone())
+                    .unwrap_or_else(|| say(lang, Said::NothingYet)),
+            )),
+            Some(Typed::MyMen) => Ok(board
+                .as_ref()
+                .map(|b| say(lang, Said::MyMen(&my_men(b, color, lang))))),
+            Some(Typed::Try { tried, role }) => match role {
+                Some(r) if board.as_ref().and_then(|b| man_on(b, color, tried.from)) != Some(r) => {
+                    Ok(Some(say(lang, Said::NoSuchMan(r, tried.from))))
+                }
+                _ => send(Input::Play { color, tried }),
+            },
+            Some(Typed::Input(input)) => send(input),
+        };
+        match answer {
+            Ok(Some(r)) => {
+                if !reply(r) {
+                    return;
+                }
+            }
+            Ok(None) => {}
+            Err(()) => return,
+        }
+    }
+}
+
+/// Cuts off a terminal that does not read (its seat is free again).
+pub(super) fn cut_off(shared: &Shared, session_id: u64, reason: String) {
+    let taken = shared.state.lock().map_or_else(
+        |_| Vec::new(),
+        |mut st| take_sessions(&mut st.sessions, |s| s.id == session_id),
+    );
+    if let Some(s) = taken.into_iter().next() {
+        let change = SeatChange::CutOff { reason };
+        tell_cut_off(&s.stream, Some(&change));
+        let _ = s.stream.shutdown(std::net::Shutdown::Both);
+        shared.hall.seat(SeatNotice {
+            table: s.table,
+            color: s.color,
+            change,
+        });
+    }
+}

@@ -1,0 +1,100 @@
+//! The players' channel's own words (greetings, refusals, help), in the table's language.
+
+use kriegspiel_hall::TableNo;
+use kriegspiel_referee::shakmaty::{Color, Role, Square};
+use kriegspiel_referee::Lang;
+use kriegspiel_table::role_name;
+
+use super::limits::PER_SECOND;
+
+/// Words of the players' channel itself, in the table's language.
+pub(super) fn say(lang: Lang, what: Said<'_>) -> String {
+    match (what, lang) {
+        (Said::Connected(t, c), Lang::En) => {
+            format!("Connected to table {t} as {c}. Type help for the commands.")
+        }
+        (Said::Connected(t, c), Lang::Fr) => format!(
+            "Connecté à la table {t} ({}). Tapez help pour les commandes.",
+            color_word(c, lang)
+        ),
+        (Said::Connected(t, c), Lang::Ru) => format!(
+            "Подключено к столу {t} ({}). Команды: help.",
+            color_word(c, lang)
+        ),
+        (Said::NotUnderstood(s), Lang::En) => {
+            format!("Not understood: {s}. Type help for the commands.")
+        }
+        (Said::NotUnderstood(s), Lang::Fr) => format!("Commande inconnue : {s}. Tapez help."),
+        (Said::NotUnderstood(s), Lang::Ru) => format!("Непонятно: {s}. Наберите help."),
+        (Said::NoSuchMan(r, sq), Lang::En) => format!("You have no {} on {sq}.", role_name(r, lang)),
+        (Said::NoSuchMan(r, sq), Lang::Fr) => {
+            format!("Vous n'avez pas de {} en {sq}.", role_name(r, lang))
+        }
+        (Said::NoSuchMan(r, sq), Lang::Ru) => {
+            format!("На поле {sq} нет вашей фигуры: {}.", role_name(r, lang))
+        }
+        (Said::MyMen(list), Lang::En) => format!("Your men: {list}."),
+        (Said::MyMen(list), Lang::Fr) => format!("Vos pièces : {list}."),
+        (Said::MyMen(list), Lang::Ru) => format!("Ваши фигуры: {list}."),
+        (Said::NothingYet, Lang::En) => "Nothing has been said to you yet.".to_owned(),
+        (Said::NothingYet, Lang::Fr) => "Rien ne vous a encore été annoncé.".to_owned(),
+        (Said::NothingYet, Lang::Ru) => "Вам пока ничего не сообщалось.".to_owned(),
+        (Said::Help, Lang::En) => "Commands: a try as g1f3, Ng1f3, e7e8n or O-O; any; rebuffs; promote q, r, b or n; repeat; my men; draw; resign; help.".to_owned(),
+        (Said::Help, Lang::Fr) => "Commandes : un coup comme g1f3, Ng1f3, e7e8n ou O-O ; any ; rebuffs ; promote q, r, b ou n ; repeat ; my men ; draw ; resign ; help.".to_owned(),
+        (Said::Help, Lang::Ru) => "Команды: ход как g1f3, Ng1f3, e7e8n или O-O; any; rebuffs; promote q, r, b или n; repeat; my men; draw; resign; help.".to_owned(),
+        (Said::TooFast(s), Lang::En) => format!("Too many commands: at most {PER_SECOND} a second. Not taken: {s}."),
+        (Said::TooFast(s), Lang::Fr) => format!("Trop de commandes : au plus {PER_SECOND} par seconde. Non prise : {s}."),
+        (Said::TooFast(s), Lang::Ru) => format!("Слишком много команд: не больше {PER_SECOND} в секунду. Не принято: {s}."),
+        (Said::WrongCode(t, c), Lang::En) => format!("wrong seat code for table {t} {c}; the arbiter has the right one"),
+        (Said::WrongCode(t, c), Lang::Fr) => format!("code de place erroné pour la table {t} ({}) ; l'arbitre a le bon", color_word(c, lang)),
+        (Said::WrongCode(t, c), Lang::Ru) => format!("неверный код места: стол {t} ({}); верный код у арбитра", color_word(c, lang)),
+        (Said::TooManyWrong, Lang::En) => "too many wrong seat codes; wait a minute, or ask the arbiter".to_owned(),
+        (Said::TooManyWrong, Lang::Fr) => "trop de codes erronés ; attendez une minute ou demandez à l'arbitre".to_owned(),
+        (Said::TooManyWrong, Lang::Ru) => "слишком много неверных кодов; подождите минуту или обратитесь к арбитру".to_owned(),
+        (Said::Taken(t, c), Lang::En) => format!("table {t} {c} is taken by another terminal; if it is not yours, ask the arbiter to release the seat"),
+        (Said::Taken(t, c), Lang::Fr) => format!("la place table {t} ({}) est prise par un autre terminal ; si ce n'est pas le vôtre, demandez à l'arbitre de la libérer", color_word(c, lang)),
+        (Said::Taken(t, c), Lang::Ru) => format!("место стол {t} ({}) занято другим терминалом; если это не ваш, попросите арбитра освободить место", color_word(c, lang)),
+        (Said::NotReading, Lang::En) => "your terminal did not read its messages; reconnect, then type repeat".to_owned(),
+        (Said::NotReading, Lang::Fr) => "votre terminal ne lisait pas ses messages ; reconnectez-vous, puis tapez repeat".to_owned(),
+        (Said::NotReading, Lang::Ru) => "ваш терминал не читал сообщения; подключитесь снова и наберите repeat".to_owned(),
+        (Said::Released, Lang::En) => "error: the arbiter has released your seat".to_owned(),
+        (Said::Released, Lang::Fr) => "error: l'arbitre a libéré votre place".to_owned(),
+        (Said::Released, Lang::Ru) => "error: арбитр освободил ваше место".to_owned(),
+        (Said::Closed, Lang::En) => "The console has closed the table.".to_owned(),
+        (Said::Closed, Lang::Fr) => "La console a fermé la table.".to_owned(),
+        (Said::Closed, Lang::Ru) => "Консоль закрыла стол.".to_owned(),
+        (Said::Earlier(s), Lang::En) => format!("Said to you last: {s}"),
+        (Said::Earlier(s), Lang::Fr) => format!("Dernière annonce pour vous : {s}"),
+        (Said::Earlier(s), Lang::Ru) => format!("Последнее сообщение вам: {s}"),
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Said<'a> {
+    Connected(TableNo, Color),
+    NotUnderstood(&'a str),
+    NoSuchMan(Role, Square),
+    MyMen(&'a str),
+    NothingYet,
+    Help,
+    TooFast(&'a str),
+    WrongCode(TableNo, Color),
+    TooManyWrong,
+    Taken(TableNo, Color),
+    NotReading,
+    Released,
+    Closed,
+    /// The last words meant for him, said again when he connects.
+    Earlier(&'a str),
+}
+
+fn color_word(c: Color, lang: Lang) -> &'static str {
+    match (c, lang) {
+        (Color::White, Lang::En) => "white",
+        (Color::Black, Lang::En) => "black",
+        (Color::White, Lang::Fr) => "blancs",
+        (Color::Black, Lang::Fr) => "noirs",
+        (Color::White, Lang::Ru) => "белые",
+        (Color::Black, Lang::Ru) => "чёрные",
+    }
+}

@@ -1,0 +1,330 @@
+//! Round files: a TOML file with one `[[table]]` per table of a hall, read into the tables'
+//! specs and their audio options, every error naming the file, the table and the field.
+
+use std::path::{Path, PathBuf};
+
+use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
+use kriegspiel_speech::{AudioKey, AudioOptions};
+use serde::Deserialize;
+
+use crate::args::SpeechArgs;
+
+/// The most tables one hall runs.
+const MAX_TABLES: usize = 64;
+
+/// A round file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Round {
+    /// The event's name, for every table that names none (PGN `Event`).
+    #[serde(default)]
+    event: Option<String>,
+    /// One `[[table]]` each: `name`, the ports `white` and `black` (absent: no board,
+    /// keypad only), and the game's fields (those of [`TableSetup`]).
+    #[serde(default)]
+    table: Vec<toml::Table>,
+}
+
+/// One `[[table]]` of a round file.
+struct RoundTable {
+    name: String,
+    white: Option<PathBuf>,
+    black: Option<PathBuf>,
+    setup: TableSetup,
+    audio: SpeechArgs,
+}
+
+/// The keys of a `[[table]]`: its name, its boards' ports, the game's fields (those of
+/// [`TableSetup`]) and the audio keys (those of `kriegspiel table`'s audio options).
+fn table_keys() -> Vec<String> {
+    let mut keys = vec!["name".to_owned(), "white".to_owned(), "black".to_owned()];
+    // Every field, those left out of the journal when they hold their default included.
+    let every = TableSetup {
+        clock_start: kriegspiel_hall::setup::CLOCK_START_FOR_PEOPLE
+            .id()
+            .to_owned(),
+        ..TableSetup::default()
+    };
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(every) {
+        keys.extend(
+            fields
+                .keys()
+                .filter(|k| !k.ends_with("_without_board"))
+                .cloned(),
+        );
+    }
+    keys.extend(AudioKey::ALL.iter().map(|k| k.key().to_owned()));
+    keys
+}
+
+impl RoundTable {
+    /// Reads one table; the error names the field. `label` names the table.
+    fn read(mut t: toml::Table) -> Result<RoundTable, (Option<String>, String)> {
+        let mut text = |key: &str| -> Result<Option<String>, String> {
+            match t.remove(key) {
+                None => Ok(None),
+                Some(toml::Value::String(s)) => Ok(Some(s)),
+                Some(other) => Err(format!("{key}: expected text, found {}", other.type_str())),
+            }
+        };
+        let name = text("name")
+            .map_err(|e| (None, e))?
+            .ok_or((None, "name: a table needs a name".to_owned()))?;
+        kriegspiel_hall::setup::check_name("name", &name).map_err(|e| (None, e.to_string()))?;
+        let named = |e: String| (Some(bounded_lines::excerpt(&name)), e);
+        let port = |key: &str, p: Option<String>| match p {
+            Some(p) if p.trim().is_empty() => Err(named(format!(
+                "{key}: an empty port; leave the key out for a player without a board"
+            ))),
+            p => Ok(p.map(PathBuf::from)),
+        };
+        let white = text("white").map_err(named)?;
+        let white = port("white", white)?;
+        let black = text("black").map_err(named)?;
+        let black = port("black", black)?;
+        let known = table_keys();
+        if let Some(unknown) = t.keys().find(|k| !known.contains(k)) {
+            return Err(named(format!(
+                "unknown key '{}' (keys: {})",
+                bounded_lines::excerpt(unknown),
+                known.join(", ")
+            )));
+        }
+        let audio = SpeechArgs::from_round_table(&mut t).map_err(named)?;
+        // A round's clocks wait for the arbiter unless the file says otherwise.
+        t.entry("clock_start").or_insert_with(|| {
+            toml::Value::String(
+                kriegspiel_hall::setup::CLOCK_START_FOR_PEOPLE
+                    .id()
+                    .to_owned(),
+            )
+        });
+        // `options = { strict = true }` is the natural TOML for the rules' option texts.
+        if let Some(toml::Value::Table(options)) = t.get_mut("options") {
+            for (_, v) in options.iter_mut() {
+                if let toml::Value::Boolean(_) | toml::Value::Integer(_) | toml::Value::Float(_) = v
+                {
+                    *v = toml::Value::String(v.to_string());
+                }
+            }
+        }
+        let setup = TableSetup::deserialize(toml::Value::Table(t.clone())).map_err(|e| {
+            // Named by the first key that is refused on its own.
+            let key = t.iter().find(|(k, v)| {
+                let one = toml::Table::from_iter([((*k).clone(), (*v).clone())]);
+                TableSetup::deserialize(toml::Value::Table(one)).is_err()
+            });
+            let msg = e.message().replace('\n', " ");
+            named(match key {
+                Some((k, _)) if !msg.starts_with(&format!("{k}:")) => format!("{k}: {msg}"),
+                _ => msg,
+            })
+        })?;
+        Ok(RoundTable {
+            name,
+            white,
+            black,
+            setup,
+            audio,
+        })
+    }
+}
+
+/// The key whose value starts where `before` ends (`event = 5`: `event`), if the value is
+/// on the key's line.
+fn key_before(before: &str) -> Option<&str> {
+    let line = before.rsplit('\n').next().unwrap_or(before);
+    let (key, rest) = line.rsplit_once('=')?;
+    let key = key.rsplit(['{', ',']).next().unwrap_or(key).trim();
+    let bare = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    (rest.trim().is_empty() && !key.is_empty() && key.chars().all(bare)).then_some(key)
+}
+
+/// The tables a round file describes, or an error naming the file, the table and the field.
+pub fn read_round(path: &Path) -> Result<Vec<TableSpec>, String> {
+    Ok(read_round_with_audio(path)?
+        .into_iter()
+        .map(|t| t.spec)
+        .collect())
+}
+
+/// One table of a round: what the hall plays, and how it speaks.
+#[derive(Debug)]
+pub struct RoundEntry {
+    pub spec: TableSpec,
+    /// The table's audio keys (checked: ranges, device names, no headset shared).
+    pub audio: AudioOptions,
+    /// `round.toml: table 1 ('1')`, for messages about this table.
+    pub label: String,
+}
+
+/// As [`read_round`], with each table's audio options. Two tables never share a headset or
+/// a speech log.
+pub fn read_round_with_audio(path: &Path) -> Result<Vec<RoundEntry>, String> {
+    let name = path.display();
+    let round = parse_round(path)?;
+    let mut specs: Vec<RoundEntry> = Vec::with_capacity(round.table.len());
+    let mut taken = Taken::default();
+    for (i, t) in round.table.into_iter().enumerate() {
+        let t = RoundTable::read(t).map_err(|(table, e)| match table {
+            Some(n) => format!(
+                "{name}: table {} ('{}'): {e}",
+                i + 1,
+                bounded_lines::excerpt(&n)
+            ),
+            None => format!("{name}: table {}: {}", i + 1, bounded_lines::excerpt(&e)),
+        })?;
+        let label = format!(
+            "{name}: table {} ('{}')",
+            i + 1,
+            bounded_lines::excerpt(&t.name)
+        );
+        let audio = t.audio.options();
+        taken.outputs(&label, &t.name, &audio)?;
+        if t.name.trim().is_empty() {
+            return Err(format!("{label}: name: a table needs a name"));
+        }
+        if specs.iter().any(|s| s.spec.name == t.name) {
+            return Err(format!("{label}: name: another table has this name"));
+        }
+        taken.ports(&label, &t)?;
+        specs.push(t.entry(audio, label, round.event.as_ref())?);
+    }
+    Ok(specs)
+}
+
+/// Reads a round file: its text, its TOML (an error says the line, and the key when the
+/// value is on the key's line), and one to [`MAX_TABLES`] tables.
+fn parse_round(path: &Path) -> Result<Round, String> {
+    let name = path.display();
+    let text = bounded_lines::read_text(path, bounded_lines::MAX_FILE)
+        .map_err(|e| format!("{name}: {e}"))?;
+    let round: Round = toml::from_str(&text).map_err(|e| {
+        let msg = e.message().replace('\n', " ");
+        let at = e
+            .span()
+            .map(|s| {
+                let before = text.get(..s.start).unwrap_or(&text);
+                let line = before.matches('\n').count() + 1;
+                match key_before(before) {
+                    Some(key) => format!(" (line {line}, {key})"),
+                    None => format!(" (line {line})"),
+                }
+            })
+            .unwrap_or_default();
+        format!("{name}{at}: {}", bounded_lines::excerpt(&msg))
+    })?;
+    if round.table.is_empty() {
+        return Err(format!(
+            "{name}: no [[table]]: a round needs at least one table"
+        ));
+    }
+    if round.table.len() > MAX_TABLES {
+        return Err(format!(
+            "{name}: {} tables; one hall runs at most {MAX_TABLES}",
+            round.table.len()
+        ));
+    }
+    Ok(round)
+}
+
+/// What the round's tables read so far use: board ports, and audio outputs (a device, a
+/// speech log, a recording folder), each with whose it is.
+#[derive(Default)]
+struct Taken {
+    ports: Vec<(PathBuf, String)>,
+    outputs: Vec<(String, String, AudioKey)>,
+}
+
+impl Taken {
+    /// Takes the audio outputs of table `name`: a headset, a log or a recording folder
+    /// belongs to one table; only a room speaker may be shared (public words are public).
+    fn outputs(&mut self, label: &str, name: &str, audio: &AudioOptions) -> Result<(), String> {
+        for (key, value) in [
+            (AudioKey::PublicAudio, audio.public_device.clone()),
+            (AudioKey::WhiteAudio, audio.white_device.clone()),
+            (AudioKey::BlackAudio, audio.black_device.clone()),
+            (
+                AudioKey::SpeechLog,
+                audio.log.as_ref().map(|p| p.display().to_string()),
+            ),
+            (
+                AudioKey::SpeechWav,
+                audio.wav.as_ref().map(|p| p.display().to_string()),
+            ),
+        ] {
+            let Some(value) = value else { continue };
+            let value = match key {
+                AudioKey::PublicAudio | AudioKey::WhiteAudio | AudioKey::BlackAudio => {
+                    kriegspiel_speech::Sink::parse(&value).to_string()
+                }
+                _ => value,
+            };
+            if let Some((_, other, _)) = self.outputs.iter().find(|(v, _, k)| {
+                *v == value && !(key == AudioKey::PublicAudio && *k == AudioKey::PublicAudio)
+            }) {
+                return Err(format!(
+                    "{label}: {}: {} is also {other}",
+                    key.key(),
+                    bounded_lines::excerpt(&value)
+                ));
+            }
+            self.outputs.push((
+                value,
+                format!("table '{}' {}", bounded_lines::excerpt(name), key.key()),
+                key,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Takes the board ports of a table: a port belongs to one board.
+    fn ports(&mut self, label: &str, t: &RoundTable) -> Result<(), String> {
+        for port in [&t.white, &t.black].into_iter().flatten() {
+            if let Some((_, other)) = self.ports.iter().find(|(p, _)| p == port) {
+                return Err(format!(
+                    "{label}: port {} is also used by {other}",
+                    port.display()
+                ));
+            }
+            self.ports
+                .push((port.clone(), format!("table '{}'", t.name)));
+        }
+        Ok(())
+    }
+}
+
+impl RoundTable {
+    /// The hall's table (`event`: the round's, for a table that names none), checked.
+    fn entry(
+        self,
+        audio: AudioOptions,
+        label: String,
+        event: Option<&String>,
+    ) -> Result<RoundEntry, String> {
+        let mut setup = self.setup;
+        // A player without a board port plays by keys (or voice): the table keeps his board.
+        setup.white_without_board |= self.white.is_none();
+        setup.black_without_board |= self.black.is_none();
+        if setup.event.is_none() {
+            setup.event = event.cloned();
+        }
+        setup.config().map_err(|e| format!("{label}: {e}"))?;
+        let board = |p: Option<PathBuf>| p.map_or(BoardSource::Absent, BoardSource::Serial);
+        Ok(RoundEntry {
+            spec: TableSpec {
+                name: self.name,
+                setup,
+                white: board(self.white),
+                black: board(self.black),
+                scripted: Vec::new(),
+                resume: kriegspiel_hall::Resume::Last,
+            },
+            audio,
+            label,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
