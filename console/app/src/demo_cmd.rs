@@ -7,25 +7,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use kriegspiel_games::Timing;
+use kriegspiel_frontend::{
+    demo_timing, open_journal, print_text, spawn_speaker, speaker, GameArgs, Lines, Readable,
+    SpeechArgs,
+};
 use kriegspiel_hall::{HallCommand, HallEvent, Journal, TimeMode};
-use serde_json::Value;
+use kriegspiel_speech::Speakers;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::frontend::{open_journal, print_text, spawn_speaker, GameArgs, Lines, SpeechArgs};
-use crate::table_cmd::speaker;
-
 const PROGRAM: &str = "kriegspiel demo";
-
-/// A human pace: time to hear each announcement before the next man moves.
-pub const HUMAN_PACE: Timing = Timing {
-    start_ms: 2500,
-    step_ms: 180,
-    settle_ms: 300,
-    after_verdict_ms: 900,
-    react_ms: 1600,
-    command_ms: 400,
-};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -49,64 +39,6 @@ pub struct Args {
     /// Print JSON lines (as `kriegspiel table` does) instead of readable text.
     #[arg(long)]
     json: bool,
-}
-
-/// One line as a spectator at the arbiter's desk reads it.
-pub fn describe(v: &Value) -> Option<String> {
-    let text = v["text"].as_str().unwrap_or_default();
-    let color = v["color"].as_str().unwrap_or("");
-    if let Some(answer) = v["answer"].as_str() {
-        let audience = if v["heard_by"] == "mover" {
-            format!(
-                "  (to {} only)",
-                if color.is_empty() { "the mover" } else { color }
-            )
-        } else {
-            String::new()
-        };
-        return Some(match (answer, v["try"].as_str(), v["ask"].as_str()) {
-            ("new", _, _) => format!("REFEREE      {text}"),
-            (_, Some(t), _) => format!("{color:<5} tries {t:<6} {text}{audience}"),
-            (_, _, Some(q)) => format!("{color:<5} asks {q:<7} {text}"),
-            _ => format!("REFEREE      {text}"),
-        });
-    }
-    if let Some(c) = v["private"].as_str() {
-        return Some(format!("  (to {c} only: {text})"));
-    }
-    if v.get("public").is_some() {
-        return Some(format!("TABLE        {text}"));
-    }
-    if v.get("note").is_some() || v.get("arbiter").is_some() {
-        return Some(format!("  [arbiter: {text}]"));
-    }
-    if let Some(c) = v["link"].as_str() {
-        return Some(format!(
-            "  [{c} board {}]",
-            v["event"].as_str().unwrap_or("")
-        ));
-    }
-    if let Some(name) = v["opened"].as_str() {
-        return Some(match v["resumed_events"].as_u64() {
-            Some(n) => format!("  [table {name}: resuming the unfinished game after {n} events]"),
-            None => format!("  [table {name}: a new game]"),
-        });
-    }
-    if let Some(clock) = v.get("clock") {
-        let ms = |c: &str| clock[c].as_u64().map(kriegspiel_table::clock::hms);
-        return Some(format!(
-            "  [clocks: white {}, black {}]",
-            ms("white").unwrap_or_default(),
-            ms("black").unwrap_or_default()
-        ));
-    }
-    if let Some(fen) = v["final_fen"].as_str() {
-        return Some(format!(
-            "RESULT       {}\nFINAL POSITION {fen}",
-            v["result"].as_str().unwrap_or("*")
-        ));
-    }
-    v.get("error").map(|e| format!("ERROR        {e}"))
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -170,10 +102,7 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
         (None, None) => "cincinnati".to_owned(),
     };
     let rule_set: kriegspiel_referee::RuleSet = rules.parse().map_err(|e| format!("{e}"))?;
-    let timing = Timing {
-        settle_ms: args.game.settle_ms.map_or(HUMAN_PACE.settle_ms, u64::from),
-        ..HUMAN_PACE
-    };
+    let timing = demo_timing(args.game.settle_ms);
     let game = kriegspiel_games::builtin(rule_set.id(), timing).map_err(|e| e.to_string())?;
     let mut spec = game.table_spec(&format!("demo-{}", rule_set.id()), &timing);
     spec.setup = args.game.apply(spec.setup)?;
@@ -187,7 +116,7 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
 fn watch(
     journal: Journal,
     spec: kriegspiel_hall::TableSpec,
-    speaker: Option<crate::speech::Speakers>,
+    speaker: Option<Speakers>,
     mode: TimeMode,
     json: bool,
 ) -> ExitCode {
@@ -208,6 +137,7 @@ fn watch(
         .zip(subscriptions.pop())
         .map(|(s, events)| spawn_speaker(events, 1, s, Duration::from_secs(15)));
     let mut lines = Lines::new(false);
+    let mut readable = Readable::new();
     let mut events = hall.events;
     let mut code = ExitCode::SUCCESS;
     loop {
@@ -223,15 +153,13 @@ fn watch(
         if matches!(e, HallEvent::Failed { .. }) {
             code = ExitCode::FAILURE;
         }
-        if let Some(v) = lines.line(&e) {
-            let shown = if json {
-                Some(v.to_string())
-            } else {
-                describe(&v)
-            };
-            if shown.is_some_and(|s| !print_text(&s)) {
-                break; // nobody reads the game any more
-            }
+        let shown = if json {
+            lines.line(&e).map(|v| v.to_string())
+        } else {
+            readable.line(&e)
+        };
+        if shown.is_some_and(|s| !print_text(&s)) {
+            break; // nobody reads the game any more
         }
         if last {
             break;

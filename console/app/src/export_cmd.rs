@@ -37,7 +37,7 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let path = match crate::frontend::journal_path(args.journal.clone()) {
+    let path = match kriegspiel_frontend::journal_path(args.journal.clone()) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");

@@ -1,20 +1,15 @@
 //! `kriegspiel hall --config round.toml`: every table of a round in one process, JSON lines
 //! tagged with the table, commands for any table on standard input, one journal.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
-use serde::Deserialize;
-
-use crate::frontend::{open_journal, SpeechArgs};
-use crate::speech::{setup, AudioKey, AudioOptions};
-use crate::table_cmd::play;
+use kriegspiel_frontend::{open_journal, play, read_round_with_audio, Probing, RoundEntry};
+use kriegspiel_hall::TableSpec;
+use kriegspiel_speech::setup;
+use kriegspiel_speech::AudioOptions;
 
 const PROGRAM: &str = "kriegspiel hall";
-
-/// The most tables one hall runs.
-const MAX_TABLES: usize = 64;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -36,280 +31,6 @@ pub struct Args {
     no_speech: bool,
 }
 
-/// A round file.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Round {
-    /// The event's name, for every table that names none (PGN `Event`).
-    #[serde(default)]
-    event: Option<String>,
-    /// One `[[table]]` each: `name`, the ports `white` and `black` (absent: no board,
-    /// keypad only), and the game's fields (those of [`TableSetup`]).
-    #[serde(default)]
-    table: Vec<toml::Table>,
-}
-
-/// One `[[table]]` of a round file.
-struct RoundTable {
-    name: String,
-    white: Option<PathBuf>,
-    black: Option<PathBuf>,
-    setup: TableSetup,
-    audio: SpeechArgs,
-}
-
-/// The keys of a `[[table]]`: its name, its boards' ports, the game's fields (those of
-/// [`TableSetup`]) and the audio keys (those of `kriegspiel table`'s audio options).
-fn table_keys() -> Vec<String> {
-    let mut keys = vec!["name".to_owned(), "white".to_owned(), "black".to_owned()];
-    // Every field, those left out of the journal when they hold their default included.
-    let every = TableSetup {
-        clock_start: kriegspiel_hall::setup::CLOCK_START_FOR_PEOPLE
-            .id()
-            .to_owned(),
-        ..TableSetup::default()
-    };
-    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(every) {
-        keys.extend(
-            fields
-                .keys()
-                .filter(|k| !k.ends_with("_without_board"))
-                .cloned(),
-        );
-    }
-    keys.extend(AudioKey::ALL.iter().map(|k| k.key().to_owned()));
-    keys
-}
-
-impl RoundTable {
-    /// Reads one table; the error names the field. `label` names the table.
-    fn read(mut t: toml::Table) -> Result<RoundTable, (Option<String>, String)> {
-        let mut text = |key: &str| -> Result<Option<String>, String> {
-            match t.remove(key) {
-                None => Ok(None),
-                Some(toml::Value::String(s)) => Ok(Some(s)),
-                Some(other) => Err(format!("{key}: expected text, found {}", other.type_str())),
-            }
-        };
-        let name = text("name")
-            .map_err(|e| (None, e))?
-            .ok_or((None, "name: a table needs a name".to_owned()))?;
-        kriegspiel_hall::setup::check_name("name", &name).map_err(|e| (None, e.to_string()))?;
-        let named = |e: String| (Some(bounded_lines::excerpt(&name)), e);
-        let port = |key: &str, p: Option<String>| match p {
-            Some(p) if p.trim().is_empty() => Err(named(format!(
-                "{key}: an empty port; leave the key out for a player without a board"
-            ))),
-            p => Ok(p.map(PathBuf::from)),
-        };
-        let white = text("white").map_err(named)?;
-        let white = port("white", white)?;
-        let black = text("black").map_err(named)?;
-        let black = port("black", black)?;
-        let known = table_keys();
-        if let Some(unknown) = t.keys().find(|k| !known.contains(k)) {
-            return Err(named(format!(
-                "unknown key '{}' (keys: {})",
-                bounded_lines::excerpt(unknown),
-                known.join(", ")
-            )));
-        }
-        let audio = SpeechArgs::from_round_table(&mut t).map_err(named)?;
-        // A round's clocks wait for the arbiter unless the file says otherwise.
-        t.entry("clock_start").or_insert_with(|| {
-            toml::Value::String(
-                kriegspiel_hall::setup::CLOCK_START_FOR_PEOPLE
-                    .id()
-                    .to_owned(),
-            )
-        });
-        // `options = { strict = true }` is the natural TOML for the rules' option texts.
-        if let Some(toml::Value::Table(options)) = t.get_mut("options") {
-            for (_, v) in options.iter_mut() {
-                if let toml::Value::Boolean(_) | toml::Value::Integer(_) | toml::Value::Float(_) = v
-                {
-                    *v = toml::Value::String(v.to_string());
-                }
-            }
-        }
-        let setup = TableSetup::deserialize(toml::Value::Table(t.clone())).map_err(|e| {
-            // Named by the first key that is refused on its own.
-            let key = t.iter().find(|(k, v)| {
-                let one = toml::Table::from_iter([((*k).clone(), (*v).clone())]);
-                TableSetup::deserialize(toml::Value::Table(one)).is_err()
-            });
-            let msg = e.message().replace('\n', " ");
-            named(match key {
-                Some((k, _)) if !msg.starts_with(&format!("{k}:")) => format!("{k}: {msg}"),
-                _ => msg,
-            })
-        })?;
-        Ok(RoundTable {
-            name,
-            white,
-            black,
-            setup,
-            audio,
-        })
-    }
-}
-
-/// The key whose value starts where `before` ends (`event = 5`: `event`), if the value is
-/// on the key's line.
-fn key_before(before: &str) -> Option<&str> {
-    let line = before.rsplit('\n').next().unwrap_or(before);
-    let (key, rest) = line.rsplit_once('=')?;
-    let key = key.rsplit(['{', ',']).next().unwrap_or(key).trim();
-    let bare = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    (rest.trim().is_empty() && !key.is_empty() && key.chars().all(bare)).then_some(key)
-}
-
-/// The tables a round file describes, or an error naming the file, the table and the field.
-pub fn read_round(path: &Path) -> Result<Vec<TableSpec>, String> {
-    Ok(read_round_with_audio(path)?
-        .into_iter()
-        .map(|t| t.spec)
-        .collect())
-}
-
-/// One table of a round: what the hall plays, and how it speaks.
-#[derive(Debug)]
-pub struct RoundEntry {
-    pub spec: TableSpec,
-    /// The table's audio keys (checked: ranges, device names, no headset shared).
-    pub audio: AudioOptions,
-    /// `round.toml: table 1 ('1')`, for messages about this table.
-    pub label: String,
-}
-
-/// As [`read_round`], with each table's audio options. Two tables never share a headset or
-/// a speech log.
-pub fn read_round_with_audio(path: &Path) -> Result<Vec<RoundEntry>, String> {
-    let name = path.display();
-    let text = bounded_lines::read_text(path, bounded_lines::MAX_FILE)
-        .map_err(|e| format!("{name}: {e}"))?;
-    let round: Round = toml::from_str(&text).map_err(|e| {
-        let msg = e.message().replace('\n', " ");
-        let at = e
-            .span()
-            .map(|s| {
-                let before = text.get(..s.start).unwrap_or(&text);
-                let line = before.matches('\n').count() + 1;
-                match key_before(before) {
-                    Some(key) => format!(" (line {line}, {key})"),
-                    None => format!(" (line {line})"),
-                }
-            })
-            .unwrap_or_default();
-        format!("{name}{at}: {}", bounded_lines::excerpt(&msg))
-    })?;
-    if round.table.is_empty() {
-        return Err(format!(
-            "{name}: no [[table]]: a round needs at least one table"
-        ));
-    }
-    if round.table.len() > MAX_TABLES {
-        return Err(format!(
-            "{name}: {} tables; one hall runs at most {MAX_TABLES}",
-            round.table.len()
-        ));
-    }
-    let mut specs = Vec::with_capacity(round.table.len());
-    let mut ports: Vec<(PathBuf, String)> = Vec::new();
-    let mut outputs: Vec<(String, String, AudioKey)> = Vec::new();
-    for (i, t) in round.table.into_iter().enumerate() {
-        let t = RoundTable::read(t).map_err(|(table, e)| match table {
-            Some(n) => format!(
-                "{name}: table {} ('{}'): {e}",
-                i + 1,
-                bounded_lines::excerpt(&n)
-            ),
-            None => format!("{name}: table {}: {}", i + 1, bounded_lines::excerpt(&e)),
-        })?;
-        let label = format!(
-            "{name}: table {} ('{}')",
-            i + 1,
-            bounded_lines::excerpt(&t.name)
-        );
-        // A headset, a room device or a speech log belongs to one table.
-        let audio = t.audio.options();
-        for (key, value) in [
-            (AudioKey::PublicAudio, audio.public_device.clone()),
-            (AudioKey::WhiteAudio, audio.white_device.clone()),
-            (AudioKey::BlackAudio, audio.black_device.clone()),
-            (
-                AudioKey::SpeechLog,
-                audio.log.as_ref().map(|p| p.display().to_string()),
-            ),
-            (
-                AudioKey::SpeechWav,
-                audio.wav.as_ref().map(|p| p.display().to_string()),
-            ),
-        ] {
-            let Some(value) = value else { continue };
-            let value = match key {
-                AudioKey::PublicAudio | AudioKey::WhiteAudio | AudioKey::BlackAudio => {
-                    kriegspiel_speech::Sink::parse(&value).to_string()
-                }
-                _ => value,
-            };
-            // Only a room speaker may be shared (public words are public); a headset, a
-            // log or a recording folder is one table's.
-            if let Some((_, other, _)) = outputs.iter().find(|(v, _, k)| {
-                *v == value && !(key == AudioKey::PublicAudio && *k == AudioKey::PublicAudio)
-            }) {
-                return Err(format!(
-                    "{label}: {}: {} is also {other}",
-                    key.key(),
-                    bounded_lines::excerpt(&value)
-                ));
-            }
-            outputs.push((
-                value,
-                format!("table '{}' {}", bounded_lines::excerpt(&t.name), key.key()),
-                key,
-            ));
-        }
-        if t.name.trim().is_empty() {
-            return Err(format!("{label}: name: a table needs a name"));
-        }
-        if specs.iter().any(|s: &RoundEntry| s.spec.name == t.name) {
-            return Err(format!("{label}: name: another table has this name"));
-        }
-        for port in [&t.white, &t.black].into_iter().flatten() {
-            if let Some((_, other)) = ports.iter().find(|(p, _)| p == port) {
-                return Err(format!(
-                    "{label}: port {} is also used by {other}",
-                    port.display()
-                ));
-            }
-            ports.push((port.clone(), format!("table '{}'", t.name)));
-        }
-        let mut setup = t.setup;
-        // A player without a board port plays by keys (or voice): the table keeps his board.
-        setup.white_without_board |= t.white.is_none();
-        setup.black_without_board |= t.black.is_none();
-        if setup.event.is_none() {
-            setup.event.clone_from(&round.event);
-        }
-        setup.config().map_err(|e| format!("{label}: {e}"))?;
-        let board = |p: Option<PathBuf>| p.map_or(BoardSource::Absent, BoardSource::Serial);
-        specs.push(RoundEntry {
-            spec: TableSpec {
-                name: t.name,
-                setup,
-                white: board(t.white),
-                black: board(t.black),
-                scripted: Vec::new(),
-                resume: kriegspiel_hall::Resume::Last,
-            },
-            audio,
-            label,
-        });
-    }
-    Ok(specs)
-}
-
 pub fn run(args: Args) -> ExitCode {
     let entries = match read_round_with_audio(&args.config) {
         Ok(mut s) => {
@@ -328,7 +49,7 @@ pub fn run(args: Args) -> ExitCode {
     // speech-dispatcher is asked once for the whole hall, while the devices are checked and
     // the journal opens; the speakers are built from its answer.
     let wants_dispatcher = entries.iter().any(|e| e.audio.wants_dispatcher());
-    let probing = std::thread::spawn(move || setup::probe(wants_dispatcher));
+    let probing = Probing::start(wants_dispatcher);
     // Every named device is opened once, whatever the speech options (--no-speech,
     // no_speech): a round file naming a missing device is refused either way.
     let audio: Vec<&AudioOptions> = entries.iter().map(|e| &e.audio).collect();
@@ -349,12 +70,7 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let speakers = match table_speakers(&entries, checked, || {
-        probing.join().unwrap_or_else(|_| setup::Probe {
-            dispatcher: Some(Err("the probe failed".to_owned())),
-            no_audio: None,
-        })
-    }) {
+    let speakers = match table_speakers(&entries, checked, || probing.answer()) {
         Ok(built) => {
             if let Some(line) = built.summary {
                 eprintln!("{PROGRAM}: speech: {line}");
@@ -407,117 +123,6 @@ fn table_speakers(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn round(text: &str) -> Result<Vec<TableSpec>, String> {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("round.toml");
-        std::fs::write(&p, text).unwrap();
-        read_round(&p)
-    }
-
-    #[test]
-    fn a_round_file_names_the_file_the_table_and_the_field() {
-        let ok = round(
-            r#"event = "Club night"
-[[table]]
-name = "1"
-white = "/dev/ttyACM0"
-black = "/dev/ttyACM1"
-rules = "rand"
-time_control = "25+10"
-white_player = "Ann"
-[[table]]
-name = "2"
-rules = "wild16"
-lang = "fr"
-"#,
-        )
-        .unwrap();
-        assert_eq!(ok.len(), 2);
-        assert_eq!(ok[0].setup.event.as_deref(), Some("Club night"));
-        assert_eq!(ok[1].setup.lang, "fr");
-        // Option values may be written as TOML booleans and numbers.
-        let typed =
-            round("[[table]]\nname = \"1\"\nrules = \"cincinnati\"\noptions = { strict = true }\n")
-                .unwrap();
-        assert_eq!(
-            typed[0].setup.options.get("strict").map(String::as_str),
-            Some("true")
-        );
-        assert!(matches!(ok[1].white, BoardSource::Absent));
-        // The audio keys of `kriegspiel table`, by the same names; a room speaker may be
-        // shared, a headset not.
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("round.toml");
-        std::fs::write(
-            &p,
-            r#"[[table]]
-name = "1"
-public_audio = "pulse:room"
-white_audio = "plughw:1,0"
-black_audio = "alsa:black1"
-public_to = "both"
-voice = "en-us"
-rate = 200
-volume = 80
-speech_log = "t1.tsv"
-no_speech_dispatcher = true
-[[table]]
-name = "2"
-lang = "ru"
-public_audio = "pulse:room"
-white_audio = "pulse:white2"
-no_speech = true
-"#,
-        )
-        .unwrap();
-        let tables = read_round_with_audio(&p).unwrap();
-        let a = &tables[0].audio;
-        assert_eq!(a.public_device.as_deref(), Some("pulse:room"));
-        assert_eq!(a.white_device.as_deref(), Some("plughw:1,0"));
-        assert_eq!(a.black_device.as_deref(), Some("alsa:black1"));
-        assert_eq!(a.public_to, crate::speech::PublicTo::Both);
-        assert_eq!(a.voice.voice.as_deref(), Some("en-us"));
-        assert_eq!((a.voice.rate, a.voice.volume), (Some(200), Some(80)));
-        assert_eq!(a.log.as_deref(), Some(Path::new("t1.tsv")));
-        assert!(a.no_dispatcher && !a.off);
-        assert!(tables[1].audio.off);
-        assert_eq!(tables[1].label, format!("{}: table 2 ('2')", p.display()));
-        assert_eq!(tables[1].spec.setup.lang, "ru");
-        for (text, says) in [
-            ("[[table]]\nname = \"1\"\nrules = \"chess\"\n", "table 1 ('1'): rules:"),
-            ("[[table]]\nname = \"1\"\n[[table]]\nname = \"2\"\ntime_control = \"soon\"\n", "table 2 ('2'): time_control:"),
-            ("[[table]]\nname = \"1\"\ncolour = \"white\"\n", "table 1 ('1'): unknown key 'colour' (keys: name, white, black, black_board_id,"),
-            ("[[table]]\nname = \"1\"\nwhite_audoi = \"w\"\n", "table 1 ('1'): unknown key 'white_audoi' (keys: name, white, black, "),
-            ("[[table]]\nname = \"1\"\nrate = 20\n", "table 1 ('1'): rate: 20: from 80 to 450 words per minute"),
-            ("[[table]]\nname = \"1\"\nrate = \"fast\"\n", "table 1 ('1'): rate: invalid type: string \"fast\""),
-            ("[[table]]\nname = \"1\"\nvolume = 300\n", "table 1 ('1'): volume: 300: from 0 to 200"),
-            ("[[table]]\nname = \"1\"\npublic_to = \"hall\"\nwhite_audio = \"w\"\n", "table 1 ('1'): public_to: unknown public output 'hall' (room, headsets, both)"),
-            ("[[table]]\nname = \"1\"\npublic_to = \"both\"\n", "table 1 ('1'): public_to: headsets/both needs white_audio"),
-            ("[[table]]\nname = \"1\"\nwhite_audio = \"\"\n", "table 1 ('1'): white_audio: an empty device name"),
-            ("[[table]]\nname = \"1\"\nblack_audio = \"pulse:\"\n", "table 1 ('1'): black_audio: pulse: needs a sink name"),
-            ("[[table]]\nname = \"1\"\nblack_audio = \"plug hw\"\n", "table 1 ('1'): black_audio: bad device name 'plug hw'"),
-            ("[[table]]\nname = \"1\"\nwhite_audio = \"hs\"\nblack_audio = \"alsa:hs\"\n", "table 1 ('1'): black_audio: ALSA device 'hs' is also white_audio"),
-            ("[[table]]\nname = \"1\"\nno_speech = \"yes\"\n", "table 1 ('1'): no_speech: invalid type: string \"yes\", expected a boolean"),
-            ("[[table]]\nname = \"1\"\nwhite_audio = \"pulse:a\"\n[[table]]\nname = \"2\"\nblack_audio = \"pulse:a\"\n", "table 2 ('2'): black_audio: PulseAudio sink 'a' is also table '1' white_audio"),
-            ("[[table]]\nname = \"1\"\nspeech_log = \"s.tsv\"\n[[table]]\nname = \"2\"\nspeech_log = \"s.tsv\"\n", "table 2 ('2'): speech_log: s.tsv is also table '1' speech_log"),
-            ("[[table]]\nrules = \"rand\"\n", "table 1: name: a table needs a name"),
-            ("[[table]]\nname = 3\n", "table 1: name: expected text"),
-            ("[[table]]\nname = \"1\"\nwhite = \"\"\n", "table 1 ('1'): white: an empty port"),
-            ("[[table]]\nname = \"one\\ntwo\"\n", "table 1: name: a name is one line"),
-            ("[[table]]\nname = \"1\"\n[[table]]\nname = \"1\"\n", "another table has this name"),
-            ("[[table]]\nname = \"1\"\nwhite = \"/dev/a\"\n[[table]]\nname = \"2\"\nblack = \"/dev/a\"\n", "also used by table '1'"),
-            ("event = \"x\"\n", "at least one table"),
-            ("[[table]]\nname = \"1\"\nsettle_ms = -4\n", "table 1 ('1'): settle_ms: invalid value: integer `-4`"),
-            ("[[table]]\nname = \"1\"\nrules = \"rand\"\noptions = { any = 3 }\n", "table 1 ('1'): options: unknown option"),
-            ("event = 5\n[[table]]\nname = \"1\"\n", "round.toml (line 1, event): invalid type: integer `5`"),
-            ("[[table]\n", "line 1"),
-        ] {
-            let e = round(text).unwrap_err();
-            assert!(e.contains("round.toml"), "{e}");
-            assert!(e.contains(says), "{text}: {e}");
-        }
-    }
 
     #[test]
     fn every_table_speaks_from_one_probe_and_one_line() {

@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use bounded_lines::LineReader;
 use kriegspiel_referee::shakmaty::Color;
 
-use crate::frontend::journal_path;
-use crate::players::{default_socket, CLOSED};
+use kriegspiel_frontend::journal_path;
+use kriegspiel_frontend::players::{default_socket, CLOSED};
 
 /// Said when the console goes away without closing the table.
 const LOST: &str = "Lost the console: it stopped or failed without closing the table. Ask the arbiter; reconnect when it runs again.";

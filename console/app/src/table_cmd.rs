@@ -5,19 +5,9 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
-use kriegspiel_hall::{
-    BoardSource, HallCommand, HallEvent, Journal, TableNo, TableSetup, TableSpec, TimeMode,
-};
-use tokio::sync::broadcast::error::RecvError;
-
-use crate::frontend::{
-    open_journal, print_line, spawn_keypad, spawn_speaker, stop_on_signals, GameArgs, Lines,
-    SpeechArgs,
-};
-use crate::players::{default_socket, Players};
-use crate::speech::{AudioOptions, Speakers};
+use kriegspiel_frontend::{open_journal, play, speaker, GameArgs, SpeechArgs};
+use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
 
 const PROGRAM: &str = "kriegspiel table";
 
@@ -105,17 +95,6 @@ fn table_spec(args: &Args) -> Result<TableSpec, String> {
     })
 }
 
-/// The speakers the options ask for (none: silent).
-pub fn speaker(
-    program: &str,
-    lang: kriegspiel_referee::Lang,
-    options: &AudioOptions,
-) -> Result<Option<Speakers>, String> {
-    let speakers =
-        kriegspiel_speech::setup::build(program, lang, options).map_err(|e| e.to_string())?;
-    Ok((!speakers.is_silent()).then_some(speakers))
-}
-
 pub fn run(args: Args) -> ExitCode {
     let spec = match table_spec(&args) {
         Ok(s) => s,
@@ -154,140 +133,6 @@ pub fn run(args: Args) -> ExitCode {
         PROGRAM,
         false,
     )
-}
-
-/// Runs a hall until every table's game is over, printing JSON lines (tagged with the
-/// table when there are several) and speaking each table that has speakers: a subscriber
-/// thread per table, each with its own subscription (a slow one lags alone) and one queue
-/// and thread per output.
-pub fn play(
-    journal: Journal,
-    specs: Vec<TableSpec>,
-    speakers: Vec<(TableNo, Speakers)>,
-    players_socket: Option<PathBuf>,
-    program: &'static str,
-    tag_tables: bool,
-) -> ExitCode {
-    let mode = TimeMode::Real;
-    let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
-    let tables = specs.len();
-    // Every subscriber (this printer, the players' channel, each table's speakers) has a
-    // subscription of its own from the hall's first event: one that falls behind (a
-    // stalled standard output) makes no other wait or lose anything.
-    let (hall, mut subscriptions) =
-        match kriegspiel_hall::start_subscribed(journal, specs, mode, speakers.len() + 1) {
-            Ok(h) => h,
-            Err(e) => {
-                eprintln!("{program}: {e}");
-                return ExitCode::from(2);
-            }
-        };
-    let for_players = subscriptions.pop();
-    let voices: Vec<_> = speakers
-        .into_iter()
-        .zip(subscriptions)
-        .map(|((table, s), events)| spawn_speaker(events, table, s, Duration::from_secs(10)))
-        .collect();
-    let players = Players::serve(&socket, hall.handle.clone(), for_players, program);
-    spawn_keypad(hall.handle.clone(), program, tables, players.clone());
-    let signalled = stop_on_signals(hall.handle.clone(), program, None);
-    let mut lines = Lines::new(tag_tables);
-    let mut waiting_said = std::collections::HashSet::new();
-    let mut resumed_said = std::collections::HashSet::new();
-    let mut events = hall.events;
-    let mut open = tables;
-    let mut code = ExitCode::SUCCESS;
-    while open > 0 {
-        let e = match events.blocking_recv() {
-            Ok(e) => e,
-            Err(RecvError::Lagged(n)) => {
-                eprintln!("{program}: {n} events were not printed (standard output is too slow)");
-                continue;
-            }
-            Err(RecvError::Closed) => break,
-        };
-        if let HallEvent::Opened {
-            table,
-            name,
-            game,
-            resumed_events,
-            seats,
-            ignored,
-            ..
-        } = &e
-        {
-            if *resumed_events > 0 {
-                eprintln!("{program}: table '{name}': resuming its unfinished game {game} after {resumed_events} journaled events, with the settings it was started with");
-            }
-            for i in ignored {
-                eprintln!("{program}: table '{name}': ignored for the resumed game: {i} (--new-game starts afresh)");
-            }
-            eprintln!(
-                "{program}: table {table} ('{name}') seat codes: white {}, black {} (each player's alone, for kriegspiel player --code)",
-                seats.white, seats.black
-            );
-        }
-        if let HallEvent::Seat(notice) = &e {
-            eprintln!("{program}: {notice}");
-        }
-        if let HallEvent::View(v) = &e {
-            if resumed_said.insert(v.table) && lines.is_resuming(v.table) {
-                eprintln!(
-                    "{program}: table {}: the game stands at {}, {} to move",
-                    v.table,
-                    v.fen(),
-                    v.to_move()
-                );
-            }
-            if v.clocks_waiting && waiting_said.insert(v.table) {
-                eprintln!(
-                    "{program}: table {}: the clocks have not started: the arbiter starts them with {{\"table\":{},\"arbiter\":\"start\"}} (every table: {{\"arbiter\":\"start all\"}}); with clock_start boards they also start when both boards are in sync",
-                    v.table, v.table
-                );
-            }
-        }
-        if let HallEvent::Link {
-            table,
-            color,
-            event: kriegspiel_boardlink::LinkEvent::OpenFailed { error },
-            ..
-        } = &e
-        {
-            let at = if tables > 1 {
-                format!("table {table}: ")
-            } else {
-                String::new()
-            };
-            eprintln!("{program}: {at}{color} board: {error} (retrying)");
-        }
-        if matches!(e, HallEvent::Ended { .. }) {
-            open -= 1;
-        }
-        if let HallEvent::Failed { error, .. } = &e {
-            eprintln!("{program}: {error}");
-            open -= 1;
-            code = ExitCode::FAILURE;
-        }
-        if let Some(v) = lines.line(&e) {
-            if !print_line(&v) {
-                break; // nobody reads our answers any more
-            }
-        }
-    }
-    let _ = hall.handle.send(HallCommand::Shutdown);
-    let _ = hall.thread.join();
-    if let Some(p) = &players {
-        p.close_all("the console has stopped", true);
-    }
-    let signal = signalled.load(std::sync::atomic::Ordering::Acquire);
-    if signal != 0 {
-        // Stopped on purpose, cleanly: the shell's convention for a signal.
-        code = ExitCode::from(u8::try_from(128 + signal).unwrap_or(1));
-    }
-    for v in voices {
-        let _ = v.join();
-    }
-    code
 }
 
 #[cfg(test)]

@@ -5,10 +5,10 @@
 //! own so that the GUI's libraries weigh on neither the headless programs nor their tests.
 //!
 //! The tables speak as `kriegspiel hall` and `kriegspiel table` make them speak, with the
-//! same speakers and subscriber (the `kriegspiel` library's): a round file's tables by their
-//! audio keys, one table by the audio options of `kriegspiel table`, the demo's first table
-//! by those options too (several demo tables in one room would talk over each other);
-//! `--no-speech` silences every table.
+//! same speakers and subscriber (the `kriegspiel-frontend` library's): a round file's tables
+//! by their audio keys, one table by the audio options of `kriegspiel table`, the demo's
+//! first table by those options too (several demo tables in one room would talk over each
+//! other); `--no-speech` silences every table.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,13 +19,11 @@ use kriegspiel_hall::{BoardSource, Journal, TableNo, TableSetup, TableSpec, Time
 use kriegspiel_window::WindowOptions;
 
 use clap::Parser;
-use kriegspiel::demo_cmd::HUMAN_PACE;
-use kriegspiel::frontend::{
-    journal_path, spawn_speaker, stop_on_signals, wait_for_stop, GameArgs, SpeechArgs,
+use kriegspiel_frontend::{
+    default_socket, demo_timing, journal_path, read_round_with_audio, spawn_speaker,
+    stop_on_signals, wait_for_stop, GameArgs, Players, Probing, SpeechArgs, HUMAN_PACE,
 };
-use kriegspiel::hall_cmd::read_round_with_audio;
-use kriegspiel::players::{default_socket, Players};
-use kriegspiel::speech::{setup, AudioOptions, Speakers};
+use kriegspiel_speech::{setup, AudioOptions, Speakers};
 
 const PROGRAM: &str = "kriegspiel-console";
 
@@ -172,10 +170,10 @@ fn tables(args: &Args) -> Result<Tables, String> {
     Ok(Tables { specs, audio, demo })
 }
 
-/// Each speaking table's speakers (the `kriegspiel` library's, as `kriegspiel table` and
-/// `kriegspiel hall` build them), built at once on a thread each: reaching speech-dispatcher
-/// takes a moment per table, and the window opens when all are there. An error names the
-/// table.
+/// Each speaking table's speakers (the `kriegspiel-frontend` library's, as `kriegspiel
+/// table` and `kriegspiel hall` build them), built at once on a thread each: reaching
+/// speech-dispatcher takes a moment per table, and the window opens when all are there. An
+/// error names the table.
 fn speakers(tables: &Tables) -> Result<Vec<(TableNo, Speakers)>, String> {
     // Every named device is checked once, silent tables' too; speech-dispatcher is asked
     // once for the window, on a thread while the devices are checked; one line says it.
@@ -189,7 +187,7 @@ fn speakers(tables: &Tables) -> Result<Vec<(TableNo, Speakers)>, String> {
     let wants = named
         .iter()
         .any(|(_, a, _, _)| !a.off && a.wants_dispatcher());
-    let probing = std::thread::spawn(move || setup::probe(wants));
+    let probing = Probing::start(wants);
     let options: Vec<&AudioOptions> = named.iter().map(|(_, a, _, _)| *a).collect();
     let mut list = Vec::with_capacity(named.len());
     for ((table, _, label, spec), checked) in named.iter().zip(setup::check_all(&options)) {
@@ -201,13 +199,7 @@ fn speakers(tables: &Tables) -> Result<Vec<(TableNo, Speakers)>, String> {
             .lang;
         list.push((*table, lang, checked));
     }
-    let built = setup::build_all(&list, || {
-        probing.join().unwrap_or_else(|_| setup::Probe {
-            dispatcher: Some(Err("the probe failed".to_owned())),
-            no_audio: None,
-        })
-    })
-    .map_err(|(table, e)| {
+    let built = setup::build_all(&list, || probing.answer()).map_err(|(table, e)| {
         let label = named
             .iter()
             .find(|(t, ..)| *t == table)
@@ -271,10 +263,7 @@ fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
     if n == 0 || n > MAX_DEMO_TABLES {
         return Err(format!("--tables: 1 to {MAX_DEMO_TABLES}"));
     }
-    let timing = kriegspiel_games::Timing {
-        settle_ms: game.settle_ms.map_or(HUMAN_PACE.settle_ms, u64::from),
-        ..HUMAN_PACE
-    };
+    let timing = demo_timing(game.settle_ms);
     let mut specs = Vec::with_capacity(n);
     for i in 0..n {
         let r = &rules[i % rules.len()];

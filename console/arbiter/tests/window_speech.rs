@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{xvfb, Killed};
-use kriegspiel::demo_cmd::HUMAN_PACE;
+use kriegspiel_frontend::HUMAN_PACE;
 
 fn console() -> Command {
     Command::new(env!("CARGO_BIN_EXE_kriegspiel-console"))

@@ -32,7 +32,7 @@ use kriegspiel_table::Input;
 use kriegspiel_voice::grammar::read_own_board;
 use kriegspiel_voice::{wav, Microphone, Outcome, Recognizer, Recording, VoiceChannel};
 
-use crate::players::{CLOSED, OWN_BOARD};
+use kriegspiel_frontend::players::{CLOSED, OWN_BOARD};
 use speaker::Speaker;
 
 const PROGRAM: &str = "kriegspiel player";
