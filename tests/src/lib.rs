@@ -8,3 +8,4 @@ pub mod pgn_check;
 pub mod process;
 pub mod pty;
 pub mod relay;
+pub mod voices;

@@ -4,12 +4,13 @@
 //! `BoardLink`.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kriegspiel_boardlink::{BoardLink, DisconnectReason, LinkConfig, LinkEvent, Report};
 use kriegspiel_tests::link_util::{cargo_bin, check_reports, Script};
+use kriegspiel_tests::process::ChildGuard;
 use kriegspiel_tests::relay::{FaultPlan, Relay};
 use tokio::time::Instant;
 
@@ -83,7 +84,8 @@ fn is_connected(event: &LinkEvent) -> bool {
     matches!(event, LinkEvent::Connected { .. })
 }
 
-struct BoardProgram(Child);
+/// Ended (killed) when dropped, however the test ends.
+struct BoardProgram(ChildGuard);
 
 impl BoardProgram {
     fn start(dir: &Path, script: &Script, port: &Path) -> BoardProgram {
@@ -99,27 +101,20 @@ impl BoardProgram {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("cannot start kriegspiel-board");
-        BoardProgram(child)
+        BoardProgram(ChildGuard(child))
     }
 
     /// Waits for the program to end by itself (it does after its last move).
     async fn finish(mut self) {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            if let Some(status) = self.0.try_wait().unwrap() {
+            if let Some(status) = self.0 .0.try_wait().unwrap() {
                 assert!(status.success(), "kriegspiel-board failed: {status}");
                 return;
             }
             assert!(Instant::now() < deadline, "kriegspiel-board did not finish");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-    }
-}
-
-impl Drop for BoardProgram {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 

@@ -6,49 +6,13 @@
 //! confirmed tries reach the table, and the game ends in the expected position.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use kriegspiel_tests::console::{Console, Terminal};
+use kriegspiel_tests::voices::synthesise;
 
 const FINAL_FEN: &str = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
-
-fn run(cmd: &mut Command) {
-    let out = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?}: {e} (tests/system-packages.sh installs it)"));
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// `text` said by a flite or festival voice, as a 16 kHz mono WAV at `out`.
-fn synthesise(voice: &str, text: &str, out: &Path) {
-    let raw = out.with_extension("raw.wav");
-    match voice.split_once(':').unwrap() {
-        ("flite", name) => run(Command::new("flite")
-            .args(["-voice", name, "-t", text, "-o"])
-            .arg(&raw)),
-        ("festival", name) => {
-            let text_file = out.with_extension("txt");
-            std::fs::write(&text_file, text).unwrap();
-            run(Command::new("text2wave")
-                .args(["-eval", &format!("(voice_{name})"), "-o"])
-                .arg(&raw)
-                .arg(&text_file));
-        }
-        _ => panic!("unknown voice {voice}"),
-    }
-    run(Command::new("sox")
-        .arg(&raw)
-        .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"])
-        .arg(out));
-}
 
 /// Push-to-talk: Enter, (he speaks: the next WAV), Enter.
 fn talk(t: &mut Terminal) {

@@ -9,8 +9,7 @@
 //! final position is asserted.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,6 +20,7 @@ use kriegspiel_hall::{
 use kriegspiel_referee::shakmaty::{Chess, Color, Square};
 use kriegspiel_table::render::{self, Hearer};
 use kriegspiel_table::{Input, Output};
+use kriegspiel_tests::voices::synthesise;
 use kriegspiel_voice::{wav, Command as Said, Heard, Model, Outcome, Recognizer, VoiceChannel};
 use tokio::sync::broadcast::error::TryRecvError;
 
@@ -30,48 +30,6 @@ const FINAL_FEN: &str = "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b
 /// to say (and the decoder to hear) each of his turns.
 const BLACK_MOVES: [(&str, &str); 3] = [("e7", "e5"), ("b8", "c6"), ("g8", "f6")];
 const BLACK_EVERY_MS: u64 = 9_000;
-
-fn run(cmd: &mut Command) {
-    let out = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?}: {e} (tests/system-packages.sh installs it)"));
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// `text` said by `voice` ("flite:slt", "festival:kal_diphone", "espeak:en-us") as a 16 kHz
-/// mono 16-bit WAV at `out`.
-fn synthesise(voice: &str, text: &str, out: &Path) {
-    let raw = out.with_extension("raw.wav");
-    let (engine, name) = voice.split_once(':').unwrap();
-    match engine {
-        "flite" => run(Command::new("flite")
-            .args(["-voice", name, "-t", text, "-o"])
-            .arg(&raw)),
-        "festival" => {
-            let text_file = out.with_extension("txt");
-            std::fs::write(&text_file, text).unwrap();
-            run(Command::new("text2wave")
-                .args(["-eval", &format!("(voice_{name})"), "-o"])
-                .arg(&raw)
-                .arg(&text_file));
-        }
-        "espeak" => run(Command::new("espeak-ng")
-            .args(["-v", name, "-w"])
-            .arg(&raw)
-            .arg(text)),
-        _ => panic!("unknown voice {voice}"),
-    }
-    run(Command::new("sox")
-        .arg(&raw)
-        .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"])
-        .arg(out));
-}
 
 /// One thing White says, and what his voice channel must make of it.
 #[derive(Debug, Clone)]

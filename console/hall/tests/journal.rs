@@ -2,6 +2,9 @@
 //! found, named, and stops the reading only where it is.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::sql;
+
 use std::path::Path;
 
 use kriegspiel_hall::{pgn, Journal, JournalError, Stamp, TableSetup};
@@ -61,11 +64,6 @@ fn written(path: &Path) -> i64 {
         j.append(game, i as i64 + 1, e, stamp).unwrap();
     }
     game
-}
-
-fn sql(path: &Path, statement: &str) {
-    let c = rusqlite::Connection::open(path).unwrap();
-    c.execute_batch(statement).unwrap();
 }
 
 #[test]

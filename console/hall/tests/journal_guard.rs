@@ -3,6 +3,9 @@
 //! long to be this program's are not read whole.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::sql;
+
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
@@ -21,11 +24,6 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
     PathBuf::from(name)
-}
-
-fn sql(path: &Path, statement: &str) {
-    let c = rusqlite::Connection::open(path).unwrap();
-    c.execute_batch(statement).unwrap();
 }
 
 /// A journal with one game of `n` ticks.
