@@ -1,6 +1,6 @@
 //! What the table says or decides, in order, and the words of its private messages.
 
-use kriegspiel_referee::{Lang, Question, Reply, Report, Try, Verdict};
+use kriegspiel_referee::{Lang, Question, Reply, Report, Try, Verdict, Wording};
 use shakmaty::{ByColor, Color, Role, Square};
 
 use crate::game::{ArbiterNote, PublicMessage};
@@ -225,11 +225,11 @@ impl PrivateMessage {
 
 impl PrivateMessage {
     /// The words spoken into the player's own ear: phrased for a listener, squares as
-    /// words ([`crate::render::spoken_square`]), and the man named when the official
+    /// words ([`Wording::spoken_square`]), and the man named when the official
     /// position knows it (`man`: the role of his man on the message's square, or of the man
     /// captured there). [`PrivateMessage::text`] stays the written form.
     pub fn speech(&self, lang: Lang, man: Option<Role>) -> String {
-        let sq = |s: Square| crate::render::spoken_square(lang, s);
+        let sq = |s: Square| Wording::spoken_square(lang, s);
         match (self, lang) {
             (PrivateMessage::MustMoveTouched(s), Lang::En) => match man {
                 Some(r) => format!(

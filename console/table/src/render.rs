@@ -180,9 +180,3 @@ fn with<const N: usize>(mut v: Value, extra: [(&str, Value); N]) -> Value {
     }
     v
 }
-
-/// A square as a voice of `lang` reads it right ("eh 5", «е 4», "a 5"): the referee's one
-/// list of spoken square names, [`Wording::spoken_square`].
-pub fn spoken_square(lang: Lang, sq: shakmaty::Square) -> String {
-    Wording::spoken_square(lang, sq)
-}
