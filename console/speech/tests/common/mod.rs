@@ -10,7 +10,6 @@ use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, Ti
 use kriegspiel_referee::shakmaty::Position;
 use kriegspiel_speech::{hear, Hearer, Positions, Speakers};
 use kriegspiel_table::event_text::parse_event;
-use tokio::sync::broadcast;
 
 mod audio;
 mod dispatcher;
@@ -60,22 +59,25 @@ pub fn play(journal: &Path, speakers: Speakers, lang: &str) -> Expected {
         scripted,
         resume: kriegspiel_hall::Resume::New,
     };
-    let hall = kriegspiel_hall::start(
+    // The speaker follows the hall from its first event, as the programs' speakers do.
+    let speaking = kriegspiel_speech::subscriber::Speaking {
+        table: 1,
+        speakers,
+        finish: Duration::from_secs(60),
+    };
+    let mut hall = kriegspiel_hall::start(
         Journal::open(journal).unwrap(),
         vec![spec],
         TimeMode::Simulated,
-        Vec::new(),
+        vec![Box::new(speaking)],
     )
     .unwrap();
-    let (relay, relayed) = broadcast::channel(kriegspiel_hall::SUBSCRIBER_QUEUE);
-    let voice = kriegspiel_speech::subscriber::spawn(relayed, 1, speakers, Duration::from_secs(60));
-    let mut events = hall.events;
+    let events = &mut hall.events;
     let mut expected = Expected::default();
     let mut wording = None;
     let mut known = Positions::default();
     loop {
         let e = events.blocking_recv().unwrap();
-        let _ = relay.send(e.clone());
         match e {
             HallEvent::Opened {
                 wording: w, lang, ..
@@ -96,7 +98,6 @@ pub fn play(journal: &Path, speakers: Speakers, lang: &str) -> Expected {
         }
     }
     let _ = hall.handle.send(kriegspiel_hall::HallCommand::Shutdown);
-    let _ = hall.thread.join();
-    voice.join().unwrap();
+    hall.join();
     expected
 }
