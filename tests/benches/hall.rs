@@ -44,14 +44,7 @@ use rand::{Rng, SeedableRng};
 use tokio::sync::broadcast::error::RecvError;
 
 /// The demo's human pace (`kriegspiel demo` without `--fast`).
-const HUMAN: Timing = Timing {
-    start_ms: 2500,
-    step_ms: 180,
-    settle_ms: 300,
-    after_verdict_ms: 900,
-    react_ms: 1600,
-    command_ms: 400,
-};
+const HUMAN: Timing = Timing::HUMAN;
 
 /// Brisker hands, the same settle window: more verdicts per minute.
 const BRISK: Timing = Timing {

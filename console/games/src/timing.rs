@@ -17,6 +17,18 @@ pub struct Timing {
     pub command_ms: u64,
 }
 
+impl Timing {
+    /// A human pace (the demo's): time to hear each announcement before the next man moves.
+    pub const HUMAN: Timing = Timing {
+        start_ms: 2500,
+        step_ms: 180,
+        settle_ms: 300,
+        after_verdict_ms: 900,
+        react_ms: 1600,
+        command_ms: 400,
+    };
+}
+
 impl Default for Timing {
     fn default() -> Timing {
         Timing {
