@@ -243,6 +243,36 @@ mod tests {
             .unwrap()
     }
 
+    /// A journal in a new folder, its writer thread, and one game in it.
+    fn one_game() -> (
+        tempfile::TempDir,
+        tokio::runtime::Runtime,
+        JournalThread,
+        JournalQueue,
+        i64,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::open(&dir.path().join("j.sqlite")).unwrap();
+        let (thread, queue) = JournalThread::spawn(journal).unwrap();
+        let rt = runtime();
+        let game = rt
+            .block_on(queue.call(|j| j.new_game("t", &TableSetup::default(), 0)))
+            .unwrap()
+            .unwrap();
+        (dir, rt, thread, queue, game)
+    }
+
+    /// The row of `input` as the `seq`th event of `game`, at `seq` × 10 ms.
+    fn tick_row(game: i64, seq: i64, input: Input) -> EventRow {
+        EventRow::new(
+            game,
+            seq,
+            &Event::new(seq as u64 * 10, input),
+            Stamp::default(),
+        )
+        .unwrap()
+    }
+
     #[test]
     fn events_from_many_writers_are_all_committed_in_order_per_game() {
         let dir = tempfile::tempdir().unwrap();
@@ -288,24 +318,9 @@ mod tests {
 
     #[test]
     fn rows_written_behind_are_committed_in_order_before_a_later_awaited_write() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, rt, thread, queue, game) = one_game();
         let path = dir.path().join("j.sqlite");
-        let journal = Journal::open(&path).unwrap();
-        let (thread, queue) = JournalThread::spawn(journal).unwrap();
-        let rt = runtime();
-        let game = rt
-            .block_on(queue.call(|j| j.new_game("t", &TableSetup::default(), 0)))
-            .unwrap()
-            .unwrap();
-        let row = |seq: i64, input: Input| {
-            EventRow::new(
-                game,
-                seq,
-                &Event::new(seq as u64 * 10, input),
-                Stamp::default(),
-            )
-            .unwrap()
-        };
+        let row = |seq: i64, input: Input| tick_row(game, seq, input);
         let mut behind: Vec<Committed> = (1..=20)
             .map(|seq| queue.write_behind(row(seq, Input::Tick)))
             .collect();
@@ -326,24 +341,8 @@ mod tests {
 
     #[test]
     fn a_row_written_behind_that_the_journal_refuses_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("j.sqlite");
-        let journal = Journal::open(&path).unwrap();
-        let (thread, queue) = JournalThread::spawn(journal).unwrap();
-        let rt = runtime();
-        let game = rt
-            .block_on(queue.call(|j| j.new_game("t", &TableSetup::default(), 0)))
-            .unwrap()
-            .unwrap();
-        let row = |seq: i64| {
-            EventRow::new(
-                game,
-                seq,
-                &Event::new(seq as u64 * 10, Input::Tick),
-                Stamp::default(),
-            )
-            .unwrap()
-        };
+        let (_dir, rt, thread, queue, game) = one_game();
+        let row = |seq: i64| tick_row(game, seq, Input::Tick);
         rt.block_on(queue.write(row(1))).unwrap();
         // The same sequence number again: the journal refuses it.
         let mut again = queue.write_behind(row(1));
@@ -355,14 +354,7 @@ mod tests {
 
     #[test]
     fn a_row_the_journal_refuses_fails_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let journal = Journal::open(&dir.path().join("j.sqlite")).unwrap();
-        let (thread, queue) = JournalThread::spawn(journal).unwrap();
-        let rt = runtime();
-        let game = rt
-            .block_on(queue.call(|j| j.new_game("t", &TableSetup::default(), 0)))
-            .unwrap()
-            .unwrap();
+        let (_dir, rt, thread, queue, game) = one_game();
         let row = |seq| EventRow::new(game, seq, &Event::new(0, Input::Tick), Stamp::default());
         rt.block_on(async {
             // The same (game, seq) twice: the second breaks the key, the others stand.
