@@ -558,7 +558,13 @@ fn tables_round(pace_name: &str, timing: Timing, round: usize) -> Round {
     let cpu0 = cpu_seconds(Path::new("/proc/self/stat"));
     let boards_cpu0 = cpu_seconds(&PathBuf::from(format!("/proc/{child_pid}/stat")));
     let t0 = Instant::now();
-    let running = start(Journal::open(&journal_path).unwrap(), specs, TimeMode::Real, Vec::new()).unwrap();
+    let running = start(
+        Journal::open(&journal_path).unwrap(),
+        specs,
+        TimeMode::Real,
+        Vec::new(),
+    )
+    .unwrap();
     let (done_tx, done_rx) = std::sync::mpsc::channel();
     let events = running.events;
     let subscriber = std::thread::spawn(move || subscribe(events, TABLES, done_tx));

@@ -6,6 +6,8 @@
 //! `tests/`, `benches/` and `examples/`, up to its first `#[cfg(test)]`. The SVG drawings
 //! (hardware/drawings) are pictures written as code and are left out of the function rule.
 
+#![allow(clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 
 /// The most lines a production file may have before its tests.

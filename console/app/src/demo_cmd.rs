@@ -8,8 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kriegspiel_frontend::{
-    demo_timing, open_journal, print_text, spawn_speaker, speaker, GameArgs, Lines, Readable,
-    SpeechArgs,
+    demo_timing, open_journal, print_text, speaker, speaking, GameArgs, Lines, Readable, SpeechArgs,
 };
 use kriegspiel_hall::{HallCommand, HallEvent, Journal, TimeMode};
 use kriegspiel_speech::Speakers;
@@ -120,25 +119,22 @@ fn watch(
     mode: TimeMode,
     json: bool,
 ) -> ExitCode {
-    // The speaker has its own subscription from the first event: it lags alone.
-    let (hall, mut subscriptions) = match kriegspiel_hall::start_subscribed(
-        journal,
-        vec![spec],
-        mode,
-        usize::from(speaker.is_some()),
-    ) {
+    // The speaker follows the hall from its first event with a queue of its own: it lags
+    // alone.
+    let speaking = speaker
+        .map(|s| speaking(1, s, Duration::from_secs(15)))
+        .into_iter()
+        .collect();
+    let mut hall = match kriegspiel_hall::start(journal, vec![spec], mode, speaking) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
         }
     };
-    let voice = speaker
-        .zip(subscriptions.pop())
-        .map(|(s, events)| spawn_speaker(events, 1, s, Duration::from_secs(15)));
     let mut lines = Lines::new(false);
     let mut readable = Readable::new();
-    let mut events = hall.events;
+    let events = &mut hall.events;
     let mut code = ExitCode::SUCCESS;
     loop {
         let e = match events.blocking_recv() {
@@ -166,9 +162,6 @@ fn watch(
         }
     }
     let _ = hall.handle.send(HallCommand::Shutdown);
-    let _ = hall.thread.join();
-    if let Some(v) = voice {
-        let _ = v.join();
-    }
+    hall.join();
     code
 }

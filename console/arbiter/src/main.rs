@@ -15,13 +15,15 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kriegspiel_hall::broadcast as tokio_broadcast;
-use kriegspiel_hall::{BoardSource, Journal, TableNo, TableSetup, TableSpec, TimeMode};
+use kriegspiel_hall::{
+    follower, BoardSource, Hall, Journal, Subscriber, TableNo, TableSetup, TableSpec, TimeMode,
+};
 use kriegspiel_window::WindowOptions;
 
 use clap::Parser;
 use kriegspiel_frontend::{
-    default_socket, demo_timing, journal_path, read_round_with_audio, spawn_speaker,
-    stop_on_signals, wait_for_stop, GameArgs, Players, Probing, SpeechArgs, HUMAN_PACE,
+    default_socket, demo_timing, journal_path, read_round_with_audio, speaking, stop_on_signals,
+    wait_for_stop, GameArgs, Players, Probing, SpeechArgs,
 };
 use kriegspiel_speech::{setup, AudioOptions, Speakers};
 
@@ -323,42 +325,45 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // The window, the players' channel and each speaking table: a subscription each, from
-    // the hall's first event, so that a slow one lags alone and holds no other back.
-    let (hall, mut subscriptions) = match kriegspiel_hall::start_subscribed(
-        journal,
-        specs.clone(),
-        TimeMode::Real,
-        speakers.len() + 2,
-    ) {
+    let hall = match Hall::open(journal, specs.clone(), TimeMode::Real) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
         }
     };
-    let for_players = subscriptions.pop();
-    if let Some(events) = subscriptions.pop() {
-        note_seats(events);
-    }
     let socket = args
         .player_socket
         .clone()
         .unwrap_or_else(|| default_socket(&path));
+    // The same players' channel as `kriegspiel table` and `hall`, open before the hall's
+    // first event: a table opened here can be played from players' terminals, and a seat
+    // code printed can be used at once.
+    let players = Players::serve(&socket, hall.handle(), PROGRAM);
     let mut options = WindowOptions::new(path);
     options.sync_alert_after = Duration::from_secs(args.sync_alert);
     options.start_table = args.open;
     if demo {
-        options.demo_timing = Some(HUMAN_PACE);
+        options.demo_timing = Some(kriegspiel_games::Timing::HUMAN);
     }
-    let voices: Vec<_> = speakers
+    // The window (on the hall's first subscription), the players' channel, the seat notes
+    // and each speaking table: each follows the hall from its first event with a queue of
+    // its own, so that a slow one lags alone and holds no other back.
+    let mut subscribers: Vec<Box<dyn Subscriber>> = speakers
         .into_iter()
-        .zip(subscriptions)
-        .map(|((table, s), events)| spawn_speaker(events, table, s, Duration::from_secs(10)))
+        .map(|(table, s)| speaking(table, s, Duration::from_secs(10)))
         .collect();
-    // The same players' channel as `kriegspiel table` and `hall`: a table opened here can
-    // be played from players' terminals.
-    let players = Players::serve(&socket, hall.handle.clone(), for_players, PROGRAM);
+    subscribers.push(follower("seat notes", note_seats));
+    subscribers.extend(players.as_ref().map(Players::subscriber));
+    let mut hall = match hall.start(subscribers) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Waited for after the window: the players' terminals are told first.
+    let followers = std::mem::take(&mut hall.followers);
     // Ctrl-C or SIGTERM: the hall stops (journaling the time up to the stop), then the
     // players' terminals are told and the socket file removed, and the window ends.
     let on_stop: Box<dyn FnOnce(i32) + Send> = {
@@ -381,8 +386,8 @@ fn main() -> ExitCode {
         p.close_all("the console has stopped", true);
     }
     // The hall has stopped: each speaker says what it still has, then ends.
-    for v in voices {
-        let _ = v.join();
+    for f in followers {
+        let _ = f.join();
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -394,10 +399,10 @@ fn main() -> ExitCode {
 }
 
 /// Says each table's seat codes and every seat change on standard error too (the window
-/// shows them on each table's page), from a subscription of its own.
+/// shows them on each table's page), as a subscriber of its own.
 fn note_seats(mut events: tokio_broadcast::Receiver<kriegspiel_hall::HallEvent>) {
     use kriegspiel_hall::HallEvent;
-    std::thread::spawn(move || loop {
+    loop {
         match events.blocking_recv() {
             Ok(HallEvent::Opened {
                 table, name, seats, ..
@@ -409,7 +414,7 @@ fn note_seats(mut events: tokio_broadcast::Receiver<kriegspiel_hall::HallEvent>)
             Ok(_) | Err(tokio_broadcast::error::RecvError::Lagged(_)) => {}
             Err(tokio_broadcast::error::RecvError::Closed) => return,
         }
-    });
+    }
 }
 
 /// The players' channel behind the window's seat buttons.

@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{xvfb, Killed};
-use kriegspiel_frontend::HUMAN_PACE;
+use kriegspiel_games::Timing;
 
 fn console() -> Command {
     Command::new(env!("CARGO_BIN_EXE_kriegspiel-console"))
@@ -63,7 +63,7 @@ fn run_until(display: &str, args: &[&str], done: impl Fn() -> bool) {
 
 /// The public words of the demo game of `rules`, in order, as its table says them.
 fn demo_public_words(rules: &str) -> Vec<String> {
-    kriegspiel_games::builtin(rules, HUMAN_PACE)
+    kriegspiel_games::builtin(rules, Timing::HUMAN)
         .unwrap()
         .expected
         .iter()

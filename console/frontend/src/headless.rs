@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use kriegspiel_hall::{HallCommand, HallEvent, Journal, TableNo, TableSpec, TimeMode};
+use kriegspiel_hall::{
+    Hall, HallCommand, HallEvent, Journal, Subscriber, TableNo, TableSpec, TimeMode,
+};
 use kriegspiel_speech::Speakers;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -16,7 +18,7 @@ use crate::keypad::spawn_keypad;
 use crate::lines::{print_line, Lines};
 use crate::players::{default_socket, Players};
 use crate::signals::stop_on_signals;
-use crate::speakers::spawn_speaker;
+use crate::speakers::speaking;
 
 /// Runs a hall until every table's game is over, printing JSON lines (tagged with the
 /// table when there are several) and speaking each table that has speakers: a subscriber
@@ -33,24 +35,30 @@ pub fn play(
     let mode = TimeMode::Real;
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
     let tables = specs.len();
-    // Every subscriber (this printer, the players' channel, each table's speakers) has a
-    // subscription of its own from the hall's first event: one that falls behind (a
-    // stalled standard output) makes no other wait or lose anything.
-    let (hall, mut subscriptions) =
-        match kriegspiel_hall::start_subscribed(journal, specs, mode, speakers.len() + 1) {
-            Ok(h) => h,
-            Err(e) => {
-                eprintln!("{program}: {e}");
-                return ExitCode::from(2);
-            }
-        };
-    let for_players = subscriptions.pop();
-    let voices: Vec<_> = speakers
+    let hall = match Hall::open(journal, specs, mode) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("{program}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // The socket is open before the hall's first event: a seat code printed can be used.
+    let players = Players::serve(&socket, hall.handle(), program);
+    // Every subscriber (the players' channel, each table's speakers, and this printer on
+    // the hall's first subscription) has a queue of its own from the hall's first event:
+    // one that falls behind (a stalled standard output) makes no other wait or lose.
+    let mut subscribers: Vec<Box<dyn Subscriber>> = speakers
         .into_iter()
-        .zip(subscriptions)
-        .map(|((table, s), events)| spawn_speaker(events, table, s, Duration::from_secs(10)))
+        .map(|(table, speakers)| speaking(table, speakers, Duration::from_secs(10)))
         .collect();
-    let players = Players::serve(&socket, hall.handle.clone(), for_players, program);
+    subscribers.extend(players.as_ref().map(Players::subscriber));
+    let hall = match hall.start(subscribers) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("{program}: {e}");
+            return ExitCode::from(2);
+        }
+    };
     spawn_keypad(hall.handle.clone(), program, tables, players.clone());
     let signalled = stop_on_signals(hall.handle.clone(), program, None);
     let mut printer = Printer {
@@ -97,8 +105,9 @@ pub fn play(
         // Stopped on purpose, cleanly: the shell's convention for a signal.
         code = ExitCode::from(u8::try_from(128 + signal).unwrap_or(1));
     }
-    for v in voices {
-        let _ = v.join();
+    // The speakers say what they still have, then end with the players' follower.
+    for f in hall.followers {
+        let _ = f.join();
     }
     code
 }

@@ -20,7 +20,7 @@ pub mod signals;
 pub mod speakers;
 
 pub use args::{GameArgs, SpeechArgs};
-pub use demo::{demo_timing, HUMAN_PACE};
+pub use demo::demo_timing;
 pub use headless::play;
 pub use journal::{journal_path, open_journal};
 pub use keypad::{parse_command, spawn_keypad, Command};
@@ -29,4 +29,4 @@ pub use players::{default_socket, Players};
 pub use readable::Readable;
 pub use round::{read_round, read_round_with_audio, RoundEntry};
 pub use signals::{stop_on_signals, wait_for_stop};
-pub use speakers::{spawn_speaker, speaker, Probing};
+pub use speakers::{speaker, speaking, Probing};

@@ -34,10 +34,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kriegspiel_hall::{HallEvent, HallHandle, SeatChange, SeatNotice, TableNo};
+use kriegspiel_hall::{HallHandle, SeatChange, SeatNotice, TableNo};
 use kriegspiel_referee::shakmaty::Color;
 use kriegspiel_referee::Lang;
-use tokio::sync::broadcast;
 
 pub use limits::{HANDSHAKE, MAX_CONNECTIONS, QUEUE};
 pub use socket::default_socket;
@@ -53,8 +52,8 @@ pub const OWN_BOARD: &str = "#own-board ";
 /// closed, the console stopped): a terminal that is closed without it has lost the console.
 pub const CLOSED: &str = "#closed";
 
-/// The open players' socket. Feed it the hall's events from its own subscription with
-/// [`Players::follow`] (or one by one with [`Players::observe`]).
+/// The open players' socket. Feed it the hall's events as a subscriber of the hall
+/// ([`Players::subscriber`]), or one by one with [`Players::observe`].
 #[derive(Debug, Clone)]
 pub struct Players {
     shared: Arc<Shared>,
@@ -99,24 +98,16 @@ impl Players {
         Ok(players)
     }
 
-    /// Opens the socket for a front end and follows the hall from `events`, saying on
-    /// standard error how players connect; a socket that cannot be opened is a warning:
-    /// the console referees without players' terminals.
-    pub fn serve(
-        path: &Path,
-        hall: HallHandle,
-        events: Option<broadcast::Receiver<HallEvent>>,
-        program: &str,
-    ) -> Option<Players> {
+    /// Opens the socket for a front end, saying on standard error how players connect; a
+    /// socket that cannot be opened is a warning: the console referees without players'
+    /// terminals. Give the hall its [`Players::subscriber`] to feed it.
+    pub fn serve(path: &Path, hall: HallHandle, program: &str) -> Option<Players> {
         match Players::open(path, hall) {
             Ok(p) => {
                 eprintln!(
                     "{program}: players' terminals: kriegspiel player --socket {} --table N --color C --code CODE",
                     path.display()
                 );
-                if let Some(events) = events {
-                    p.follow(events);
-                }
                 Some(p)
             }
             Err(e) => {

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use kriegspiel_hall::{HallEvent, TableNo};
+use kriegspiel_hall::{Subscriber, TableNo};
 use kriegspiel_referee::Lang;
+use kriegspiel_speech::subscriber::Speaking;
 use kriegspiel_speech::{setup, AudioOptions, Speakers};
-use tokio::sync::broadcast;
 
 /// The speakers the options ask for (none: silent).
 pub fn speaker(
@@ -18,17 +18,16 @@ pub fn speaker(
     Ok((!speakers.is_silent()).then_some(speakers))
 }
 
-/// Speaks one table from its own subscription (kriegspiel-speech: public words to the
+/// Speaks one table as a subscriber of the hall (kriegspiel-speech: public words to the
 /// room, private words to their player's headset only), so that speech never holds the
-/// table back. Returns when the hall stops or the game ends; then waits at most `finish`
-/// for the last words.
-pub fn spawn_speaker(
-    events: broadcast::Receiver<HallEvent>,
-    table: TableNo,
-    speakers: Speakers,
-    finish: Duration,
-) -> std::thread::JoinHandle<()> {
-    kriegspiel_speech::subscriber::spawn(events, table, speakers, finish)
+/// table back. Ends when the hall stops or the game ends; then waits at most `finish` for
+/// the last words.
+pub fn speaking(table: TableNo, speakers: Speakers, finish: Duration) -> Box<dyn Subscriber> {
+    Box::new(Speaking {
+        table,
+        speakers,
+        finish,
+    })
 }
 
 /// speech-dispatcher asked once for a whole hall, on a thread of its own while the devices

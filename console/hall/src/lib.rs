@@ -27,7 +27,7 @@ pub use journal::{
     code_matches, Beat, EventRow, GameId, GameRecord, Journal, JournalError, JournalEvent, Stamp,
     SEAT_CODE_DIGITS,
 };
-pub use service::{follower, start, start_subscribed, Hall, Subscriber};
+pub use service::{follower, start, Hall, Subscriber};
 pub use setup::{SetupError, TableSetup};
 pub use spec::{BoardSource, Resume, TableNo, TableSpec, TimeMode};
 /// The channel the hall's events come on (its receivers are part of this API).

@@ -169,19 +169,6 @@ impl Hall {
     }
 }
 
-/// Starts a hall with `extra` more subscriptions that, like [`RunningHall::events`], see
-/// every event from the first, for followers on threads the caller owns.
-pub fn start_subscribed(
-    journal: Journal,
-    specs: Vec<TableSpec>,
-    mode: TimeMode,
-    extra: usize,
-) -> Result<(RunningHall, Vec<broadcast::Receiver<HallEvent>>), HallError> {
-    let hall = Hall::open(journal, specs, mode)?;
-    let subscriptions = (0..extra).map(|_| hall.subscribe()).collect();
-    Ok((hall.start(Vec::new())?, subscriptions))
-}
-
 async fn run(
     prepared: Vec<Prepared>,
     journal: JournalQueue,

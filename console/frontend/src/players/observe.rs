@@ -3,7 +3,7 @@
 
 use std::sync::mpsc::TrySendError;
 
-use kriegspiel_hall::{HallEvent, SeatChange, TableNo, TableView};
+use kriegspiel_hall::{follower, HallEvent, SeatChange, Subscriber, TableNo, TableView};
 use kriegspiel_referee::shakmaty::{ByColor, Color};
 use kriegspiel_table::render::{self, Hearer};
 use kriegspiel_table::Output;
@@ -15,14 +15,11 @@ use super::words::{say, Said};
 use super::{Players, OWN_BOARD};
 
 impl Players {
-    /// Follows the hall from `events` (a subscription of its own, made before the hall's
-    /// first event) on a thread of its own, until the hall stops.
-    pub fn follow(
-        &self,
-        mut events: broadcast::Receiver<HallEvent>,
-    ) -> std::thread::JoinHandle<()> {
+    /// The players' channel as a hall subscriber: it follows the hall from the first event
+    /// on a thread of its own (its own queue: a slow terminal costs no other subscriber).
+    pub fn subscriber(&self) -> Box<dyn Subscriber> {
         let players = self.clone();
-        std::thread::spawn(move || loop {
+        follower("players", move |mut events| loop {
             match events.blocking_recv() {
                 Ok(e) => players.observe(&e),
                 Err(broadcast::error::RecvError::Lagged(_)) => {

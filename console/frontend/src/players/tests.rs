@@ -132,7 +132,7 @@ fn the_first_line_names_table_colour_code_and_voice() {
 /// full, the arbiter is told, and its seat is free: nothing is held without end.
 #[test]
 fn a_terminal_that_does_not_read_is_cut_off_and_the_arbiter_told() {
-    use kriegspiel_hall::{BoardSource, HallCommand, TableSetup, TableSpec, TimeMode};
+    use kriegspiel_hall::{BoardSource, HallCommand, HallEvent, TableSetup, TableSpec, TimeMode};
     use kriegspiel_table::PrivateMessage;
     let dir = tempfile::tempdir().unwrap();
     let journal = kriegspiel_hall::Journal::open(&dir.path().join("j.sqlite")).unwrap();
@@ -148,11 +148,10 @@ fn a_terminal_that_does_not_read_is_cut_off_and_the_arbiter_told() {
         scripted: Vec::new(),
         resume: kriegspiel_hall::Resume::New,
     };
-    let (hall, mut subs) =
-        kriegspiel_hall::start_subscribed(journal, vec![spec], TimeMode::Real, 1).unwrap();
+    let hall = kriegspiel_hall::Hall::open(journal, vec![spec], TimeMode::Real).unwrap();
     let socket = dir.path().join("p.sock");
-    let players = Players::open(&socket, hall.handle.clone()).unwrap();
-    players.follow(subs.pop().unwrap());
+    let players = Players::open(&socket, hall.handle()).unwrap();
+    let hall = hall.start(vec![players.subscriber()]).unwrap();
     let mut events = hall.events;
     let codes = loop {
         if let HallEvent::Opened { seats, .. } = events.blocking_recv().unwrap() {

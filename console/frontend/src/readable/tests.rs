@@ -1,7 +1,7 @@
 use super::*;
-use crate::demo::HUMAN_PACE;
 use crate::lines::Lines;
 use kriegspiel_boardlink::{DisconnectReason, LinkEvent};
+use kriegspiel_games::Timing;
 use kriegspiel_hall::{HallCommand, SeatChange, SeatNotice, TimeMode};
 use kriegspiel_link::FaultCode;
 use kriegspiel_referee::shakmaty::{ByColor, Color};
@@ -86,11 +86,11 @@ fn compare(events: &[HallEvent]) -> Vec<String> {
 fn demo_game(rules: RuleSet, lang: &str) -> Vec<HallEvent> {
     let dir = tempfile::tempdir().unwrap();
     let journal = kriegspiel_hall::Journal::open(&dir.path().join("j.sqlite")).unwrap();
-    let game = kriegspiel_games::builtin(rules.id(), HUMAN_PACE).unwrap();
-    let mut spec = game.table_spec(&format!("demo-{}", rules.id()), &HUMAN_PACE);
+    let game = kriegspiel_games::builtin(rules.id(), Timing::HUMAN).unwrap();
+    let mut spec = game.table_spec(&format!("demo-{}", rules.id()), &Timing::HUMAN);
     lang.clone_into(&mut spec.setup.lang);
-    let (hall, _) =
-        kriegspiel_hall::start_subscribed(journal, vec![spec], TimeMode::Simulated, 0).unwrap();
+    let hall =
+        kriegspiel_hall::start(journal, vec![spec], TimeMode::Simulated, Vec::new()).unwrap();
     let mut events = hall.events;
     let mut all = Vec::new();
     while let Ok(e) = events.blocking_recv() {
