@@ -13,7 +13,7 @@ const PROGRAM: &str = "kriegspiel hall";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The round: a TOML file with one [[table]] per table (see the README).
+    /// The round: a TOML file with one [[table]] per table (see docs/HALL.md).
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
     /// The journal; default: journal.sqlite in the user's data folder.

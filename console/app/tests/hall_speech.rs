@@ -37,6 +37,9 @@ use serde_json::Value;
 #[path = "../../speech/tests/common/dispatcher.rs"]
 mod dispatcher;
 use dispatcher::Dispatcher;
+#[path = "../../speech/tests/common/audio.rs"]
+mod audio;
+use audio::{logged, samples};
 
 /// The speech crate's scenario: times in ms from the boards' start.
 const SCENARIO: &str = include_str!("../../speech/tests/scenario.txt");
@@ -423,35 +426,13 @@ fn check_games(run: &HallRun, expected: &[Expected]) {
     }
 }
 
-/// The lines of a speech log with this label.
-fn logged(log: &Path, label: &str) -> Vec<String> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .filter(|(l, _)| *l == label)
-        .map(|(_, t)| t.to_owned())
-        .collect()
-}
-
-/// espeak-ng's audio for `text` (16-bit mono samples at 22050 Hz).
+/// espeak-ng's audio for `text` in `lang`'s voice.
 fn espeak(lang: Lang, text: &str) -> Vec<i16> {
-    let out = Command::new("espeak-ng")
-        .args(["-v", espeak_voice(lang), "--stdout", "--", text])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "espeak-ng failed for '{text}'");
-    samples(&out.stdout[44.min(out.stdout.len())..])
-}
-
-fn samples(raw: &[u8]) -> Vec<i16> {
-    raw.chunks_exact(2)
-        .map(|b| i16::from_le_bytes([b[0], b[1]]))
-        .collect()
+    audio::espeak(espeak_voice(lang), text)
 }
 
 fn espeak_total(lang: Lang, texts: &[String]) -> u64 {
-    texts.iter().map(|t| espeak(lang, t).len() as u64).sum()
+    audio::espeak_total(espeak_voice(lang), texts)
 }
 
 /// `(samples, RMS amplitude)` of a recording per sox; `raw`: headerless 16-bit mono 22050 Hz.
