@@ -1,271 +1,169 @@
-use reed_matrix::{Debouncer, Occupancy, Square};
+//! `kriegspiel-board self-test`: the per-square check of `hardware/README.md`.
 
-/// Filtered flips (raw changes the debouncer threw away) that make a square "chattering".
-pub const CHATTER_GLITCHES: u16 = 4;
+use std::io::{self, Write};
+use std::sync::mpsc::{self, TryRecvError};
+use std::time::Duration;
 
-/// What the operator should do next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Prompt {
-    /// Put one magnet (one man) on this square.
-    Place(Square),
-    /// Take the magnet off again; the board must be empty before `next`.
-    LiftAll { next: Option<Square> },
-    /// Every square has been visited.
-    Done,
+use bounded_lines::LineReader;
+use kriegspiel_board_core::{Occupancy, Prompt, Scanner, SelfTest, SelfTestReport, Square};
+use reed_matrix::sim::PinBoard;
+
+use crate::pacer::Pacer;
+use crate::script::{Action, Script};
+
+/// Faults to build into the simulated board, to see the self-test catch them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SimFaults {
+    pub dead: Vec<Square>,
+    pub shorts: Vec<(Square, Square)>,
+    pub chatter: Vec<Square>,
 }
 
-/// The per-square hardware check: the operator walks one magnet over a1, b1, …, h8 on an
-/// otherwise empty board; every scan is fed to [`SelfTest::observe`].
-///
-/// It records which squares ever closed, which closed together (ghosting without diodes,
-/// shorted wires: with a single magnet only one square may ever be closed), which closed
-/// when another was asked for (swapped rows/columns), and raw flips the debouncer had to
-/// filter (chatter).
-#[derive(Debug, Clone)]
-pub struct SelfTest {
-    debouncer: Debouncer,
-    prompt: Prompt,
-    last_raw: Occupancy,
-    closed_ever: Occupancy,
-    together: [u64; 64],
-    instead: [Option<Square>; 64],
-    raw_flips: [u16; 64],
-    accepted_flips: [u16; 64],
+/// Runs the script against simulated pins in virtual time (no waiting) and returns the
+/// findings. Scans every `1000 / scan_hz` ms, like the board would.
+pub fn run_simulated(
+    script: &Script,
+    faults: &SimFaults,
+    debounce_scans: u8,
+    scan_hz: u16,
+) -> SelfTestReport {
+    let pins = PinBoard::new();
+    pins.set_magnets(script.initial);
+    pins.set_dead(faults.dead.iter().copied().collect());
+    pins.set_chatter(faults.chatter.iter().copied().collect());
+    for &(a, b) in &faults.shorts {
+        pins.add_short(a, b);
+    }
+    let mut scanner = crate::simulate::sim_matrix(&pins);
+    let mut test = SelfTest::new(debounce_scans);
+    let period_us = 1_000_000 / u64::from(scan_hz.max(1));
+    let last_ms = script.events.last().map_or(0, |e| u64::from(e.at_ms));
+    // Run on past the last event long enough for it to be debounced.
+    let end_us = (last_ms + 100) * 1000 + period_us * u64::from(debounce_scans);
+    let mut next_event = 0;
+    let mut t_us = 0u64;
+    while t_us <= end_us {
+        let t_ms = t_us / 1000;
+        while let Some(e) = script
+            .events
+            .get(next_event)
+            .filter(|e| u64::from(e.at_ms) <= t_ms)
+        {
+            pins.set_magnet(e.square, e.action == Action::Place);
+            next_event += 1;
+        }
+        match scanner.scan() {
+            Ok(raw) => {
+                test.observe(raw, t_ms as u32);
+            }
+            Err(infallible) => match infallible {},
+        }
+        t_us += period_us;
+    }
+    test.report()
 }
 
-/// The outcome of a [`SelfTest`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SelfTestReport {
-    /// Squares that never closed (dead switch, missing diode, cut wire, skipped).
-    pub never_closed: Occupancy,
-    /// For each square, the other squares that were closed at the same time.
-    pub together: [Occupancy; 64],
-    /// For each asked-for square, the square that closed instead, if any.
-    pub instead: [Option<Square>; 64],
-    /// Raw flips the debouncer filtered, per square.
-    pub glitches: [u16; 64],
+/// Walks the operator through the 64 squares on real hardware. Enter skips a square that
+/// does not respond, `q` + Enter stops early. Returns the findings.
+pub fn run_interactive<S: Scanner>(
+    scanner: &mut S,
+    debounce_scans: u8,
+    scan_hz: u16,
+    out: &mut impl Write,
+) -> Result<SelfTestReport, S::Error> {
+    let (tx, stdin_lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        // Bounded lines: a line too long or not UTF-8 counts as Enter (skip the square).
+        let mut lines = LineReader::new(io::stdin().lock());
+        while let Ok(Some(line)) = lines.next_line() {
+            if tx.send(line.unwrap_or_default().to_owned()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut test = SelfTest::new(debounce_scans);
+    let pacer = Pacer::new();
+    let period = Duration::from_micros(1_000_000 / u64::from(scan_hz.max(1)));
+    let _ = writeln!(
+        out,
+        "Self-test: clear the board, then follow the prompts (Enter = skip a square, q = stop)."
+    );
+    let mut shown = None;
+    loop {
+        let raw = scanner.scan()?;
+        let before = test.prompt();
+        let prompt = test.observe(raw, pacer.now_ms());
+        if let (Prompt::Place(wanted), Prompt::LiftAll { .. }) = (before, prompt) {
+            if let Some(got) = test.report().instead[usize::from(wanted.index())] {
+                let _ = writeln!(out, "  ! {got} closed, but {wanted} was asked for");
+            }
+        }
+        match stdin_lines.try_recv() {
+            Ok(line) if line.trim().eq_ignore_ascii_case("q") => break,
+            Ok(_) => {
+                test.skip();
+            }
+            Err(TryRecvError::Empty | TryRecvError::Disconnected) => {}
+        }
+        let prompt = test.prompt();
+        if shown != Some(prompt) {
+            let _ = match prompt {
+                Prompt::Place(sq) => writeln!(out, "Place a magnet on {sq}"),
+                Prompt::LiftAll { .. } => writeln!(out, "  ok, lift it"),
+                Prompt::Done => writeln!(out, "All 64 squares visited."),
+            };
+            let _ = out.flush();
+            shown = Some(prompt);
+        }
+        if prompt == Prompt::Done {
+            break;
+        }
+        std::thread::sleep(period);
+    }
+    Ok(test.report())
 }
 
-impl SelfTestReport {
-    /// Squares with at least [`CHATTER_GLITCHES`] filtered flips.
-    pub fn chatter(&self) -> Occupancy {
-        Square::all()
-            .filter(|sq| self.glitches[usize::from(sq.index())] >= CHATTER_GLITCHES)
-            .collect()
+/// Writes the findings for a person; says PASS or FAIL on the last line.
+pub fn write_report(report: &SelfTestReport, out: &mut impl Write) -> io::Result<()> {
+    let list = |occ: Occupancy| {
+        occ.squares()
+            .map(|sq| sq.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let bad = report.never_closed.bits() | report.ghosted().bits() | report.chatter().bits();
+    let good = 64 - bad.count_ones();
+    writeln!(out, "squares that closed cleanly: {good} of 64")?;
+    if !report.never_closed.is_empty() {
+        writeln!(out, "never closed: {}", list(report.never_closed))?;
     }
-
-    /// Squares that ever closed together with another.
-    pub fn ghosted(&self) -> Occupancy {
-        Square::all()
-            .filter(|sq| !self.together[usize::from(sq.index())].is_empty())
-            .collect()
-    }
-
-    /// True when every square closed alone, when asked, without chatter.
-    pub fn passed(&self) -> bool {
-        self.never_closed.is_empty()
-            && self.ghosted().is_empty()
-            && self.chatter().is_empty()
-            && self.instead.iter().all(Option::is_none)
-    }
-}
-
-impl SelfTest {
-    /// A test on an empty board, debouncing over `debounce_scans` scans like the board does.
-    pub fn new(debounce_scans: u8) -> Self {
-        SelfTest {
-            debouncer: Debouncer::new(debounce_scans, Occupancy::EMPTY),
-            prompt: Prompt::Place(Square::A1),
-            last_raw: Occupancy::EMPTY,
-            closed_ever: Occupancy::EMPTY,
-            together: [0; 64],
-            instead: [None; 64],
-            raw_flips: [0; 64],
-            accepted_flips: [0; 64],
+    let ghosted = report.ghosted();
+    if !ghosted.is_empty() {
+        writeln!(out, "closed together (ghosting or a short):")?;
+        for sq in ghosted.squares() {
+            writeln!(
+                out,
+                "  {sq} with {}",
+                list(report.together[usize::from(sq.index())])
+            )?;
         }
     }
-
-    /// What the operator should do now.
-    pub fn prompt(&self) -> Prompt {
-        self.prompt
-    }
-
-    /// Feeds one raw scan taken at `tick`; returns the (possibly new) prompt.
-    pub fn observe(&mut self, raw: Occupancy, tick: u32) -> Prompt {
-        for sq in Occupancy(raw.0 ^ self.last_raw.0).squares() {
-            let i = usize::from(sq.index());
-            self.raw_flips[i] = self.raw_flips[i].saturating_add(1);
-        }
-        self.last_raw = raw;
-        for event in self.debouncer.update(raw, tick) {
-            let i = usize::from(event.square().index());
-            self.accepted_flips[i] = self.accepted_flips[i].saturating_add(1);
-        }
-        let stable = self.debouncer.stable();
-        self.closed_ever = Occupancy(self.closed_ever.0 | stable.0);
-        if stable.count() > 1 {
-            for sq in stable.squares() {
-                self.together[usize::from(sq.index())] |= stable.without(sq).0;
-            }
-        }
-        match self.prompt {
-            Prompt::Place(wanted) => {
-                if let Some(got) = stable.squares().next() {
-                    // Go on after the asked-for square, or after the one that closed if it
-                    // lies further on (the operator moved on from a dead square).
-                    let from = if stable.contains(wanted) {
-                        wanted
-                    } else {
-                        self.instead[usize::from(wanted.index())] = Some(got);
-                        got.max(wanted)
-                    };
-                    self.prompt = Prompt::LiftAll {
-                        next: Square::new(from.index() + 1),
-                    };
-                }
-            }
-            Prompt::LiftAll { next } => {
-                if stable.is_empty() {
-                    self.prompt = next.map_or(Prompt::Done, Prompt::Place);
-                }
-            }
-            Prompt::Done => {}
-        }
-        self.prompt
-    }
-
-    /// Gives up on the asked-for square (the operator saw nothing happen), or stops waiting
-    /// for the board to be cleared.
-    pub fn skip(&mut self) -> Prompt {
-        self.prompt = match self.prompt {
-            Prompt::Place(sq) => Square::new(sq.index() + 1).map_or(Prompt::Done, Prompt::Place),
-            Prompt::LiftAll { next } => next.map_or(Prompt::Done, Prompt::Place),
-            Prompt::Done => Prompt::Done,
-        };
-        self.prompt
-    }
-
-    /// The findings so far.
-    pub fn report(&self) -> SelfTestReport {
-        SelfTestReport {
-            never_closed: Occupancy(!self.closed_ever.0),
-            together: self.together.map(Occupancy),
-            instead: self.instead,
-            glitches: core::array::from_fn(|i| {
-                self.raw_flips[i].saturating_sub(self.accepted_flips[i])
-            }),
+    for (wanted, got) in Square::all().zip(report.instead) {
+        if let Some(got) = got {
+            writeln!(out, "asked for {wanted}, {got} closed instead")?;
         }
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use reed_matrix::sim::{InstantDelay, PinBoard};
-    use reed_matrix::{MatrixConfig, ReedMatrix};
-
-    /// Walks one magnet over `order` (8 scans on, 8 scans off each) on the simulated board.
-    fn walk(
-        board: &PinBoard,
-        order: impl Iterator<Item = Square>,
-    ) -> (SelfTest, std::vec::Vec<Prompt>) {
-        let mut matrix = ReedMatrix::new(
-            board.rows(),
-            board.cols(),
-            InstantDelay,
-            MatrixConfig::default(),
-        );
-        let mut test = SelfTest::new(3);
-        let mut prompts = std::vec![test.prompt()];
-        let mut tick = 0;
-        for sq in order {
-            for magnet in [true, false] {
-                board.set_magnets(if magnet {
-                    Occupancy::EMPTY.with(sq)
-                } else {
-                    Occupancy::EMPTY
-                });
-                for _ in 0..8 {
-                    let p = test.observe(matrix.scan().unwrap(), tick);
-                    if prompts.last() != Some(&p) {
-                        prompts.push(p);
-                    }
-                    tick += 1;
-                }
-            }
-        }
-        (test, prompts)
+    let chatter = report.chatter();
+    if !chatter.is_empty() {
+        let items: Vec<String> = chatter
+            .squares()
+            .map(|sq| format!("{sq} ({} flips)", report.glitches[usize::from(sq.index())]))
+            .collect();
+        writeln!(
+            out,
+            "chatter (flips the debouncer filtered): {}",
+            items.join(" ")
+        )?;
     }
-
-    fn sq(name: &str) -> Square {
-        Square::parse(name).unwrap()
-    }
-
-    #[test]
-    fn a_healthy_board_passes_and_the_prompts_walk_a1_to_h8() {
-        let board = PinBoard::new();
-        let (test, prompts) = walk(&board, Square::all());
-        let report = test.report();
-        assert!(report.passed(), "{report:?}");
-        assert_eq!(prompts.len(), 64 * 2 + 1);
-        assert_eq!(prompts[0], Prompt::Place(Square::A1));
-        assert_eq!(
-            prompts[1],
-            Prompt::LiftAll {
-                next: Some(sq("b1"))
-            }
-        );
-        assert_eq!(prompts[2], Prompt::Place(sq("b1")));
-        assert_eq!(prompts[128], Prompt::Done);
-    }
-
-    #[test]
-    fn dead_shorted_and_chattering_switches_are_reported() {
-        let board = PinBoard::new();
-        board.set_dead(Occupancy::EMPTY.with(sq("e4")));
-        board.add_short(sq("b2"), sq("c2"));
-        board.set_chatter(Occupancy::EMPTY.with(sq("g7")));
-        let (test, prompts) = walk(&board, Square::all());
-        let report = test.report();
-        assert!(!report.passed());
-        assert_eq!(
-            report.never_closed,
-            Occupancy::EMPTY.with(sq("e4")).with(sq("g7"))
-        );
-        assert_eq!(
-            report.ghosted(),
-            Occupancy::EMPTY.with(sq("b2")).with(sq("c2"))
-        );
-        assert_eq!(
-            report.together[usize::from(sq("b2").index())],
-            Occupancy::EMPTY.with(sq("c2"))
-        );
-        assert_eq!(report.chatter(), Occupancy::EMPTY.with(sq("g7")));
-        // The walk moved on past the dead square when f4 closed instead.
-        assert_eq!(
-            report.instead[usize::from(sq("e4").index())],
-            Some(sq("f4"))
-        );
-        assert!(prompts.contains(&Prompt::LiftAll {
-            next: Some(sq("g4"))
-        }));
-        assert_eq!(prompts.last(), Some(&Prompt::Done));
-    }
-
-    #[test]
-    fn skipping_moves_the_prompt_on_and_leaves_the_square_unclosed() {
-        let mut test = SelfTest::new(2);
-        assert_eq!(test.skip(), Prompt::Place(sq("b1")));
-        let b1 = Occupancy::EMPTY.with(sq("b1"));
-        test.observe(b1, 0);
-        assert_eq!(
-            test.observe(b1, 1),
-            Prompt::LiftAll {
-                next: Some(sq("c1"))
-            }
-        );
-        assert_eq!(test.skip(), Prompt::Place(sq("c1")));
-        assert!(test.report().never_closed.contains(Square::A1));
-        assert!(!test.report().never_closed.contains(sq("b1")));
-    }
+    writeln!(out, "{}", if report.passed() { "PASS" } else { "FAIL" })
 }

@@ -1,6 +1,6 @@
 //! Drawing (c): the Raspberry Pi's 40-pin header with the pins a board uses, once for the
 //! diode matrix and once for the 74HC165 chain (the pin maps of `hardware/WIRING.md` and
-//! `firmware/pi/examples/*.toml`).
+//! `firmware/board/examples/*.toml`).
 
 use crate::pins::{
     reserved, HeaderPin, HEADER, MATRIX_COLS, MATRIX_ROWS, SHIFT_CLK, SHIFT_DATA, SHIFT_LOAD,
@@ -210,7 +210,7 @@ pub fn draw() -> String {
         py,
         pw,
         "Diode matrix",
-        "firmware/pi/examples/board-matrix.toml",
+        "firmware/board/examples/board-matrix.toml",
     );
     panel(
         &mut svg,
@@ -219,7 +219,7 @@ pub fn draw() -> String {
         py,
         pw,
         "74HC165 chain",
-        "firmware/pi/examples/board-74hc165.toml",
+        "firmware/board/examples/board-74hc165.toml",
     );
 
     // Legend.

@@ -1,5 +1,5 @@
 //! The pins the drawings show: the Raspberry Pi's 40-pin header and the pin maps of
-//! `hardware/WIRING.md` (the same as `firmware/pi/examples/*.toml`; a test compares them).
+//! `hardware/WIRING.md` (the same as `firmware/board/examples/*.toml`; a test compares them).
 
 /// Diode matrix rows, rank 1 .. rank 8: BCM numbers (outputs, idle HIGH, strobed LOW).
 pub const MATRIX_ROWS: [u8; 8] = [5, 6, 13, 19, 26, 16, 20, 21];

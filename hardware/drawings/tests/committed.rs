@@ -84,7 +84,7 @@ fn numbers(toml: &str, key: &str) -> Vec<u8> {
 
 #[test]
 fn pins_match_the_example_configurations() {
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../firmware/pi/examples");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../firmware/board/examples");
     let matrix = std::fs::read_to_string(examples.join("board-matrix.toml")).expect("matrix");
     assert_eq!(numbers(&matrix, "rows"), MATRIX_ROWS);
     assert_eq!(numbers(&matrix, "cols"), MATRIX_COLS);
