@@ -20,29 +20,26 @@
 //! pulseaudio-utils (tests/system-packages.sh installs them); nothing is skipped.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kriegspiel_hall::{BoardSource, HallEvent, Journal, TableSetup, TableSpec, TimeMode};
-use kriegspiel_referee::shakmaty::Position;
 use kriegspiel_referee::Lang;
 use kriegspiel_speech::speaker::espeak_voice;
-use kriegspiel_speech::{hear, Hearer, Positions};
-use kriegspiel_table::event_text::parse_event;
+use kriegspiel_speech::Speakers;
 use serde_json::Value;
 
-#[path = "../../speech/tests/common/dispatcher.rs"]
-mod dispatcher;
-use dispatcher::Dispatcher;
-#[path = "../../speech/tests/common/audio.rs"]
-mod audio;
-use audio::{logged, samples};
+mod common;
+use common::Guard;
+
+#[path = "../../speech/tests/common/mod.rs"]
+mod speech;
+use speech::{logged, samples, Dispatcher, Expected};
 
 /// The speech crate's scenario: times in ms from the boards' start.
-const SCENARIO: &str = include_str!("../../speech/tests/scenario.txt");
+use speech::SCENARIO;
 
 /// The most silence aplay adds when it ends (one ALSA period at 22050 Hz).
 const PADDING: u64 = 11025;
@@ -55,98 +52,6 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Ends a child process when dropped.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// What each output must hear, in order.
-#[derive(Debug, Default, Clone)]
-struct Expected {
-    public: Vec<String>,
-    white: Vec<String>,
-    black: Vec<String>,
-}
-
-impl Expected {
-    fn of(&self, label: &str) -> &[String] {
-        match label {
-            "public" => &self.public,
-            "white" => &self.white,
-            _ => &self.black,
-        }
-    }
-}
-
-/// The test's own routing: the scenario played through an in-process hall in simulated
-/// time, every output routed by `hear`.
-fn expected(lang: &str, journal: &Path) -> Expected {
-    let scripted = SCENARIO
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let e = parse_event(l).unwrap();
-            (e.at, e.input)
-        })
-        .collect();
-    let spec = TableSpec {
-        name: "oracle".into(),
-        setup: TableSetup {
-            rules: "wild16".into(),
-            lang: lang.into(),
-            touch_move: "strict".into(),
-            ..TableSetup::default()
-        },
-        white: BoardSource::Absent,
-        black: BoardSource::Absent,
-        scripted,
-        resume: kriegspiel_hall::Resume::New,
-    };
-    let hall = kriegspiel_hall::start(
-        Journal::open(journal).unwrap(),
-        vec![spec],
-        TimeMode::Simulated,
-        Vec::new(),
-    )
-    .unwrap();
-    let mut events = hall.events;
-    let mut out = Expected::default();
-    let mut wording = None;
-    let mut known = Positions::default();
-    loop {
-        match events.blocking_recv().unwrap() {
-            HallEvent::Opened {
-                wording: w, lang, ..
-            } => wording = Some((w, lang)),
-            HallEvent::View(v) => known.record(v.position.board()),
-            HallEvent::Output { output, .. } => {
-                let (w, lang) = wording.unwrap();
-                if let Some(u) = hear(&w, lang, &output, &known) {
-                    match u.hearer {
-                        Hearer::Both => out.public.push(u.text),
-                        Hearer::Player(c) if c.is_white() => out.white.push(u.text),
-                        Hearer::Player(_) => out.black.push(u.text),
-                    }
-                }
-            }
-            HallEvent::Ended { .. } => break,
-            _ => {}
-        }
-    }
-    let _ = hall.handle.send(kriegspiel_hall::HallCommand::Shutdown);
-    let _ = hall.thread.join();
-    assert!(
-        out.white.len() >= 8 && out.black.len() >= 8 && out.public.len() >= 5,
-        "{out:?}"
-    );
-    out
 }
 
 /// The board program, built once (tests/run.sh builds it before the tests).
@@ -268,33 +173,16 @@ fn run_hall(dir: &Path, round: &str, env: &[(String, String)], opened: impl FnOn
         round.replace("{DIR}", &dir.display().to_string()),
     )
     .unwrap();
-    let mut hall = Command::new(env!("CARGO_BIN_EXE_kriegspiel"));
-    hall.arg("hall")
-        .arg("--config")
-        .arg(&round_file)
-        .arg("--journal")
-        .arg(dir.join("round.sqlite"))
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut hall = Guard(hall.spawn().unwrap());
-    let (tx, lines) = mpsc::channel::<String>();
-    let stdout = hall.0.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines() {
-            let Ok(l) = l else { break };
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
-    let mut stderr_pipe = hall.0.stderr.take().unwrap();
-    let stderr = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr_pipe.read_to_string(&mut s);
-        s
-    });
+    let common::Running {
+        mut hall,
+        lines,
+        stderr,
+    } = common::hall(
+        &round_file,
+        &dir.join("round.sqlite"),
+        &[],
+        env.iter().map(|(k, v)| (k, v)),
+    );
     let mut printed = Vec::new();
     let limit = Instant::now() + Duration::from_secs(30);
     while printed
@@ -428,11 +316,11 @@ fn check_games(run: &HallRun, expected: &[Expected]) {
 
 /// espeak-ng's audio for `text` in `lang`'s voice.
 fn espeak(lang: Lang, text: &str) -> Vec<i16> {
-    audio::espeak(espeak_voice(lang), text)
+    speech::espeak(espeak_voice(lang), text)
 }
 
 fn espeak_total(lang: Lang, texts: &[String]) -> u64 {
-    audio::espeak_total(espeak_voice(lang), texts)
+    speech::espeak_total(espeak_voice(lang), texts)
 }
 
 /// `(samples, RMS amplitude)` of a recording per sox; `raw`: headerless 16-bit mono 22050 Hz.
@@ -511,7 +399,17 @@ speech_log = "{{DIR}}/t{name}.tsv"
 fn oracle(dir: &Path) -> Vec<Expected> {
     TABLES
         .iter()
-        .map(|(name, _, code)| expected(code, &dir.join(format!("oracle-{name}.sqlite"))))
+        .map(|(name, _, code)| {
+            // The test's own routing: the scenario played through an in-process hall in
+            // simulated time, every output routed by `hear`.
+            let journal = dir.join(format!("oracle-{name}.sqlite"));
+            let out = speech::play(&journal, Speakers::default(), code);
+            assert!(
+                out.white.len() >= 8 && out.black.len() >= 8 && out.public.len() >= 5,
+                "{out:?}"
+            );
+            out
+        })
         .collect()
 }
 
@@ -683,7 +581,7 @@ fn headsets_on_pulseaudio_sinks_and_a_hung_speech_dispatcher() {
     let mut args = vec![dir.path().join("pulse").into_os_string()];
     args.extend(sinks.iter().map(Into::into));
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
-    let var = dispatcher::start_script("start-pulseaudio.sh", &args);
+    let var = speech::dispatcher::start_script("start-pulseaudio.sh", &args);
     struct Pulse(String);
     impl Drop for Pulse {
         fn drop(&mut self) {

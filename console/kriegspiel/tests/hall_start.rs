@@ -9,25 +9,17 @@
 //! (tests/system-packages.sh installs them).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::Guard;
 
 #[path = "../../speech/tests/common/dispatcher.rs"]
 mod dispatcher;
 use dispatcher::Dispatcher;
-
-/// Ends a child process when dropped.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// A private HOME whose `.asoundrc` has one PCM, `headset` (a file).
 fn home(dir: &Path) -> String {
@@ -70,34 +62,16 @@ fn start_hall(
     let file = dir.join("round.toml");
     std::fs::write(&file, round).unwrap();
     let begun = Instant::now();
-    let mut hall = Command::new(env!("CARGO_BIN_EXE_kriegspiel"));
-    hall.arg("hall")
-        .arg("--config")
-        .arg(&file)
-        .arg("--journal")
-        .arg(dir.join("round.sqlite"))
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut hall = Guard(hall.spawn().unwrap());
-    let (tx, lines) = mpsc::channel::<String>();
-    let stdout = hall.0.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines() {
-            let Ok(l) = l else { break };
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
-    let mut stderr_pipe = hall.0.stderr.take().unwrap();
-    let stderr = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr_pipe.read_to_string(&mut s);
-        s
-    });
+    let common::Running {
+        mut hall,
+        lines,
+        stderr,
+    } = common::hall(
+        &file,
+        &dir.join("round.sqlite"),
+        args,
+        env.iter().map(|(k, v)| (k, v)),
+    );
     let limit = Instant::now() + Duration::from_secs(60);
     let mut opened = 0;
     while opened < tables {

@@ -12,7 +12,7 @@ use kriegspiel_speech::{hear, Hearer, Positions, Speakers};
 use kriegspiel_table::event_text::parse_event;
 
 mod audio;
-mod dispatcher;
+pub mod dispatcher;
 #[allow(unused_imports)] // not every test binary measures audio
 pub use audio::{
     alsa_home, asoundrc, espeak, espeak_samples, espeak_total, logged, measure, rms, samples,
@@ -26,11 +26,22 @@ pub use dispatcher::Dispatcher;
 pub const SCENARIO: &str = include_str!("../scenario.txt");
 
 /// What the test expects each output to hear, in order.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Expected {
     pub public: Vec<String>,
     pub white: Vec<String>,
     pub black: Vec<String>,
+}
+
+impl Expected {
+    /// What the output of this speech-log label hears: `public`, `white` or `black`.
+    pub fn of(&self, label: &str) -> &[String] {
+        match label {
+            "public" => &self.public,
+            "white" => &self.white,
+            _ => &self.black,
+        }
+    }
 }
 
 /// Plays the scenario through the hall (simulated time, boards absent, their lifts and
