@@ -82,22 +82,7 @@ fn board_program() -> PathBuf {
 
 /// A socat cable: (guard, the board's end, the console's end).
 fn cable(dir: &Path, name: &str) -> (Guard, PathBuf, PathBuf) {
-    let board = dir.join(format!("{name}-board"));
-    let console = dir.join(format!("{name}-console"));
-    let child = Command::new("socat")
-        .arg(format!("pty,raw,echo=0,link={}", board.display()))
-        .arg(format!("pty,raw,echo=0,link={}", console.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("socat (apt-get install socat)");
-    let start = Instant::now();
-    while !(board.exists() && console.exists()) {
-        assert!(start.elapsed() < Duration::from_secs(10), "socat {name}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    (Guard(child), board, console)
+    kriegspiel_tests::process::socat_cable(dir, name).unwrap()
 }
 
 /// One board's script (`occupied ...` then `MS lift|place SQ`) from the scenario.
