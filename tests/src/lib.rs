@@ -4,6 +4,7 @@
 pub use kriegspiel_games as games;
 pub mod console;
 pub mod link_util;
+pub mod mosquitto;
 pub mod pgn_check;
 pub mod process;
 pub mod pty;

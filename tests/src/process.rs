@@ -78,6 +78,39 @@ pub fn play_table(
     table_args: &[String],
     first_input: Option<&str>,
     limit: Duration,
+    on_line: impl FnMut(&serde_json::Value),
+) -> Result<TableRun, String> {
+    play_table_via(
+        Cabling::Serial,
+        game,
+        kriegspiel,
+        board,
+        table_args,
+        first_input,
+        limit,
+        on_line,
+    )
+}
+
+/// How the boards reach the table.
+#[derive(Debug, Clone, Copy)]
+pub enum Cabling<'a> {
+    /// A socat pseudo-terminal pair per board.
+    Serial,
+    /// Through the broker at this URL (`board:ID` at the table).
+    Broker(&'a str),
+}
+
+/// As [`play_table`], with the boards cabled as `cabling` says.
+#[allow(clippy::too_many_arguments)]
+pub fn play_table_via(
+    cabling: Cabling<'_>,
+    game: &crate::games::BuiltGame,
+    kriegspiel: &Path,
+    board: &Path,
+    table_args: &[String],
+    first_input: Option<&str>,
+    limit: Duration,
     mut on_line: impl FnMut(&serde_json::Value),
 ) -> Result<TableRun, String> {
     use std::io::{BufRead, BufReader, Read, Write};
@@ -110,15 +143,37 @@ pub fn play_table(
         tempfile::tempdir()
     }
     .map_err(|e| e.to_string())?;
-    let (_white_cable, white_board, white_console) = socat_cable(dir.path(), "white")?;
-    let (_black_cable, black_board, black_console) = socat_cable(dir.path(), "black")?;
+    let ids = crate::games::SIM_BOARD_IDS;
+    let mut cables = Vec::new();
+    // Per board: what the board program is given, what the table is given.
+    let mut ends: Vec<(Vec<String>, String)> = Vec::new();
+    for (color, id) in ["white", "black"].into_iter().zip(ids) {
+        match cabling {
+            Cabling::Serial => {
+                let (cable, board_end, console_end) = socat_cable(dir.path(), color)?;
+                cables.push(cable);
+                ends.push((
+                    vec!["--port".to_owned(), board_end.display().to_string()],
+                    console_end.display().to_string(),
+                ));
+            }
+            Cabling::Broker(url) => ends.push((
+                vec!["--broker".to_owned(), url.to_owned()],
+                format!("board:{id}"),
+            )),
+        }
+    }
     let mut table = Command::new(kriegspiel);
     table
         .arg("table")
         .arg("--white")
-        .arg(&white_console)
+        .arg(&ends[0].1)
         .arg("--black")
-        .arg(&black_console)
+        .arg(&ends[1].1);
+    if let Cabling::Broker(url) = cabling {
+        table.arg("--broker").arg(url);
+    }
+    table
         .args(game.table_args())
         .arg("--journal")
         .arg(dir.path().join("journal.sqlite"))
@@ -143,9 +198,8 @@ pub fn play_table(
         .as_millis()
         + 500;
     let mut boards = Vec::new();
-    for ((color, port), id) in [(Color::White, &white_board), (Color::Black, &black_board)]
-        .into_iter()
-        .zip(crate::games::SIM_BOARD_IDS)
+    for ((color, (board_args, _)), id) in
+        [Color::White, Color::Black].into_iter().zip(&ends).zip(ids)
     {
         let script = dir.path().join(format!("{color}.script"));
         let text = game
@@ -157,8 +211,7 @@ pub fn play_table(
             .arg("simulate")
             .arg("--script")
             .arg(&script)
-            .arg("--port")
-            .arg(port)
+            .args(board_args)
             .arg("--board-id")
             .arg(id.to_string())
             .arg("--start-at")
@@ -166,7 +219,10 @@ pub fn play_table(
             .arg("--quiet")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(
+                std::fs::File::create(dir.path().join(format!("{color}.stderr")))
+                    .map_err(|e| e.to_string())?,
+            )
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", board.display()))?;
         boards.push(ChildGuard(child));
@@ -195,6 +251,16 @@ pub fn play_table(
         let v: serde_json::Value =
             serde_json::from_str(&line).map_err(|e| format!("not a JSON line ({e}): {line}"))?;
         on_line(&v);
+        if let Some(dump) = std::env::var_os("KS_DUMP") {
+            use std::io::Write as _;
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dump)
+            {
+                let _ = writeln!(f, "{line}");
+            }
+        }
         if v.get("answer").is_some() {
             answers += 1;
             while let Some(c) = game.commands.get(sent) {

@@ -454,6 +454,7 @@ impl LinkCore {
             event,
             health: self.health,
             seq: self.rx_seq,
+            key: None,
             at: self.now,
         });
     }

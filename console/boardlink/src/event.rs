@@ -12,10 +12,20 @@ pub struct Report {
     /// The board's sequence number of the frame that carried the event (none for what the
     /// console itself noticed: a disconnect, a port that will not open).
     pub seq: Option<u16>,
+    /// For a board on the network, the outbox number of the frame that carried the event:
+    /// what the journal keeps so that a restarted console applies nothing twice.
+    pub key: Option<NetKey>,
     /// When the link took in what caused the event, on the link's clock (time since
     /// [`crate::BoardLinkHandle::started`]). A consumer that falls behind still times the
     /// event by its arrival, not by when it got round to it.
     pub at: Duration,
+}
+
+/// A networked board's frame number: its boot (`epoch`) and its place in that boot's outbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NetKey {
+    pub epoch: u64,
+    pub seq: u64,
 }
 
 /// Events in the order the board produced them. Lifts and places are delivered only while the

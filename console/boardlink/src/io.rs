@@ -94,17 +94,17 @@ impl BoardLink {
 }
 
 #[derive(Debug, Clone, Copy)]
-enum Command {
+pub(crate) enum Command {
     RequestSnapshot,
 }
 
 /// Controls a running link; dropping it stops the link and closes the port.
 #[derive(Debug)]
 pub struct BoardLinkHandle {
-    task: JoinHandle<()>,
-    health: watch::Receiver<Health>,
-    commands: mpsc::UnboundedSender<Command>,
-    started: Instant,
+    pub(crate) task: JoinHandle<()>,
+    pub(crate) health: watch::Receiver<Health>,
+    pub(crate) commands: mpsc::UnboundedSender<Command>,
+    pub(crate) started: Instant,
 }
 
 impl BoardLinkHandle {

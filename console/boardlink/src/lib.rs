@@ -11,8 +11,10 @@
 mod core;
 mod event;
 mod io;
+mod net;
 
 pub use crate::core::{LinkCore, Step, Timing};
-pub use crate::event::{DisconnectReason, Health, LinkEvent, Report, ResyncReason};
+pub use crate::event::{DisconnectReason, Health, LinkEvent, NetKey, Report, ResyncReason};
 pub use crate::io::{BoardLink, BoardLinkHandle, LinkConfig};
+pub use crate::net::{NetInput, NetLink};
 pub use kriegspiel_link::{square_name, SquareIndex};

@@ -411,6 +411,7 @@ fn note_seats(mut events: tokio_broadcast::Receiver<kriegspiel_hall::HallEvent>)
                 seats.white, seats.black
             ),
             Ok(HallEvent::Seat(notice)) => eprintln!("{PROGRAM}: {notice}"),
+            Ok(HallEvent::Broker(notice)) => eprintln!("{PROGRAM}: {notice}"),
             Ok(_) | Err(tokio_broadcast::error::RecvError::Lagged(_)) => {}
             Err(tokio_broadcast::error::RecvError::Closed) => return,
         }

@@ -182,3 +182,47 @@ impl SpeechArgs {
         Ok(args)
     }
 }
+
+/// Where the networked boards (`board:N`) meet this console: the same options in every
+/// program that plays; a round file's `[broker]` gives the same.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct BrokerArgs {
+    /// MQTT broker of the networked boards: mqtt://HOST:PORT, or mqtts://HOST:PORT with
+    /// --ca-file (see docs/NETWORK.md). Overrides the round file's [broker] url.
+    #[arg(long, value_name = "URL")]
+    pub broker: Option<kriegspiel_net::BrokerUrl>,
+    /// This console's user name on the broker.
+    #[arg(long, requires = "broker")]
+    pub username: Option<String>,
+    /// File holding this console's broker password.
+    #[arg(long, requires = "username", value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+    /// The round's CA certificate, for mqtts://.
+    #[arg(long, requires = "broker", value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+    /// This console's name among the round's consoles.
+    #[arg(long, value_name = "NAME", default_value = "main")]
+    pub console: String,
+}
+
+impl BrokerArgs {
+    /// The hall's broker: the command line's, else the round file's, else none.
+    pub fn network(
+        &self,
+        from_round: Option<kriegspiel_net::Broker>,
+    ) -> Option<kriegspiel_hall::NetworkSpec> {
+        let broker = match &self.broker {
+            Some(url) => Some(kriegspiel_net::Broker {
+                url: url.clone(),
+                username: self.username.clone(),
+                password_file: self.password_file.clone(),
+                ca_file: self.ca_file.clone(),
+            }),
+            None => from_round,
+        }?;
+        Some(kriegspiel_hall::NetworkSpec {
+            broker,
+            console: self.console.clone(),
+        })
+    }
+}

@@ -31,12 +31,18 @@ pub fn play(
     players_socket: Option<PathBuf>,
     program: &'static str,
     tag_tables: bool,
+    network: Option<kriegspiel_hall::NetworkSpec>,
 ) -> ExitCode {
     let mode = TimeMode::Real;
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
     let tables = specs.len();
     let hall = match Hall::open(journal, specs, mode) {
-        Ok(h) => h,
+        Ok(mut h) => {
+            if let Some(network) = network {
+                h.use_broker(network);
+            }
+            h
+        }
         Err(e) => {
             eprintln!("{program}: {e}");
             return ExitCode::from(2);

@@ -19,7 +19,7 @@ pub mod round;
 pub mod signals;
 pub mod speakers;
 
-pub use args::{GameArgs, SpeechArgs};
+pub use args::{BrokerArgs, GameArgs, SpeechArgs};
 pub use demo::demo_timing;
 pub use headless::play;
 pub use journal::{journal_path, open_journal};
@@ -27,6 +27,6 @@ pub use keypad::{parse_command, spawn_keypad, Command};
 pub use lines::{print_line, print_text, Lines};
 pub use players::{default_socket, Players};
 pub use readable::Readable;
-pub use round::{read_round, read_round_with_audio, RoundEntry};
+pub use round::{read_round, read_round_broker, read_round_with_audio, RoundEntry};
 pub use signals::{stop_on_signals, wait_for_stop};
 pub use speakers::{speaker, speaking, Probing};

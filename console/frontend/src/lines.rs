@@ -143,6 +143,7 @@ impl Lines {
                 return Some(json!({"error": open_error(name, error)}));
             }
             HallEvent::Seat(n) => (n.table, seat_line(n)),
+            HallEvent::Broker(n) => return Some(broker_line(n)),
             // A resumed table's position, once: where the game stands.
             HallEvent::View(view) if self.resumed.remove(&view.table) => (
                 view.table,
@@ -215,4 +216,18 @@ pub fn print_line(v: &Value) -> bool {
 pub fn print_text(line: &str) -> bool {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
+}
+
+/// The broker's state for scripts: what happened, and the sentence for people.
+fn broker_line(n: &kriegspiel_hall::BrokerNotice) -> Value {
+    use kriegspiel_hall::BrokerNotice;
+    let what = match n {
+        BrokerNotice::Reached { .. } => "reached",
+        BrokerNotice::Down { .. } => "down",
+        BrokerNotice::Refused { .. } => "refused",
+        BrokerNotice::Dropped { .. } => "dropped",
+        BrokerNotice::Malformed { .. } => "malformed",
+        BrokerNotice::Journal { .. } => "journal",
+    };
+    json!({"broker": what, "message": n.to_string()})
 }

@@ -68,6 +68,7 @@ impl Readable {
             HallEvent::OpenFailed { name, error } => {
                 format!("ERROR        {}", open_error(name, error))
             }
+            HallEvent::Broker(n) => format!("BROKER       {n}"),
             HallEvent::Seat(_) | HallEvent::View(_) => return None,
         })
     }

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
+use kriegspiel_net::{Broker, BrokerUrl};
 use kriegspiel_speech::{AudioKey, AudioOptions};
 use serde::Deserialize;
 
@@ -23,6 +24,41 @@ struct Round {
     /// keypad only), and the game's fields (those of [`TableSetup`]).
     #[serde(default)]
     table: Vec<toml::Table>,
+    /// The broker of the round's networked boards (`board:N`).
+    #[serde(default)]
+    broker: Option<BrokerSection>,
+}
+
+/// `[broker]`: where the round's networked boards meet the consoles.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BrokerSection {
+    url: String,
+    username: Option<String>,
+    password_file: Option<PathBuf>,
+    ca_file: Option<PathBuf>,
+}
+
+/// The round's `[broker]`, if it has one; relative files are read beside the round file.
+pub fn read_round_broker(path: &Path) -> Result<Option<Broker>, String> {
+    let name = path.display();
+    let Some(b) = parse_round(path)?.broker else {
+        return Ok(None);
+    };
+    let url = b
+        .url
+        .parse::<BrokerUrl>()
+        .map_err(|e| format!("{name}: [broker] url: {e}"))?;
+    let beside = |p: PathBuf| match path.parent() {
+        Some(dir) if p.is_relative() => dir.join(p),
+        _ => p,
+    };
+    Ok(Some(Broker {
+        url,
+        username: b.username,
+        password_file: b.password_file.map(beside),
+        ca_file: b.ca_file.map(beside),
+    }))
 }
 
 /// One `[[table]]` of a round file.
@@ -283,7 +319,7 @@ impl Taken {
         for port in [&t.white, &t.black].into_iter().flatten() {
             if let Some((_, other)) = self.ports.iter().find(|(p, _)| p == port) {
                 return Err(format!(
-                    "{label}: port {} is also used by {other}",
+                    "{label}: board {} is also used by {other}",
                     port.display()
                 ));
             }
@@ -310,13 +346,19 @@ impl RoundTable {
             setup.event = event.cloned();
         }
         setup.config().map_err(|e| format!("{label}: {e}"))?;
-        let board = |p: Option<PathBuf>| p.map_or(BoardSource::Absent, BoardSource::Serial);
+        let board = |p: Option<PathBuf>| match p {
+            None => Ok(BoardSource::Absent),
+            Some(p) => {
+                BoardSource::parse(&p.to_string_lossy()).map_err(|e| format!("{label}: {e}"))
+            }
+        };
+        let (white, black) = (board(self.white)?, board(self.black)?);
         Ok(RoundEntry {
             spec: TableSpec {
                 name: self.name,
                 setup,
-                white: board(self.white),
-                black: board(self.black),
+                white,
+                black,
                 scripted: Vec::new(),
                 resume: kriegspiel_hall::Resume::Last,
             },

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use crate::clock::TableClock;
 use crate::event::HallEvent;
-use crate::journal::Stamp;
+use crate::journal::{NetStamp, Stamp};
 use crate::spec::TableNo;
 
 /// When an input reached the hall (table time; `None` for one made here, a timer or a
@@ -65,12 +65,16 @@ pub(crate) struct BoardFeed {
     /// A report taken in to compare arrivals, not yet handed to the table.
     pub(crate) held: Option<Report>,
     pub(crate) ended: bool,
+    /// The board's id when it is on the network: its events carry their frame's number
+    /// into the journal.
+    pub(crate) net_board: Option<u32>,
 }
 
 impl BoardFeed {
     pub(crate) fn new(
         color: Color,
         (link, reports): (BoardLinkHandle, mpsc::Receiver<Report>),
+        net_board: Option<u32>,
     ) -> Self {
         BoardFeed {
             color,
@@ -78,6 +82,7 @@ impl BoardFeed {
             reports,
             held: None,
             ended: false,
+            net_board,
         }
     }
 
@@ -199,6 +204,11 @@ pub(crate) fn link(
             stamp: Stamp {
                 board_ms,
                 board_seq: report.seq,
+                net: feed.net_board.zip(report.key).map(|(board, key)| NetStamp {
+                    board,
+                    epoch: key.epoch,
+                    seq: key.seq,
+                }),
                 ..Stamp::default()
             },
         };

@@ -23,6 +23,10 @@ pub enum HallError {
     },
     Runtime(std::io::Error),
     NoTables,
+    /// A table has a networked board (`board:N`) but the hall was given no broker.
+    NoBroker {
+        table: String,
+    },
     /// The table's unfinished game was set up as another game (rules, options, position).
     Conflict {
         table: String,
@@ -36,6 +40,10 @@ impl std::fmt::Display for HallError {
         match self {
             HallError::Journal(e) => e.fmt(f),
             HallError::Setup { table, error } => write!(f, "table '{table}': {error}"),
+            HallError::NoBroker { table } => write!(
+                f,
+                "table '{table}' has a networked board (board:N) but no broker was given: add --broker mqtt://HOST:PORT, or [broker] url = ... to the round file"
+            ),
             HallError::Resume { table, error } => {
                 write!(f, "table '{table}': cannot resume its game: {error}")
             }

@@ -118,6 +118,70 @@ pub enum HallEvent {
     },
     /// A player's seat on the players' channel: taken, left, refused, released.
     Seat(SeatNotice),
+    /// The broker of the networked boards: reached, lost, refusing, or a message dropped.
+    Broker(BrokerNotice),
+}
+
+/// What the arbiter is told about the broker and the networked boards' intake.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BrokerNotice {
+    Reached {
+        url: String,
+    },
+    /// Unreachable; retried every second (`was_up`: it had been reached before).
+    Down {
+        url: String,
+        why: String,
+        was_up: bool,
+    },
+    /// The broker refused this console's credentials: not retried.
+    Refused {
+        url: String,
+        why: String,
+    },
+    /// Envelopes dropped because the intake was full (the boards send them again).
+    Dropped {
+        count: u64,
+    },
+    /// A message on a board's topic that is not an envelope of ours: dropped.
+    Malformed {
+        board: u32,
+        why: String,
+    },
+    /// Board frames could not be stored: they are not acknowledged, the boards keep them.
+    Journal {
+        why: String,
+    },
+}
+
+impl std::fmt::Display for BrokerNotice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BrokerNotice::Reached { url } => write!(f, "broker {url} reached"),
+            BrokerNotice::Down { url, why, was_up } => {
+                let lost = if *was_up { "lost" } else { "unreachable" };
+                write!(
+                    f,
+                    "broker {url} {lost} ({why}); networked boards are down, retrying every second"
+                )
+            }
+            BrokerNotice::Refused { url, why } => write!(
+                f,
+                "broker {url} refused this console: {why}; check the [broker] user name and password file (not retried)"
+            ),
+            BrokerNotice::Dropped { count } => write!(
+                f,
+                "{count} board messages dropped so far because the intake was full; the boards send them again"
+            ),
+            BrokerNotice::Malformed { board, why } => {
+                write!(f, "board {board} sent a message that is not a link envelope ({why}): dropped")
+            }
+            BrokerNotice::Journal { why } => write!(
+                f,
+                "board frames cannot be stored in the journal ({why}); they are not acknowledged and the boards keep them"
+            ),
+        }
+    }
 }
 
 /// What happened to a seat of the players' channel, for the arbiter.

@@ -8,7 +8,8 @@
 //! One module per job: `open` (opening to write or to read, the schema), `files` (the lock
 //! and the file's mode), `error`, `bounds` (the longest values kept), `games`, `events`
 //! (their [`Stamp`], writing and reading), `beats` (heartbeats), `seats` (seat codes) and
-//! `said` (how far outputs were said).
+//! `said` (how far outputs were said), `inbox` (networked boards' frames and how far each
+//! was applied).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ mod error;
 mod events;
 mod files;
 mod games;
+mod inbox;
 mod open;
 mod said;
 mod seats;
@@ -31,6 +33,7 @@ use error::sql;
 pub use error::JournalError;
 pub use events::{EventRow, GameEvents, JournalEvent, Stamp};
 pub use games::GameRecord;
+pub use inbox::{Inbox, InboxRow, NetStamp};
 pub use open::SCHEMA_VERSION;
 pub use seats::{code_matches, SEAT_CODE_DIGITS};
 

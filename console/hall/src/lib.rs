@@ -1,5 +1,5 @@
-//! The hall: many Kriegspiel tables in one process, each with its boards (serial or
-//! simulated), its clock and its players' channels; the journal that survives a crash; the
+//! The hall: many Kriegspiel tables in one process, each with its boards (serial,
+//! networked through an MQTT broker, or simulated), its clock and its players' channels; the journal that survives a crash; the
 //! PGN and event-log export. Front ends (the JSON-lines commands, the arbiter's window,
 //! speakers) send commands and subscribe to events; none reaches into a table.
 
@@ -10,6 +10,7 @@ mod event;
 mod handle;
 mod heartbeat;
 pub mod journal;
+mod network;
 pub mod pgn;
 mod resume;
 mod service;
@@ -21,12 +22,15 @@ mod writer;
 
 pub use clock::TableClock;
 pub use error::HallError;
-pub use event::{fen, BoardSeen, HallCommand, HallEvent, SeatChange, SeatNotice, TableView};
+pub use event::{
+    fen, BoardSeen, BrokerNotice, HallCommand, HallEvent, SeatChange, SeatNotice, TableView,
+};
 pub use handle::{check_input, HallGone, HallHandle, InputError, RunningHall, SUBSCRIBER_QUEUE};
 pub use journal::{
     code_matches, Beat, EventRow, GameId, GameRecord, Journal, JournalError, JournalEvent, Stamp,
     SEAT_CODE_DIGITS,
 };
+pub use network::NetworkSpec;
 pub use service::{follower, start, Hall, Subscriber};
 pub use setup::{SetupError, TableSetup};
 pub use spec::{BoardSource, Resume, TableNo, TableSpec, TimeMode};

@@ -61,7 +61,7 @@ pub(crate) fn prepare(
     if mode == TimeMode::Simulated
         && [&spec.white, &spec.black]
             .iter()
-            .any(|s| matches!(s, BoardSource::Serial(_)))
+            .any(|s| matches!(s, BoardSource::Serial(_) | BoardSource::Network(_)))
     {
         return Err(HallError::SimulatedTimeNeedsSimulatedBoards { table: spec.name });
     }

@@ -10,12 +10,13 @@ use tokio::time::Instant;
 
 use crate::clock::TableClock;
 use crate::error::HallError;
-use crate::event::{HallCommand, HallEvent};
+use crate::event::{BrokerNotice, HallCommand, HallEvent};
 use crate::handle::{HallHandle, RunningHall, SUBSCRIBER_QUEUE};
 use crate::heartbeat::{heartbeat, Beating, Said};
-use crate::journal::Journal;
+use crate::journal::{Inbox, Journal};
+use crate::network::{Network, NetworkSpec};
 use crate::resume::{prepare, Prepared};
-use crate::spec::{TableSpec, TimeMode};
+use crate::spec::{BoardSource, TableSpec, TimeMode};
 use crate::table_task::run_table;
 use crate::writer::{JournalQueue, JournalThread};
 
@@ -65,6 +66,7 @@ pub struct Hall {
     handle: HallHandle,
     commands: mpsc::UnboundedReceiver<HallCommand>,
     events: broadcast::Sender<HallEvent>,
+    network: Option<NetworkSpec>,
 }
 
 impl std::fmt::Debug for Hall {
@@ -103,7 +105,13 @@ impl Hall {
             handle,
             commands,
             events,
+            network: None,
         })
+    }
+
+    /// Takes networked boards (`board:N`) through this broker.
+    pub fn use_broker(&mut self, network: NetworkSpec) {
+        self.network = Some(network);
     }
 
     /// Where commands go; they wait until the hall runs.
@@ -126,7 +134,19 @@ impl Hall {
             handle,
             commands,
             events,
+            network,
         } = self;
+        if network.is_none() {
+            if let Some(p) = prepared.iter().find(|p| networked(&p.spec)) {
+                return Err(HallError::NoBroker {
+                    table: p.spec.name.clone(),
+                });
+            }
+        }
+        let inbox = match &network {
+            Some(_) => Some(journal.inbox().map_err(HallError::Journal)?),
+            None => None,
+        };
         let first = events.subscribe();
         let mut followers = Vec::with_capacity(subscribers.len());
         for s in subscribers {
@@ -153,7 +173,11 @@ impl Hall {
         let thread = std::thread::Builder::new()
             .name("hall".to_owned())
             .spawn(move || {
-                runtime.block_on(run(prepared, journal, events, commands, mode));
+                let network = Networking {
+                    spec: network,
+                    inbox,
+                };
+                runtime.block_on(run(prepared, journal, events, commands, mode, network));
                 // The tables' tasks (and their journal queues) go with the runtime; then the
                 // writer finishes what it was handed, so the journal is closed when this ends.
                 drop(runtime);
@@ -175,7 +199,9 @@ async fn run(
     events: broadcast::Sender<HallEvent>,
     mut commands: mpsc::UnboundedReceiver<HallCommand>,
     mode: TimeMode,
+    networking: Networking,
 ) {
+    let network = networking.start(&events);
     let mut inputs = Vec::with_capacity(prepared.len());
     let mut tasks = Vec::with_capacity(prepared.len());
     let beating = Beating::default();
@@ -197,6 +223,7 @@ async fn run(
             journal.clone(),
             events.clone(),
             rx,
+            network.clone(),
         )));
     };
     for p in prepared {
@@ -212,6 +239,12 @@ async fn run(
                     .await
                     .unwrap_or_else(|e| Err(HallError::Journal(e)));
                 match prepared {
+                    Ok(p) if network.is_none() && networked(&p.spec) => {
+                        let _ = events.send(HallEvent::OpenFailed {
+                            name,
+                            error: HallError::NoBroker { table: p.spec.name }.to_string(),
+                        });
+                    }
                     Ok(p) => spawn(p, &mut inputs),
                     Err(e) => {
                         let _ = events.send(HallEvent::OpenFailed {
@@ -245,5 +278,36 @@ async fn run(
     }
     for t in tasks {
         t.abort();
+    }
+}
+
+/// Whether a table has a board on the network.
+fn networked(spec: &TableSpec) -> bool {
+    [&spec.white, &spec.black]
+        .iter()
+        .any(|s| matches!(s, BoardSource::Network(_)))
+}
+
+/// The broker to start on the hall's runtime, if the round has one.
+struct Networking {
+    spec: Option<NetworkSpec>,
+    inbox: Option<Inbox>,
+}
+
+impl Networking {
+    /// A broker whose client cannot even be made (a bad CA file) is said once; the tables
+    /// run with their networked boards down.
+    fn start(self, events: &broadcast::Sender<HallEvent>) -> Option<Network> {
+        let (spec, inbox) = (self.spec?, self.inbox?);
+        match Network::start(&spec, inbox, events.clone()) {
+            Ok(n) => Some(n),
+            Err(e) => {
+                let _ = events.send(HallEvent::Broker(BrokerNotice::Refused {
+                    url: spec.broker.url.to_string(),
+                    why: e.to_string(),
+                }));
+                None
+            }
+        }
     }
 }

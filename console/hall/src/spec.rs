@@ -19,8 +19,31 @@ pub enum BoardSource {
         script: Arc<SimScript>,
         board_id: u32,
     },
+    /// A board on the room's network, by its id, through the hall's broker.
+    Network(u32),
     /// No board (a player on keypad or voice only, or a table being set up).
     Absent,
+}
+
+impl BoardSource {
+    /// A board as a table names it: `board:7` is networked board 7, anything else a serial
+    /// port's path.
+    pub fn parse(text: &str) -> Result<BoardSource, String> {
+        match text.strip_prefix("board:") {
+            Some(id) => id
+                .parse::<u32>()
+                .ok()
+                .filter(|_| !id.starts_with('+') && (id == "0" || !id.starts_with('0')))
+                .map(BoardSource::Network)
+                .ok_or_else(|| {
+                    format!(
+                        "'{}' is not a networked board: write board:ID with the board's number, e.g. board:7",
+                        text.chars().take(40).collect::<String>()
+                    )
+                }),
+            None => Ok(BoardSource::Serial(PathBuf::from(text))),
+        }
+    }
 }
 
 /// One table of the round.

@@ -18,6 +18,7 @@ use crate::clock::TableClock;
 use crate::event::{BoardSeen, HallEvent, TableView};
 use crate::heartbeat::{wall_ms, EndsLive, Live};
 use crate::journal::{EventRow, GameId, JournalError, Stamp};
+use crate::network::Network;
 use crate::resume::Prepared;
 use crate::sim::{self};
 use crate::spec::{BoardSource, TableNo, TableSpec};
@@ -26,8 +27,11 @@ use crate::writer::{Committed, JournalQueue};
 pub(crate) fn open_source(
     source: &BoardSource,
     clock: TableClock,
+    network: Option<&Network>,
 ) -> Option<(BoardLinkHandle, mpsc::Receiver<Report>)> {
     match source {
+        // A round without a broker never starts such a table (checked at open).
+        BoardSource::Network(id) => network.map(|n| n.attach(*id)),
         BoardSource::Serial(path) => Some(BoardLink::spawn(path.clone(), LinkConfig::default())),
         BoardSource::Simulated { script, board_id } => {
             let script = script.clone();
@@ -67,11 +71,19 @@ pub(crate) async fn run_table(
     journal: JournalQueue,
     events: broadcast::Sender<HallEvent>,
     inputs: mpsc::UnboundedReceiver<(Input, Instant)>,
+    network: Option<Network>,
 ) {
     let _ends_live = EndsLive(live.clone());
+    let feed = |source: &BoardSource, color| {
+        let net_board = match source {
+            BoardSource::Network(id) => Some(*id),
+            _ => None,
+        };
+        open_source(source, clock, network.as_ref()).map(|l| BoardFeed::new(color, l, net_board))
+    };
     let mut feeds = [
-        open_source(&p.spec.white, clock).map(|l| BoardFeed::new(Color::White, l)),
-        open_source(&p.spec.black, clock).map(|l| BoardFeed::new(Color::Black, l)),
+        feed(&p.spec.white, Color::White),
+        feed(&p.spec.black, Color::Black),
     ];
     let mut task = Task {
         no: p.no,

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kriegspiel_frontend::{open_journal, play, read_round_with_audio, Probing, RoundEntry};
+use kriegspiel_frontend::{
+    open_journal, play, read_round_broker, read_round_with_audio, BrokerArgs, Probing, RoundEntry,
+};
 use kriegspiel_hall::TableSpec;
 use kriegspiel_speech::setup;
 use kriegspiel_speech::AudioOptions;
@@ -29,6 +31,8 @@ pub struct Args {
     /// every word).
     #[arg(long)]
     no_speech: bool,
+    #[command(flatten)]
+    broker: BrokerArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -41,6 +45,13 @@ pub fn run(args: Args) -> ExitCode {
             }
             s
         }
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let broker = match read_round_broker(&args.config) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
@@ -90,7 +101,15 @@ pub fn run(args: Args) -> ExitCode {
         })
         .collect();
     // A hall's lines name their table, however many it has.
-    play(journal, specs, speakers, args.player_socket, PROGRAM, true)
+    play(
+        journal,
+        specs,
+        speakers,
+        args.player_socket,
+        PROGRAM,
+        true,
+        args.broker.network(broker),
+    )
 }
 
 /// Every table's speakers, from its checked options (`checked`, in the tables' order) and

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kriegspiel_frontend::{open_journal, play, speaker, GameArgs, SpeechArgs};
+use kriegspiel_frontend::{open_journal, play, speaker, BrokerArgs, GameArgs, SpeechArgs};
 use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
 
 const PROGRAM: &str = "kriegspiel table";
@@ -16,12 +16,13 @@ pub struct Args {
     /// The rule set (as --rules).
     #[arg(value_name = "RULES")]
     rule_set: Option<String>,
-    /// White's board: serial port or pseudo-terminal path. Without it White has no reed
-    /// board and tries by keys (`{"color":"white","try":"g1f3"}`) or voice.
-    #[arg(long)]
+    /// White's board: serial port or pseudo-terminal path, or board:ID for a board on the
+    /// network (with --broker). Without it White has no reed board and tries by keys
+    /// (`{"color":"white","try":"g1f3"}`) or voice.
+    #[arg(long, value_name = "PORT|board:ID")]
     white: Option<PathBuf>,
     /// Black's board (as --white).
-    #[arg(long)]
+    #[arg(long, value_name = "PORT|board:ID")]
     black: Option<PathBuf>,
     #[command(flatten)]
     game: GameArgs,
@@ -50,6 +51,8 @@ pub struct Args {
     player_socket: Option<PathBuf>,
     #[command(flatten)]
     audio: SpeechArgs,
+    #[command(flatten)]
+    broker: BrokerArgs,
 }
 
 /// The table the command line describes, or the error to print.
@@ -81,12 +84,15 @@ fn table_spec(args: &Args) -> Result<TableSpec, String> {
         black_without_board: args.black.is_none(),
         ..TableSetup::default()
     })?;
-    let board = |p: &Option<PathBuf>| p.clone().map_or(BoardSource::Absent, BoardSource::Serial);
+    let board = |p: &Option<PathBuf>| match p {
+        None => Ok(BoardSource::Absent),
+        Some(p) => BoardSource::parse(&p.to_string_lossy()),
+    };
     Ok(TableSpec {
         name: args.name.clone(),
         setup,
-        white: board(&args.white),
-        black: board(&args.black),
+        white: board(&args.white)?,
+        black: board(&args.black)?,
         scripted: Vec::new(),
         resume: args.resume.map_or(
             kriegspiel_hall::Resume::unless_new(args.new_game),
@@ -132,6 +138,7 @@ pub fn run(args: Args) -> ExitCode {
         args.player_socket.clone(),
         PROGRAM,
         false,
+        args.broker.network(None),
     )
 }
 

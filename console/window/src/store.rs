@@ -170,6 +170,7 @@ impl Store {
                 }
             }
             HallEvent::Seat(notice) => self.seat(notice, now),
+            HallEvent::Broker(notice) => self.notices.push(notice.to_string()),
         }
         Change::Visible
     }

@@ -11,6 +11,8 @@ use kriegspiel_board::selftest::{self, SimFaults};
 use kriegspiel_board::serial;
 use kriegspiel_board::simulate::{self, Sent};
 use kriegspiel_board_core::{Board, BoardConfig, BoardError, Square};
+use kriegspiel_net::{BoardTransport, Broker, BrokerUrl, TransportConfig, TransportWriter};
+use std::sync::mpsc::Receiver;
 
 /// Exit status for a bad script or argument value (nothing was sent).
 const EXIT_BAD_INPUT: u8 = 2;
@@ -35,18 +37,19 @@ enum Command {
         /// TOML file: board id, scan rate, debounce, pins.
         #[arg(long)]
         config: PathBuf,
-        /// Serial device to the console (e.g. /dev/serial0, /dev/ttyGS0).
-        #[arg(long)]
-        port: String,
+        #[command(flatten)]
+        link: LinkArgs,
+        /// The board's id on the broker (default: the config file's board_id).
+        #[arg(long, requires = "broker")]
+        board_id: Option<u32>,
     },
     /// Play a script of timed magnet moves on simulated pins and serve the console.
     Simulate {
         /// Script: `MILLISECONDS lift|place SQUARE` lines, optional first `occupied ...` line.
         #[arg(long)]
         script: PathBuf,
-        /// Serial device or pseudo-terminal to the console.
-        #[arg(long)]
-        port: String,
+        #[command(flatten)]
+        link: LinkArgs,
         #[arg(long, default_value_t = 1)]
         board_id: u32,
         #[arg(long, default_value_t = BoardConfig::default().scan_hz)]
@@ -65,6 +68,64 @@ enum Command {
     },
     /// Check every square: place a magnet on a1, b1, ... h8 in turn.
     SelfTest(SelfTestArgs),
+}
+
+/// Where the console is: a serial line, or a broker on the room's network.
+#[derive(Debug, Args)]
+struct LinkArgs {
+    /// Serial device or pseudo-terminal to the console (e.g. /dev/serial0, /dev/ttyGS0).
+    #[arg(long, required_unless_present = "broker", conflicts_with = "broker")]
+    port: Option<String>,
+    /// MQTT broker instead of a serial line: mqtt://HOST:PORT, or mqtts://HOST:PORT with
+    /// --ca-file (see docs/NETWORK.md).
+    #[arg(long, value_name = "URL")]
+    broker: Option<BrokerUrl>,
+    /// User name on the broker (from the board's seat file).
+    #[arg(long, requires = "broker")]
+    username: Option<String>,
+    /// File holding the broker password (from the board's seat file).
+    #[arg(long, requires = "username", value_name = "FILE")]
+    password_file: Option<PathBuf>,
+    /// The round's CA certificate, for mqtts://.
+    #[arg(long, requires = "broker", value_name = "FILE")]
+    ca_file: Option<PathBuf>,
+}
+
+/// The open link: the board's frame writer and the console's bytes.
+enum Link {
+    Serial(serial::SerialWriter, Receiver<Vec<u8>>),
+    Net(TransportWriter, Receiver<Vec<u8>>, BoardTransport),
+}
+
+impl LinkArgs {
+    /// The port's or the broker's name, for messages.
+    fn name(&self) -> String {
+        match (&self.port, &self.broker) {
+            (Some(port), _) => port.clone(),
+            (None, Some(url)) => url.to_string(),
+            (None, None) => String::new(),
+        }
+    }
+
+    fn open(&self, baud: u32, board_id: u32) -> Result<Link, ExitCode> {
+        match (&self.port, &self.broker) {
+            (Some(port), _) => serial::open(port, baud)
+                .map(|(w, r)| Link::Serial(w, r))
+                .map_err(|e| fail(1, e)),
+            (None, Some(url)) => {
+                let broker = Broker {
+                    url: url.clone(),
+                    username: self.username.clone(),
+                    password_file: self.password_file.clone(),
+                    ca_file: self.ca_file.clone(),
+                };
+                BoardTransport::start(TransportConfig::new(board_id, broker))
+                    .map(|(w, r, t)| Link::Net(w, r, t))
+                    .map_err(|e| fail(EXIT_BAD_INPUT, e))
+            }
+            (None, None) => Err(fail(EXIT_BAD_INPUT, "give --port or --broker")),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -128,10 +189,14 @@ fn parse_pair(s: &str) -> Result<(Square, Square), String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { config, port } => run(&config, &port),
+        Command::Run {
+            config,
+            link,
+            board_id,
+        } => run(&config, &link, board_id),
         Command::Simulate {
             script,
-            port,
+            link,
             board_id,
             scan_hz,
             debounce_scans,
@@ -143,7 +208,7 @@ fn main() -> ExitCode {
                 debounce_scans,
                 scan_hz,
             };
-            simulate_cmd(&script, &port, config, start_at, quiet)
+            simulate_cmd(&script, &link, config, start_at, quiet)
         }
         Command::SelfTest(args) => self_test(args),
     }
@@ -194,7 +259,7 @@ fn check_timing(config: BoardConfig) -> Result<(), ExitCode> {
 
 fn simulate_cmd(
     script_path: &std::path::Path,
-    port: &str,
+    link: &LinkArgs,
     config: BoardConfig,
     start: Option<std::time::SystemTime>,
     quiet: bool,
@@ -203,18 +268,27 @@ fn simulate_cmd(
         Ok(s) => s,
         Err(code) => return code,
     };
-    let (writer, incoming) = match serial::open(port, serial::DEFAULT_BAUD) {
-        Ok(pair) => pair,
-        Err(e) => return fail(1, e),
-    };
     let mut sent = Sent::default();
-    let result = simulate::run(&script, config, start, writer, &incoming, |msg| {
+    let mut on_sent = |msg: &_| {
         if let Some(line) = sent.record(msg) {
             if !quiet {
                 say(line);
             }
         }
-    });
+    };
+    let name = link.name();
+    let result = match link.open(serial::DEFAULT_BAUD, config.board_id) {
+        Err(code) => return code,
+        Ok(Link::Serial(writer, incoming)) => {
+            simulate::run(&script, config, start, writer, &incoming, &mut on_sent)
+                .map_err(|e| e.to_string())
+        }
+        Ok(Link::Net(writer, incoming, transport)) => {
+            simulate::run(&script, config, start, writer, &incoming, &mut on_sent)
+                .map_err(|e| e.to_string())
+                .and_then(|()| flush(&transport, config.board_id))
+        }
+    };
     match result {
         Ok(()) => {
             if !quiet {
@@ -222,28 +296,74 @@ fn simulate_cmd(
             }
             ExitCode::SUCCESS
         }
-        Err(e @ BoardError::Write(_)) => fail(1, format!("{port}: {e}")),
-        Err(e @ BoardError::Encode(_)) => fail(1, e),
+        Err(e) => fail(1, format!("{name}: {e}")),
     }
 }
 
-fn run(config_path: &std::path::Path, port: &str) -> ExitCode {
-    let config = match Config::load(config_path) {
+/// How long a simulated board waits at its end for the console to hold its last events.
+const FLUSH_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Waits until the console has acknowledged every event: a board that stopped earlier would
+/// take them with it.
+fn flush(transport: &BoardTransport, board_id: u32) -> Result<(), String> {
+    if transport.unacknowledged() > 0 {
+        eprintln!(
+            "kriegspiel-board: board {board_id}: script done; waiting for the console to acknowledge {} events",
+            transport.unacknowledged()
+        );
+    }
+    match transport.flush(FLUSH_LIMIT) {
+        Ok(()) => Ok(()),
+        Err(left) => Err(transport.fatal().map_or_else(
+            || {
+                format!(
+                    "{left} events were never acknowledged by the console within {} s (is the console running with this board in its round?)",
+                    FLUSH_LIMIT.as_secs()
+                )
+            },
+            |e| e.to_string(),
+        )),
+    }
+}
+
+fn run(config_path: &std::path::Path, link: &LinkArgs, board_id: Option<u32>) -> ExitCode {
+    let mut config = match Config::load(config_path) {
         Ok(c) => c,
         Err(e) => return fail(EXIT_BAD_INPUT, e),
     };
+    if let Some(id) = board_id {
+        config.board.board_id = id;
+    }
     let scanner = match PiScanner::open(&config.wiring) {
         Ok(s) => s,
         Err(e) => return fail(1, e),
     };
-    let (writer, incoming) = match serial::open(port, config.baud) {
-        Ok(pair) => pair,
-        Err(e) => return fail(1, e),
-    };
+    let name = link.name();
     eprintln!(
-        "kriegspiel-board: board {} scanning at {} Hz, serving {port}",
+        "kriegspiel-board: board {} scanning at {} Hz, serving {name}",
         config.board.board_id, config.board.scan_hz
     );
+    match link.open(config.baud, config.board.board_id) {
+        Err(code) => code,
+        Ok(Link::Serial(writer, incoming)) => scan(scanner, writer, &incoming, &config, &name),
+        Ok(Link::Net(writer, incoming, _transport)) => {
+            scan(scanner, writer, &incoming, &config, &name)
+        }
+    }
+}
+
+/// Scans for ever; a console that is away is complained about every 5 s, a refusal by the
+/// broker stops the board.
+fn scan<W: kriegspiel_board_core::FrameWriter>(
+    scanner: PiScanner,
+    writer: W,
+    incoming: &Receiver<Vec<u8>>,
+    config: &Config,
+    name: &str,
+) -> ExitCode
+where
+    W::Error: std::fmt::Display + Fatal,
+{
     let mut board = Board::new(scanner, writer, config.board);
     let mut pacer = kriegspiel_board::pacer::Pacer::new();
     let mut last_complaint: Option<u32> = None;
@@ -251,14 +371,35 @@ fn run(config_path: &std::path::Path, port: &str) -> ExitCode {
         let now = pacer.now_ms();
         let result = board
             .tick(now)
-            .and_then(|()| pacer.wait(&mut board, &incoming));
-        if let Err(e) = result {
-            // The console end may be unplugged: keep scanning, it reconnects with a Hello.
-            if last_complaint.is_none_or(|at| now.wrapping_sub(at) >= 5000) {
-                eprintln!("kriegspiel-board: {port}: {e} (still scanning)");
-                last_complaint = Some(now);
+            .and_then(|()| pacer.wait(&mut board, incoming));
+        match result {
+            Err(BoardError::Write(e)) if e.is_fatal() => return fail(1, format!("{name}: {e}")),
+            Err(e) => {
+                // The console end may be unplugged: keep scanning, it reconnects with a Hello.
+                if last_complaint.is_none_or(|at| now.wrapping_sub(at) >= 5000) {
+                    eprintln!("kriegspiel-board: {name}: {e} (still scanning)");
+                    last_complaint = Some(now);
+                }
             }
+            Ok(()) => {}
         }
+    }
+}
+
+/// Whether a link error means the board must stop rather than retry.
+trait Fatal {
+    fn is_fatal(&self) -> bool;
+}
+
+impl Fatal for std::io::Error {
+    fn is_fatal(&self) -> bool {
+        false
+    }
+}
+
+impl Fatal for kriegspiel_net::TransportError {
+    fn is_fatal(&self) -> bool {
+        true
     }
 }
 

@@ -72,7 +72,8 @@ impl Players {
                 | HallEvent::Ended { .. }
                 | HallEvent::Failed { .. }
                 | HallEvent::OpenFailed { .. }
-                | HallEvent::Seat(_) => Vec::new(),
+                | HallEvent::Seat(_)
+                | HallEvent::Broker(_) => Vec::new(),
             }
         };
         for c in &cut {

@@ -22,6 +22,9 @@ pub struct Stamp {
     pub board_ms: Option<u32>,
     /// The board's sequence number of the frame that carried a board event.
     pub board_seq: Option<u16>,
+    /// For a networked board's event, its frame's number: written beside the event, in its
+    /// transaction, as how far that board was applied (not read back with the event).
+    pub net: Option<super::NetStamp>,
 }
 
 /// One stored event.
@@ -212,6 +215,9 @@ fn insert_events(tx: &Connection, rows: &[EventRow]) -> Result<(), JournalError>
                 r.crc
             ])
             .map_err(sql("writing an event"))?;
+        if let Some(net) = r.stamp.net {
+            super::inbox::mark_applied(tx, net)?;
+        }
     }
     Ok(())
 }
@@ -240,6 +246,7 @@ impl Row {
                     wall_ms: row.get(2)?,
                     board_ms: row.get(5)?,
                     board_seq: row.get(6)?,
+                    net: None,
                 },
                 crc: row.get(7)?,
             })

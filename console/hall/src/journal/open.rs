@@ -164,7 +164,9 @@ fn add_later_tables(conn: &Connection) -> Result<(), JournalError> {
                  wall_ms INTEGER NOT NULL
              );",
     )
-    .map_err(sql("creating the journal's heartbeat table"))
+    .map_err(sql("creating the journal's heartbeat table"))?;
+    conn.execute_batch(super::inbox::CREATE)
+        .map_err(sql("creating the journal's board inbox"))
 }
 
 /// Refuses a file that is not a journal of this schema.

@@ -1,0 +1,217 @@
+//! A board on the network: its frames come in order (the hall's intake sees to that), each
+//! with its outbox number, and go through the same [`LinkCore`] as a serial line's bytes.
+//!
+//! Only the notion of "gone" differs. The broker's stream is reliable: a board cut off for
+//! a while sends what it kept once it is back, so silence marks the board down without
+//! closing the link, and the frames that follow are applied as they come, not thrown away
+//! by a resync. A new epoch (the board restarted) is a resync: a closed and reopened link.
+
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+use tokio::time::{Instant, MissedTickBehavior};
+
+use crate::core::{LinkCore, Timing};
+use crate::event::{DisconnectReason, Health, LinkEvent, NetKey, Report};
+use crate::io::{BoardLinkHandle, Command, LinkConfig};
+
+/// What the hall's intake hands a networked board's link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetInput {
+    /// Frames up to this one were applied before the console restarted: their reports are
+    /// not given again. Comes before any frame.
+    Applied(NetKey),
+    /// The next frame in order.
+    Frame { key: NetKey, bytes: Vec<u8> },
+    /// The board restarted: what follows is a new epoch, from its own hello.
+    NewEpoch,
+    /// The broker says the board went away (its last will) or came back.
+    Present(bool),
+}
+
+/// Starts links to boards on the network.
+#[derive(Debug)]
+pub struct NetLink;
+
+impl NetLink {
+    /// Runs a networked board's link on the current tokio runtime: `inputs` from the
+    /// intake, console frames handed to `send` for the board's command topic.
+    pub fn spawn(
+        inputs: mpsc::Receiver<NetInput>,
+        send: impl Fn(Vec<u8>) + Send + 'static,
+        config: LinkConfig,
+    ) -> (BoardLinkHandle, mpsc::Receiver<Report>) {
+        let (reports_tx, reports_rx) = mpsc::channel(config.channel_capacity.max(1));
+        let (health_tx, health_rx) = watch::channel(Health::default());
+        let (commands_tx, commands_rx) = mpsc::unbounded_channel();
+        let started = Instant::now();
+        let driver = Driver {
+            core: LinkCore::new(Timing {
+                // Liveness is the driver's: the core must never close a reliable stream.
+                silence_timeout: Duration::MAX,
+                ..config.timing
+            }),
+            silence: config.timing.silence_timeout,
+            applied: None,
+            up: false,
+            last_frame: None,
+            reports: reports_tx,
+            health: health_tx,
+            started,
+            send: Box::new(send),
+            pending_down: None,
+        };
+        let task = tokio::spawn(driver.run(inputs, commands_rx, config.tick_interval));
+        (
+            BoardLinkHandle {
+                task,
+                health: health_rx,
+                commands: commands_tx,
+                started,
+            },
+            reports_rx,
+        )
+    }
+}
+
+struct Driver {
+    core: LinkCore,
+    silence: Duration,
+    applied: Option<NetKey>,
+    /// Whether the board is taken to be there (a frame came within the silence time).
+    up: bool,
+    last_frame: Option<Duration>,
+    reports: mpsc::Sender<Report>,
+    health: watch::Sender<Health>,
+    started: Instant,
+    send: Box<dyn Fn(Vec<u8>) + Send>,
+    /// A "board gone" noticed by the driver, delivered with the next flush.
+    pending_down: Option<Report>,
+}
+
+impl Driver {
+    async fn run(
+        mut self,
+        mut inputs: mpsc::Receiver<NetInput>,
+        mut commands: mpsc::UnboundedReceiver<Command>,
+        tick: Duration,
+    ) {
+        let mut ticker = tokio::time::interval(tick);
+        ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
+        let mut commands_open = true;
+        self.core.opened(self.now());
+        if !self.flush(None).await {
+            return;
+        }
+        loop {
+            let key = tokio::select! {
+                input = inputs.recv() => match input {
+                    Some(input) => self.input(input),
+                    None => return,
+                },
+                _ = ticker.tick() => {
+                    self.tick();
+                    None
+                }
+                command = commands.recv(), if commands_open => {
+                    match command {
+                        Some(Command::RequestSnapshot) => self.core.request_snapshot(self.now()),
+                        None => commands_open = false,
+                    }
+                    None
+                }
+            };
+            if !self.flush(key).await {
+                return;
+            }
+        }
+    }
+
+    fn now(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Feeds an input to the core; the key of the frame its reports come from.
+    fn input(&mut self, input: NetInput) -> Option<NetKey> {
+        let now = self.now();
+        match input {
+            NetInput::Applied(key) => self.applied = Some(key),
+            NetInput::Frame { key, bytes } => {
+                self.last_frame = Some(now);
+                if !self.up {
+                    self.up = true;
+                    // Back after a silence: the table learns the board is there again from
+                    // a snapshot, sent after whatever the board kept meanwhile.
+                    if self.core.occupancy().is_some() {
+                        self.core.request_snapshot(now);
+                    }
+                }
+                self.core.received(&bytes, now);
+                return Some(key);
+            }
+            NetInput::NewEpoch => {
+                self.core.port_lost(DisconnectReason::Closed, now);
+                self.core.opened(now);
+                self.up = false;
+            }
+            NetInput::Present(true) => {}
+            NetInput::Present(false) => self.down(now),
+        }
+        None
+    }
+
+    fn tick(&mut self) {
+        let now = self.now();
+        self.core.tick(now);
+        if self
+            .last_frame
+            .is_some_and(|at| now.saturating_sub(at) >= self.silence)
+        {
+            self.down(now);
+        }
+    }
+
+    /// The board is gone for now: said once, the link stays as it was.
+    fn down(&mut self, now: Duration) {
+        if std::mem::replace(&mut self.up, false) {
+            self.last_frame = None;
+            let mut health = self.core.health();
+            health.disconnects += 1;
+            self.pending_down = Some(Report {
+                event: LinkEvent::Disconnected {
+                    reason: DisconnectReason::Silence {
+                        timeout: self.silence,
+                    },
+                },
+                health,
+                seq: None,
+                key: None,
+                at: now,
+            });
+        }
+    }
+
+    /// Delivers what the core made (stamped with `key`, held back if already applied) and
+    /// sends its frames; false when nobody listens any more.
+    async fn flush(&mut self, key: Option<NetKey>) -> bool {
+        let step = self.core.take_step();
+        if !step.outgoing.is_empty() {
+            (self.send)(step.outgoing);
+        }
+        self.health.send_replace(self.core.health());
+        let replayed = key.is_some_and(|k| self.applied.is_some_and(|a| k <= a));
+        let down = self.pending_down.take();
+        for mut report in step.reports.into_iter().chain(down) {
+            if report.key.is_none() && report.seq.is_some() {
+                report.key = key;
+            }
+            if replayed && report.seq.is_some() {
+                continue;
+            }
+            if self.reports.send(report).await.is_err() {
+                return false;
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,155 @@
+//! Networked boards' frames, kept before they are acknowledged, and how far each board's
+//! frames were applied to a game: a restarted console replays the one and skips the other.
+//!
+//! The intake writes through its own connection to the journal file (WAL lets it beside
+//! the tables' writer), so a table's slow commit never holds up another table's board.
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+
+use super::error::sql;
+use super::{Journal, JournalError};
+
+/// A frame as the intake stores it: board, epoch, seq, the link frame's bytes.
+pub type InboxRow = (u32, u64, u64, Vec<u8>);
+
+/// How far one board's frames were applied to a game (written with the game's event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NetStamp {
+    pub board: u32,
+    pub epoch: u64,
+    pub seq: u64,
+}
+
+/// The intake's connection to the journal.
+#[derive(Debug)]
+pub struct Inbox {
+    conn: Connection,
+}
+
+/// SQLite keeps integers signed; outbox numbers stay far below 2^63, epochs are Unix ms.
+fn int(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn uint(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+pub(super) const CREATE: &str = "CREATE TABLE IF NOT EXISTS board_inbox (
+                 board INTEGER NOT NULL,
+                 epoch INTEGER NOT NULL,
+                 seq INTEGER NOT NULL,
+                 frame BLOB NOT NULL,
+                 PRIMARY KEY (board, epoch, seq)
+             );
+             CREATE TABLE IF NOT EXISTS board_applied (
+                 board INTEGER PRIMARY KEY,
+                 epoch INTEGER NOT NULL,
+                 seq INTEGER NOT NULL
+             );";
+
+/// Records in the game's own transaction how far a board's frames were applied.
+pub(super) fn mark_applied(tx: &Connection, stamp: NetStamp) -> Result<(), JournalError> {
+    tx.prepare_cached(
+        "INSERT INTO board_applied (board, epoch, seq) VALUES (?1, ?2, ?3)
+         ON CONFLICT (board) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq",
+    )
+    .and_then(|mut s| s.execute(params![stamp.board, int(stamp.epoch), int(stamp.seq)]))
+    .map(|_| ())
+    .map_err(sql("recording a board's applied frame"))
+}
+
+impl Journal {
+    /// A second connection to this journal for the networked boards' intake.
+    pub fn inbox(&self) -> Result<Inbox, JournalError> {
+        let conn = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|error| JournalError::Open {
+            path: self.path.clone(),
+            error,
+        })?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(sql("opening the board inbox"))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sql("opening the board inbox"))?;
+        Ok(Inbox { conn })
+    }
+}
+
+impl Inbox {
+    /// Stores frames (a re-sent one is ignored): on disk when this returns.
+    pub fn store(&mut self, rows: &[InboxRow]) -> Result<(), JournalError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(sql("storing board frames"))?;
+        {
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO board_inbox (board, epoch, seq, frame)
+                     VALUES (?1, ?2, ?3, ?4)",
+                )
+                .map_err(sql("storing board frames"))?;
+            for (board, epoch, seq, frame) in rows {
+                insert
+                    .execute(params![board, int(*epoch), int(*seq), frame])
+                    .map_err(sql("storing board frames"))?;
+            }
+        }
+        tx.commit().map_err(sql("storing board frames"))
+    }
+
+    /// The board's latest epoch and its stored frames from `seq` 0 on, in order; older
+    /// epochs are deleted (a restarted board resynced from its new one).
+    pub fn latest(
+        &mut self,
+        board: u32,
+    ) -> Result<Option<(u64, Vec<(u64, Vec<u8>)>)>, JournalError> {
+        let err = sql("reading a board's stored frames");
+        let epoch: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT MAX(epoch) FROM board_inbox WHERE board = ?1",
+                params![board],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(&err)?
+            .flatten();
+        let Some(epoch) = epoch else { return Ok(None) };
+        self.conn
+            .execute(
+                "DELETE FROM board_inbox WHERE board = ?1 AND epoch < ?2",
+                params![board, epoch],
+            )
+            .map_err(&err)?;
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT seq, frame FROM board_inbox WHERE board = ?1 AND epoch = ?2 ORDER BY seq",
+            )
+            .map_err(&err)?;
+        let rows = stmt
+            .query_map(params![board, epoch], |r| {
+                Ok((uint(r.get::<_, i64>(0)?), r.get::<_, Vec<u8>>(1)?))
+            })
+            .map_err(&err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(&err)?;
+        Ok(Some((uint(epoch), rows)))
+    }
+
+    /// How far the board's frames were applied to a game.
+    pub fn applied(&self, board: u32) -> Result<Option<(u64, u64)>, JournalError> {
+        self.conn
+            .query_row(
+                "SELECT epoch, seq FROM board_applied WHERE board = ?1",
+                params![board],
+                |r| Ok((uint(r.get(0)?), uint(r.get(1)?))),
+            )
+            .optional()
+            .map_err(sql("reading how far a board was applied"))
+    }
+}

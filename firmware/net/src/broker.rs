@@ -1,0 +1,295 @@
+//! Where the broker is and how to prove who we are: the URL, a password read from a file
+//! (never from the command line, where `ps` shows it), TLS with the round's own CA.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rumqttc::{MqttOptions, TlsConfiguration, Transport};
+
+/// The largest MQTT packet either side sends or takes: an envelope, a table's summary.
+pub const MAX_PACKET: usize = 64 * 1024;
+/// A password file is a line; anything longer is not one.
+const MAX_PASSWORD_FILE: u64 = 4096;
+
+/// `mqtt://HOST[:PORT]` (1883) or `mqtts://HOST[:PORT]` (8883).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokerUrl {
+    pub host: String,
+    pub port: u16,
+    pub tls: bool,
+}
+
+impl std::str::FromStr for BrokerUrl {
+    type Err = BrokerError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = |why: &str| BrokerError::Url {
+            url: s.to_owned(),
+            why: why.to_owned(),
+        };
+        let (tls, rest) = if let Some(rest) = s.strip_prefix("mqtts://") {
+            (true, rest)
+        } else if let Some(rest) = s.strip_prefix("mqtt://") {
+            (false, rest)
+        } else {
+            return Err(bad("it must start with mqtt:// or mqtts://"));
+        };
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let (host, port) = match rest.rsplit_once(':') {
+            Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => {
+                let port = port
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|p| *p != 0)
+                    .ok_or_else(|| bad("the port must be a number from 1 to 65535"))?;
+                (host, port)
+            }
+            _ => (rest, if tls { 8883 } else { 1883 }),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() || host.contains(['/', '@', '?', '#', ' ']) {
+            return Err(bad(
+                "expected mqtt://HOST:PORT, e.g. mqtt://192.168.1.10:1883",
+            ));
+        }
+        Ok(BrokerUrl {
+            host: host.to_owned(),
+            port,
+            tls,
+        })
+    }
+}
+
+impl std::fmt::Display for BrokerUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let scheme = if self.tls { "mqtts" } else { "mqtt" };
+        if self.host.contains(':') {
+            write!(f, "{scheme}://[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "{scheme}://{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// A broker and this client's credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broker {
+    pub url: BrokerUrl,
+    pub username: Option<String>,
+    pub password_file: Option<PathBuf>,
+    /// The CA that signed the broker's certificate (for `mqtts://`).
+    pub ca_file: Option<PathBuf>,
+}
+
+/// Why the broker cannot be reached as asked.
+#[derive(Debug)]
+pub enum BrokerError {
+    Url {
+        url: String,
+        why: String,
+    },
+    File {
+        path: PathBuf,
+        what: &'static str,
+        why: String,
+    },
+    PasswordWithoutUser,
+    TlsWithoutCa {
+        url: BrokerUrl,
+    },
+    CaWithoutTls {
+        url: BrokerUrl,
+    },
+}
+
+impl std::fmt::Display for BrokerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BrokerError::Url { url, why } => write!(f, "broker '{url}': {why}"),
+            BrokerError::File { path, what, why } => {
+                write!(f, "{what} {}: {why}", path.display())
+            }
+            BrokerError::PasswordWithoutUser => {
+                write!(
+                    f,
+                    "a password file was given without a user name (--username)"
+                )
+            }
+            BrokerError::TlsWithoutCa { url } => write!(
+                f,
+                "{url} is TLS: give the round's CA certificate (--ca-file, or ca_file in [broker])"
+            ),
+            BrokerError::CaWithoutTls { url } => write!(
+                f,
+                "a CA file was given but {url} is not TLS: use mqtts:// or leave out the CA"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BrokerError {}
+
+fn read_small(path: &Path, what: &'static str, limit: u64) -> Result<Vec<u8>, BrokerError> {
+    use std::io::Read;
+    let err = |why: String| BrokerError::File {
+        path: path.to_owned(),
+        what,
+        why,
+    };
+    let file = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| err(e.to_string()))?;
+    if bytes.len() as u64 > limit {
+        return Err(err(format!("longer than {limit} bytes: not a {what}")));
+    }
+    Ok(bytes)
+}
+
+impl Broker {
+    /// A broker without credentials or TLS.
+    pub fn plain(url: BrokerUrl) -> Broker {
+        Broker {
+            url,
+            username: None,
+            password_file: None,
+            ca_file: None,
+        }
+    }
+
+    /// Client options for `client_id`, with the password and CA read now: a missing file is
+    /// said at start, not as a silent retry loop later.
+    pub fn options(&self, client_id: &str) -> Result<MqttOptions, BrokerError> {
+        let mut options = MqttOptions::new(client_id, self.url.host.clone(), self.url.port);
+        options.set_keep_alive(Duration::from_secs(5));
+        options.set_max_packet_size(MAX_PACKET, MAX_PACKET);
+        match (&self.username, &self.password_file) {
+            (Some(user), Some(path)) => {
+                let bytes = read_small(path, "password file", MAX_PASSWORD_FILE)?;
+                let text = String::from_utf8(bytes).map_err(|_| BrokerError::File {
+                    path: path.clone(),
+                    what: "password file",
+                    why: "it is not text".to_owned(),
+                })?;
+                let password = text.lines().next().unwrap_or_default().trim().to_owned();
+                options.set_credentials(user.clone(), password);
+            }
+            (Some(user), None) => {
+                options.set_credentials(user.clone(), String::new());
+            }
+            (None, Some(_)) => return Err(BrokerError::PasswordWithoutUser),
+            (None, None) => {}
+        }
+        match (self.url.tls, &self.ca_file) {
+            (true, Some(ca)) => {
+                options.set_transport(Transport::tls_with_config(tls_config(ca)?));
+            }
+            (true, None) => {
+                return Err(BrokerError::TlsWithoutCa {
+                    url: self.url.clone(),
+                })
+            }
+            (false, Some(_)) => {
+                return Err(BrokerError::CaWithoutTls {
+                    url: self.url.clone(),
+                })
+            }
+            (false, None) => {}
+        }
+        Ok(options)
+    }
+}
+
+/// TLS trusting only the round's CA, with the ring provider (no system store, no C build).
+fn tls_config(ca: &Path) -> Result<TlsConfiguration, BrokerError> {
+    let err = |why: String| BrokerError::File {
+        path: ca.to_owned(),
+        what: "CA file",
+        why,
+    };
+    let pem = read_small(ca, "CA file", 1024 * 1024)?;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
+        let cert = cert.map_err(|e| err(e.to_string()))?;
+        roots.add(cert).map_err(|e| err(e.to_string()))?;
+    }
+    if roots.is_empty() {
+        return Err(err("no PEM certificate in it".to_owned()));
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| err(e.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(TlsConfiguration::Rustls(Arc::new(config)))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn urls_read_as_a_club_writes_them() {
+        let u: BrokerUrl = "mqtt://192.168.1.10:1884".parse().unwrap();
+        assert_eq!(
+            (u.host.as_str(), u.port, u.tls),
+            ("192.168.1.10", 1884, false)
+        );
+        let u: BrokerUrl = "mqtts://hall.local".parse().unwrap();
+        assert_eq!((u.port, u.tls), (8883, true));
+        assert_eq!(u.to_string(), "mqtts://hall.local:8883");
+        let u: BrokerUrl = "mqtt://[::1]:1883/".parse().unwrap();
+        assert_eq!((u.host.as_str(), u.port), ("::1", 1883));
+        assert_eq!(u.to_string(), "mqtt://[::1]:1883");
+        for bad in [
+            "http://x:1",
+            "mqtt://",
+            "mqtt://x:0",
+            "mqtt://x:99999",
+            "mqtt://u@x",
+            "x:1883",
+        ] {
+            let e = bad.parse::<BrokerUrl>().unwrap_err().to_string();
+            assert!(e.starts_with(&format!("broker '{bad}': ")), "{e}");
+        }
+    }
+
+    #[test]
+    fn missing_files_and_mismatches_are_said_at_once() {
+        let plain = Broker::plain("mqtt://h".parse().unwrap());
+        assert!(plain.options("c").is_ok());
+        let b = Broker {
+            username: Some("board-7".into()),
+            password_file: Some("/nonexistent/pw".into()),
+            ..plain.clone()
+        };
+        let e = b.options("c").unwrap_err().to_string();
+        assert!(e.starts_with("password file /nonexistent/pw: "), "{e}");
+        let b = Broker {
+            password_file: Some("/x".into()),
+            ..plain.clone()
+        };
+        assert!(matches!(
+            b.options("c"),
+            Err(BrokerError::PasswordWithoutUser)
+        ));
+        let tls = Broker::plain("mqtts://h".parse().unwrap());
+        assert!(tls
+            .options("c")
+            .unwrap_err()
+            .to_string()
+            .contains("--ca-file"));
+        let b = Broker {
+            ca_file: Some("/x".into()),
+            ..plain
+        };
+        assert!(matches!(
+            b.options("c"),
+            Err(BrokerError::CaWithoutTls { .. })
+        ));
+    }
+}

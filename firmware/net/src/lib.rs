@@ -1,0 +1,23 @@
+//! Boards and consoles meeting at an MQTT broker.
+//!
+//! The broker routes, it does not store: mosquitto drops QoS 1 messages above its queue
+//! limit and forgets what it held since its last save when killed, and rumqttc forgets its
+//! pending publishes when the broker lost the session. So every board message travels in
+//! an [`Envelope`] numbered `(epoch, seq)`; the board keeps it in its [`Outbox`] until the
+//! console's cumulative [`Ack`] covers it and re-sends it on a timer; the console takes
+//! envelopes [`InOrder`], never by arrival, and acknowledges only what its journal holds.
+//! The link frames inside are the serial link's own, byte for byte.
+
+mod broker;
+mod envelope;
+mod order;
+mod outbox;
+mod topics;
+mod transport;
+
+pub use broker::{Broker, BrokerError, BrokerUrl, MAX_PACKET};
+pub use envelope::{Ack, Envelope, EnvelopeError, MAX_ENVELOPE};
+pub use order::{Arrived, InOrder};
+pub use outbox::{Outbox, OutboxFull};
+pub use topics::{BoardTopics, Status, TopicKind};
+pub use transport::{BoardTransport, TransportConfig, TransportError, TransportWriter};

@@ -1,0 +1,409 @@
+//! The board's end: link frames go into the outbox and out to the broker; the console's
+//! frames come back on the board's command topic, as they would from a serial line.
+
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use kriegspiel_link::{encode, ConsoleMsg, Frame, MAX_FRAME, PROTOCOL_VERSION};
+use rumqttc::{Client, ConnectReturnCode, ConnectionError, Event, LastWill, Packet, QoS};
+
+use crate::broker::{Broker, BrokerError};
+use crate::envelope::Ack;
+use crate::outbox::Outbox;
+use crate::topics::{BoardTopics, Status};
+
+/// How a board meets the console through the broker.
+#[derive(Debug, Clone)]
+pub struct TransportConfig {
+    pub board_id: u32,
+    pub broker: Broker,
+    /// A frame not acknowledged this long after it was sent is sent again.
+    pub resend_after: Duration,
+    /// Frames kept for a console that does not answer; beyond, the board starts a new epoch.
+    pub outbox_capacity: usize,
+}
+
+impl TransportConfig {
+    pub fn new(board_id: u32, broker: Broker) -> TransportConfig {
+        TransportConfig {
+            board_id,
+            broker,
+            resend_after: Duration::from_secs(1),
+            outbox_capacity: 20_000,
+        }
+    }
+}
+
+/// Frames handed to the client per pass: a long backlog goes out in slices, so that the
+/// client's queue never fills and new frames are not stuck behind it for long.
+const BURST: usize = 200;
+/// Console frames waiting for the board loop; the console repeats what matters.
+const INCOMING: usize = 64;
+
+/// Why the board may not go on talking to the broker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransportError {
+    /// The broker refused this board's credentials or its right to connect.
+    Refused { board_id: u32, why: String },
+    /// Another process with this board id started later: this one must stop.
+    Superseded { board_id: u32 },
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportError::Refused { board_id, why } => write!(
+                f,
+                "the broker refused board {board_id}: {why}; check the board's seat file (user name and password) for this round"
+            ),
+            TransportError::Superseded { board_id } => write!(
+                f,
+                "another board with id {board_id} started after this one and the console follows it; this one stops (two boards must not share an id)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TransportError {}
+
+#[derive(Debug)]
+struct Shared {
+    outbox: Outbox,
+    connected: bool,
+    fatal: Option<TransportError>,
+    /// Epochs restarted because the console did not acknowledge in time.
+    overflows: u64,
+}
+
+/// The running transport: its threads stop when it is dropped.
+pub struct BoardTransport {
+    shared: Arc<Mutex<Shared>>,
+    client: Client,
+    topics: BoardTopics,
+}
+
+/// The board's frame writer over the broker.
+#[derive(Debug, Clone)]
+pub struct TransportWriter {
+    shared: Arc<Mutex<Shared>>,
+    wake: SyncSender<()>,
+    incoming: SyncSender<Vec<u8>>,
+}
+
+fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
+    // A panicking transport thread leaves the outbox as it was: still the truth.
+    shared.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Milliseconds since 1970, later than `after`: a new epoch is always a later one.
+fn new_epoch(after: u64) -> u64 {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0);
+    now.max(after.saturating_add(1))
+}
+
+/// The bytes of a console Hello, as the board would read them from the console.
+fn hello_frame() -> Vec<u8> {
+    let mut buf = [0u8; MAX_FRAME];
+    let body = ConsoleMsg::Hello {
+        protocol: PROTOCOL_VERSION,
+    };
+    match encode(&Frame { seq: 0, body }, &mut buf) {
+        Ok(n) => buf[..n].to_vec(),
+        Err(_) => Vec::new(),
+    }
+}
+
+impl kriegspiel_board_core::FrameWriter for TransportWriter {
+    type Error = TransportError;
+
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
+        let mut s = lock(&self.shared);
+        if let Some(fatal) = &s.fatal {
+            return Err(fatal.clone());
+        }
+        if let Err((full, _frame)) = s.outbox.push(bytes.to_vec()) {
+            // The console has not acknowledged for a long time: start afresh, and let the
+            // board announce itself again so that the console resyncs from its snapshot.
+            let epoch = new_epoch(s.outbox.epoch());
+            s.outbox.restart(epoch);
+            s.overflows += 1;
+            eprintln!(
+                "kriegspiel-board: {full}; starting epoch {epoch}: the console will resync from the board's snapshot"
+            );
+            let _ = self.incoming.try_send(hello_frame());
+        }
+        drop(s);
+        let _ = self.wake.try_send(());
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for BoardTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BoardTransport")
+            .field("board", &self.topics.events)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BoardTransport {
+    /// Connects (in the background: a broker that is down is retried) and returns the
+    /// writer for the board, the console's frames and the transport.
+    pub fn start(
+        config: TransportConfig,
+    ) -> Result<(TransportWriter, Receiver<Vec<u8>>, BoardTransport), BrokerError> {
+        let id = config.board_id;
+        let topics = BoardTopics::new(id);
+        let epoch = new_epoch(0);
+        let mut options = config
+            .broker
+            .options(&format!("kriegspiel-board-{id}-{epoch}"))?;
+        options.set_clean_session(true);
+        options.set_last_will(LastWill::new(
+            topics.status.clone(),
+            Status::Offline.encode(),
+            QoS::AtLeastOnce,
+            true,
+        ));
+        let (client, connection) = Client::new(options, BURST * 2);
+        let shared = Arc::new(Mutex::new(Shared {
+            outbox: Outbox::new(epoch, config.outbox_capacity),
+            connected: false,
+            fatal: None,
+            overflows: 0,
+        }));
+        let (incoming_tx, incoming_rx) = mpsc::sync_channel(INCOMING);
+        let (wake_tx, wake_rx) = mpsc::sync_channel(1);
+        let listener = Listener {
+            shared: shared.clone(),
+            client: client.clone(),
+            topics: topics.clone(),
+            incoming: incoming_tx.clone(),
+            board_id: id,
+        };
+        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+            thread::Builder::new()
+                .name(name.into())
+                .spawn(f)
+                .map_err(|e| BrokerError::Url {
+                    url: config.broker.url.to_string(),
+                    why: format!("cannot start a thread: {e}"),
+                })
+        };
+        spawn("mqtt-listen", Box::new(move || listener.run(connection)))?;
+        let pump = Pump {
+            shared: shared.clone(),
+            client: client.clone(),
+            topic: topics.events.clone(),
+            resend_after: config.resend_after,
+        };
+        spawn("mqtt-send", Box::new(move || pump.run(&wake_rx)))?;
+        let writer = TransportWriter {
+            shared: shared.clone(),
+            wake: wake_tx,
+            incoming: incoming_tx,
+        };
+        Ok((
+            writer,
+            incoming_rx,
+            BoardTransport {
+                shared,
+                client,
+                topics,
+            },
+        ))
+    }
+
+    /// Frames the console has not acknowledged yet.
+    pub fn unacknowledged(&self) -> usize {
+        lock(&self.shared).outbox.len()
+    }
+
+    pub fn is_connected(&self) -> bool {
+        lock(&self.shared).connected
+    }
+
+    /// Why the board must stop, if it must.
+    pub fn fatal(&self) -> Option<TransportError> {
+        lock(&self.shared).fatal.clone()
+    }
+
+    /// Waits until the console holds every frame, up to `limit`: a board that stops before
+    /// would take its last events with it. Returns how many are still unacknowledged.
+    pub fn flush(&self, limit: Duration) -> Result<(), usize> {
+        let until = Instant::now() + limit;
+        loop {
+            let (left, fatal) = {
+                let s = lock(&self.shared);
+                (s.outbox.len(), s.fatal.is_some())
+            };
+            if left == 0 {
+                return Ok(());
+            }
+            if fatal || Instant::now() >= until {
+                return Err(left);
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for BoardTransport {
+    fn drop(&mut self) {
+        // Said plainly at a clean stop; the last will says it at an unclean one.
+        let _ = self.client.try_publish(
+            self.topics.status.clone(),
+            QoS::AtLeastOnce,
+            true,
+            Status::Offline.encode(),
+        );
+        let _ = self.client.try_disconnect();
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+struct Listener {
+    shared: Arc<Mutex<Shared>>,
+    client: Client,
+    topics: BoardTopics,
+    incoming: SyncSender<Vec<u8>>,
+    board_id: u32,
+}
+
+impl Listener {
+    fn run(self, mut connection: rumqttc::Connection) {
+        let mut said_down = false;
+        for event in connection.iter() {
+            match event {
+                Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                    said_down = false;
+                    self.connected();
+                }
+                Ok(Event::Incoming(Packet::Publish(p))) => self.publish(&p.topic, &p.payload),
+                Ok(_) => {}
+                Err(ConnectionError::ConnectionRefused(code)) => {
+                    let why = match code {
+                        ConnectReturnCode::BadUserNamePassword => "wrong user name or password",
+                        ConnectReturnCode::NotAuthorized => "not authorised",
+                        _ => "refused",
+                    };
+                    if matches!(
+                        code,
+                        ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized
+                    ) {
+                        lock(&self.shared).fatal = Some(TransportError::Refused {
+                            board_id: self.board_id,
+                            why: why.to_owned(),
+                        });
+                        return;
+                    }
+                    self.down(&mut said_down, why);
+                }
+                Err(ConnectionError::RequestsDone) => return,
+                Err(e) => self.down(&mut said_down, &e.to_string()),
+            }
+            if lock(&self.shared).fatal.is_some() {
+                return;
+            }
+        }
+    }
+
+    fn down(&self, said: &mut bool, why: &str) {
+        lock(&self.shared).connected = false;
+        if !std::mem::replace(said, true) {
+            eprintln!(
+                "kriegspiel-board: board {}: broker unreachable ({why}); retrying every second, events are kept",
+                self.board_id
+            );
+        }
+        thread::sleep(Duration::from_secs(1));
+    }
+
+    fn connected(&self) {
+        let epoch = {
+            let mut s = lock(&self.shared);
+            s.connected = true;
+            // The broker may have lost what it held: everything unacknowledged goes again.
+            s.outbox.resend_all();
+            s.outbox.epoch()
+        };
+        let _ = self
+            .client
+            .try_subscribe(self.topics.ack.clone(), QoS::AtLeastOnce);
+        let _ = self
+            .client
+            .try_subscribe(self.topics.cmd.clone(), QoS::AtLeastOnce);
+        let _ = self.client.try_publish(
+            self.topics.status.clone(),
+            QoS::AtLeastOnce,
+            true,
+            Status::Online { epoch }.encode(),
+        );
+    }
+
+    fn publish(&self, topic: &str, payload: &[u8]) {
+        if topic == self.topics.cmd {
+            if payload.len() <= MAX_FRAME {
+                // A full queue: the console asks again.
+                let _ = self.incoming.try_send(payload.to_vec());
+            }
+        } else if topic == self.topics.ack {
+            let Ok(ack) = Ack::decode(payload) else {
+                return;
+            };
+            let mut s = lock(&self.shared);
+            if ack.epoch > s.outbox.epoch() {
+                s.fatal = Some(TransportError::Superseded {
+                    board_id: self.board_id,
+                });
+            } else {
+                s.outbox.acknowledged(ack);
+            }
+        }
+    }
+}
+
+struct Pump {
+    shared: Arc<Mutex<Shared>>,
+    client: Client,
+    topic: String,
+    resend_after: Duration,
+}
+
+impl Pump {
+    fn run(self, wake: &Receiver<()>) {
+        let start = Instant::now();
+        loop {
+            match wake.recv_timeout(Duration::from_millis(100)) {
+                Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+            let due = {
+                let mut s = lock(&self.shared);
+                if s.fatal.is_some() {
+                    return;
+                }
+                if !s.connected {
+                    continue;
+                }
+                s.outbox.due(start.elapsed(), self.resend_after, BURST)
+            };
+            for envelope in due {
+                let sent = self.client.try_publish(
+                    self.topic.clone(),
+                    QoS::AtLeastOnce,
+                    false,
+                    envelope.encode(),
+                );
+                if sent.is_err() {
+                    lock(&self.shared).outbox.unsent(envelope.seq);
+                }
+            }
+        }
+    }
+}

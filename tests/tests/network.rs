@@ -1,0 +1,79 @@
+//! Boards on the network: `kriegspiel-board simulate --broker` boards play whole games into
+//! `kriegspiel table --white board:ID --black board:ID` through a private mosquitto, and
+//! the table's answers must be exactly the referee's, whatever happens to the broker.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use kriegspiel_tests::games::{self, BuiltGame, Timing};
+use kriegspiel_tests::link_util::cargo_bin;
+use kriegspiel_tests::mosquitto::Mosquitto;
+use kriegspiel_tests::process::{play_table_via, Cabling, TableRun};
+use serde_json::Value;
+
+fn check(name: &str, game: &BuiltGame, run: &TableRun) {
+    assert!(
+        run.status.success(),
+        "{name}: table exited with {}",
+        run.status
+    );
+    let answers = run.answers();
+    for (i, (printed, expected)) in answers.iter().zip(&game.expected).enumerate() {
+        assert_eq!(
+            *printed, expected,
+            "{name}: answer {i} differs (left: printed, right: expected); stderr {:?}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        answers.len(),
+        game.expected.len(),
+        "{name}: answers missing or extra"
+    );
+    let finals: Vec<&Value> = run.with_key("final_fen");
+    assert_eq!(finals.len(), 1, "{name}: one end");
+    assert_eq!(
+        finals[0]["final_fen"], game.final_fen,
+        "{name}: final position"
+    );
+}
+
+fn play(
+    name: &str,
+    timing: Timing,
+    mut during: impl FnMut(usize, &Value),
+) -> (BuiltGame, TableRun) {
+    let game = games::load(name, timing).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut broker = Mosquitto::start(dir.path(), "").unwrap();
+    let url = broker.url();
+    let mut answers = 0;
+    let run = play_table_via(
+        Cabling::Broker(&url),
+        &game,
+        &cargo_bin("kriegspiel", "kriegspiel"),
+        &cargo_bin("kriegspiel-board", "kriegspiel-board"),
+        &[
+            "--settle-ms".to_owned(),
+            timing.settle_ms.to_string(),
+            "--no-speech".to_owned(),
+        ],
+        None,
+        Duration::from_millis(game.duration_ms + 60_000),
+        |v| {
+            if v.get("answer").is_some() {
+                answers += 1;
+            }
+            during(answers, v);
+            let _ = &mut broker;
+        },
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    (game, run)
+}
+
+#[test]
+fn a_whole_game_through_the_broker_gives_the_referees_verdicts() {
+    let (game, run) = play("cincinnati", Timing::default(), |_, _| {});
+    check("cincinnati", &game, &run);
+}
