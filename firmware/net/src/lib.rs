@@ -19,5 +19,5 @@ pub use broker::{Broker, BrokerError, BrokerUrl, MAX_PACKET};
 pub use envelope::{Ack, Envelope, EnvelopeError, MAX_ENVELOPE};
 pub use order::{Arrived, InOrder};
 pub use outbox::{Outbox, OutboxFull};
-pub use topics::{BoardTopics, Status, TopicKind};
+pub use topics::{BoardTopics, Principal, Status, TableTopics, TopicKind};
 pub use transport::{BoardTransport, TransportConfig, TransportError, TransportWriter};

@@ -1,6 +1,8 @@
 //! Where each message goes: one set of topics per board, so that the broker's ACL can let
 //! a board write only its own.
 
+use shakmaty::{ByColor, Color};
+
 /// The topics of board `id`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardTopics {
@@ -55,6 +57,57 @@ impl BoardTopics {
     }
 }
 
+/// The topics of table `no` of the round (its place in the round file, from 1): what its
+/// console says to everyone, to each player alone, and what each player sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableTopics {
+    /// Console -> both players and onlookers: public announcements.
+    pub public: String,
+    /// Console -> one player: his private messages and refusals.
+    pub private: ByColor<String>,
+    /// One player -> console: his tries, questions, promotion choice, draw, resignation.
+    pub input: ByColor<String>,
+    /// Console, retained: the table's summary for the arbiter's window.
+    pub summary: String,
+    /// Arbiter's window -> the owning console: arbiter actions.
+    pub arbiter: String,
+}
+
+const TABLE_ROOT: &str = "kriegspiel/table";
+
+impl TableTopics {
+    pub fn new(no: usize) -> TableTopics {
+        let seat = |c: Color, what: &str| format!("{TABLE_ROOT}/{no}/{c}/{what}");
+        TableTopics {
+            public: format!("{TABLE_ROOT}/{no}/public"),
+            private: ByColor::new_with(|c| seat(c, "private")),
+            input: ByColor::new_with(|c| seat(c, "input")),
+            summary: format!("{TABLE_ROOT}/{no}/summary"),
+            arbiter: format!("{TABLE_ROOT}/{no}/arbiter"),
+        }
+    }
+}
+
+/// The broker user names of a round: one per board, per seat, per console, and the arbiter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Principal<'a> {
+    Board(u32),
+    Seat { table: usize, color: Color },
+    Console(&'a str),
+    Arbiter,
+}
+
+impl std::fmt::Display for Principal<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Principal::Board(id) => write!(f, "board-{id}"),
+            Principal::Seat { table, color } => write!(f, "seat-{table}-{color}"),
+            Principal::Console(name) => write!(f, "console-{name}"),
+            Principal::Arbiter => f.write_str("arbiter"),
+        }
+    }
+}
+
 /// A board's presence, retained on its status topic; the broker publishes `Offline` as the
 /// board's last will when it vanishes without a word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +154,21 @@ mod tests {
             BoardTopics::parse("kriegspiel/board/0/ack"),
             Some((0, TopicKind::Ack))
         );
+    }
+
+    #[test]
+    fn tables_and_principals_are_named_by_whole_levels() {
+        let t = TableTopics::new(3);
+        assert_eq!(t.public, "kriegspiel/table/3/public");
+        assert_eq!(t.private.white, "kriegspiel/table/3/white/private");
+        assert_eq!(t.input.black, "kriegspiel/table/3/black/input");
+        let seat = Principal::Seat {
+            table: 3,
+            color: Color::Black,
+        };
+        assert_eq!(seat.to_string(), "seat-3-black");
+        assert_eq!(Principal::Board(7).to_string(), "board-7");
+        assert_eq!(Principal::Console("east").to_string(), "console-east");
     }
 
     #[test]
