@@ -8,6 +8,7 @@
 //! a hall run headless with all of them ([`headless`]).
 
 pub mod args;
+pub mod credentials;
 pub mod demo;
 pub mod headless;
 pub mod journal;

@@ -8,6 +8,10 @@ use kriegspiel::{
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+// The round's broker and its seats (issue 19).
+mod broker_config_cmd;
+mod seats_cmd;
+
 #[derive(Debug, Parser)]
 #[command(name = "kriegspiel", version, about = "Kriegspiel referee console")]
 struct Cli {
@@ -42,6 +46,11 @@ enum Command {
     },
     /// One player's terminal on a running console: hear and type, in plain lines.
     Player(player_cmd::Args),
+    /// The round's own mosquitto: its configuration, password file and ACL (and with --tls
+    /// its certificates), in one folder (see docs/NETWORK.md).
+    BrokerConfig(broker_config_cmd::Args),
+    /// One seat file per player and per networked board, each with its QR code.
+    Seats(seats_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +78,8 @@ fn main() -> ExitCode {
         Command::Hear(args) => hear_cmd::run(args),
         Command::Console { args } => window(args),
         Command::Player(args) => player_cmd::run(args),
+        Command::BrokerConfig(args) => broker_config_cmd::run(args),
+        Command::Seats(args) => seats_cmd::run(args),
     }
 }
 

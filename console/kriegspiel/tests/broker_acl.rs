@@ -1,0 +1,525 @@
+//! The round's broker, for real: `kriegspiel broker-config` and `kriegspiel seats` write
+//! their files, a private mosquitto runs with the password file and the ACL, and clients
+//! with the seat files' credentials find that each user reaches its own topics and no
+//! other, that another round's seat file and a wrong password are refused, and that the
+//! written configuration (with TLS) is one mosquitto starts on.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use kriegspiel_frontend::credentials::{RoundSecret, SeatFile};
+use kriegspiel_net::{BoardTopics, TableTopics};
+use kriegspiel_tests::mosquitto::{free_port, Mosquitto};
+use rumqttc::{
+    Client, ConnectReturnCode, ConnectionError, Event, MqttOptions, Packet, QoS,
+    SubscribeReasonCode,
+};
+
+const ROUND: &str = r#"
+[broker]
+url = "mqtt://127.0.0.1:1883"
+
+[[table]]
+name = "Board 1"
+white = "board:7"
+black = "board:8"
+white_player = "Ann"
+
+[[table]]
+name = "2"
+white = "board:9"
+"#;
+
+/// How long a message that may not come is waited for, once one sent after it has come.
+const STRAGGLERS: Duration = Duration::from_millis(700);
+
+fn kriegspiel(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn text(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A round file in a folder of its own, with its broker's files and its seat files.
+struct Round {
+    _dir: tempfile::TempDir,
+    file: PathBuf,
+    broker: PathBuf,
+    seats: PathBuf,
+}
+
+fn round(text_of_round: &str) -> Round {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("round.toml");
+    std::fs::write(&file, text_of_round).unwrap();
+    let broker = dir.path().join("broker");
+    let seats = dir.path().join("seats");
+    Round {
+        file,
+        broker,
+        seats,
+        _dir: dir,
+    }
+}
+
+impl Round {
+    fn configure(&self, extra: &[&str]) -> String {
+        let mut args = vec![
+            "broker-config",
+            "--config",
+            text(&self.file),
+            "--out",
+            text(&self.broker),
+        ];
+        args.extend_from_slice(extra);
+        ok(kriegspiel(&args))
+    }
+
+    fn seat_files(&self) -> String {
+        ok(kriegspiel(&[
+            "seats",
+            "--config",
+            text(&self.file),
+            "--out",
+            text(&self.seats),
+        ]))
+    }
+
+    fn seat(&self, name: &str) -> SeatFile {
+        SeatFile::read(&self.seats.join(format!("{name}.seat"))).unwrap()
+    }
+
+    /// A private mosquitto with this round's password file and ACL.
+    fn mosquitto(&self, dir: &Path) -> Mosquitto {
+        let b = self.broker.display();
+        Mosquitto::start(
+            dir,
+            &format!("password_file {b}/passwd\nacl_file {b}/acl\nallow_anonymous false"),
+        )
+        .unwrap()
+    }
+}
+
+/// What a client's connection brings.
+#[derive(Debug)]
+enum Got {
+    Message(String, Vec<u8>),
+    Subscribed(Vec<SubscribeReasonCode>),
+}
+
+/// A connected client, its connection driven on a thread of its own.
+struct Peer {
+    client: Client,
+    got: mpsc::Receiver<Got>,
+}
+
+static NEXT_ID: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Connects as `user` with `password`; the broker's refusal is the error.
+fn connect(port: u16, user: &str, password: &str) -> Result<Peer, Box<ConnectionError>> {
+    let n = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut options = MqttOptions::new(format!("acl-test-{user}-{n}"), "127.0.0.1", port);
+    options.set_credentials(user, password);
+    options.set_keep_alive(Duration::from_secs(5));
+    start(options)
+}
+
+fn start(options: MqttOptions) -> Result<Peer, Box<ConnectionError>> {
+    let (client, mut connection) = Client::new(options, 100);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        assert!(Instant::now() < deadline, "no answer to CONNECT");
+        match connection.recv_timeout(Duration::from_secs(10)) {
+            Ok(Ok(Event::Incoming(Packet::ConnAck(_)))) => break,
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return Err(Box::new(e)),
+            Err(_) => panic!("no answer to CONNECT within 10 s"),
+        }
+    }
+    let (tx, got) = mpsc::channel();
+    std::thread::spawn(move || loop {
+        let item = match connection.recv_timeout(Duration::from_millis(200)) {
+            Ok(Ok(Event::Incoming(Packet::Publish(p)))) => {
+                Got::Message(p.topic.clone(), p.payload.to_vec())
+            }
+            Ok(Ok(Event::Incoming(Packet::SubAck(s)))) => Got::Subscribed(s.return_codes),
+            Ok(Ok(_)) | Err(rumqttc::RecvTimeoutError::Timeout) => continue,
+            Ok(Err(_)) | Err(rumqttc::RecvTimeoutError::Disconnected) => break,
+        };
+        if tx.send(item).is_err() {
+            break;
+        }
+    });
+    Ok(Peer { client, got })
+}
+
+impl Peer {
+    fn of_seat(port: u16, seat: &SeatFile) -> Result<Peer, Box<ConnectionError>> {
+        connect(port, &seat.username, &seat.password)
+    }
+
+    /// Subscribes and waits for the broker's answer.
+    fn subscribe(&self, filter: &str) -> Vec<SubscribeReasonCode> {
+        self.client.subscribe(filter, QoS::AtLeastOnce).unwrap();
+        loop {
+            match self.got.recv_timeout(Duration::from_secs(10)).unwrap() {
+                Got::Subscribed(codes) => return codes,
+                Got::Message(..) => {}
+            }
+        }
+    }
+
+    fn publish(&self, topic: &str, payload: &str) {
+        self.client
+            .publish(topic, QoS::AtLeastOnce, false, payload.as_bytes().to_vec())
+            .unwrap();
+    }
+
+    /// Every message until `last` arrives on `topic`, and any that straggle in after it.
+    fn messages_until(&self, topic: &str, last: &str) -> Vec<(String, String)> {
+        let mut all = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut until = deadline;
+        while Instant::now() < until {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.got.recv_timeout(left) {
+                Ok(Got::Message(t, p)) => {
+                    let p = String::from_utf8(p).unwrap();
+                    if t == topic && p == last && until == deadline {
+                        until = Instant::now() + STRAGGLERS;
+                    }
+                    all.push((t, p));
+                }
+                Ok(Got::Subscribed(_)) => {}
+                Err(_) => break,
+            }
+        }
+        assert!(
+            all.iter().any(|(t, p)| t == topic && p == last),
+            "'{last}' on {topic} never came: {all:?}"
+        );
+        all
+    }
+}
+
+fn console(round: &Round, port: u16) -> Peer {
+    let secret = RoundSecret::of_round(&round.file).unwrap();
+    connect(port, "console-main", &secret.password("console-main")).unwrap()
+}
+
+fn refused(result: Result<Peer, Box<ConnectionError>>, what: &str) {
+    match result.map_err(|e| *e) {
+        Err(ConnectionError::ConnectionRefused(
+            ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized,
+        )) => {}
+        Err(e) => panic!("{what}: refused for another reason: {e}"),
+        Ok(_) => panic!("{what}: the broker let it in"),
+    }
+}
+
+fn configured() -> (Round, tempfile::TempDir, Mosquitto) {
+    let r = round(ROUND);
+    r.configure(&[]);
+    r.seat_files();
+    let dir = tempfile::tempdir().unwrap();
+    let m = r.mosquitto(dir.path());
+    (r, dir, m)
+}
+
+#[test]
+fn a_board_writes_and_reads_only_its_own_topics() {
+    let (r, _dir, m) = configured();
+    let console = console(&r, m.port);
+    assert_eq!(
+        console.subscribe("kriegspiel/#"),
+        [SubscribeReasonCode::Success(QoS::AtLeastOnce)]
+    );
+    let board7 = Peer::of_seat(m.port, &r.seat("board-7")).unwrap();
+    board7.subscribe("#");
+    let (own, other) = (BoardTopics::new(7), BoardTopics::new(8));
+    // MQTT 3.1.1 has no refusal of a PUBLISH: the broker drops it without a word, so what
+    // the console receives is the proof.
+    board7.publish(&other.events, "forged events");
+    board7.publish(&other.status, "forged status");
+    board7.publish(&TableTopics::new(1).input.white, "forged try");
+    board7.publish(&own.status, "online 1");
+    board7.publish(&own.events, "own events");
+    let heard = console.messages_until(&own.events, "own events");
+    assert_eq!(
+        heard,
+        [
+            (own.status.clone(), "online 1".to_owned()),
+            (own.events.clone(), "own events".to_owned())
+        ]
+    );
+    // The console's commands: the board hears its own only.
+    console.publish(&other.cmd, "for 8");
+    console.publish(&other.ack, "for 8");
+    console.publish(&own.events, "not for a board");
+    console.publish(&own.ack, "ack 7");
+    console.publish(&own.cmd, "cmd 7");
+    let heard = board7.messages_until(&own.cmd, "cmd 7");
+    assert_eq!(
+        heard,
+        [
+            (own.ack.clone(), "ack 7".to_owned()),
+            (own.cmd.clone(), "cmd 7".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn a_player_hears_only_his_tables_public_channel_and_his_own() {
+    let (r, _dir, m) = configured();
+    let console = console(&r, m.port);
+    console.subscribe("kriegspiel/#");
+    let seat = r.seat("table-1-white");
+    assert_eq!(seat.username, "seat-1-white");
+    let ann = Peer::of_seat(m.port, &seat).unwrap();
+    ann.subscribe("#");
+    let mut every = Vec::new();
+    for no in [1, 2] {
+        let t = TableTopics::new(no);
+        every.extend([t.public, t.summary, t.arbiter]);
+        every.extend([
+            t.private.white,
+            t.private.black,
+            t.input.white,
+            t.input.black,
+        ]);
+    }
+    every.extend([BoardTopics::new(7).cmd, BoardTopics::new(7).ack]);
+    for topic in &every {
+        console.publish(topic, "said");
+    }
+    let t1 = TableTopics::new(1);
+    console.publish(&t1.public, "last");
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (topic, _) in ann.messages_until(&t1.public, "last") {
+        *counts.entry(topic).or_default() += 1;
+    }
+    assert_eq!(
+        counts,
+        BTreeMap::from([(t1.public.clone(), 2), (t1.private.white.clone(), 1)])
+    );
+    // He writes his own input, and nothing else.
+    ann.publish(&t1.input.black, "forged try");
+    ann.publish(&t1.public, "forged announcement");
+    ann.publish(&TableTopics::new(2).input.white, "forged try");
+    ann.publish(&t1.input.white, "e2e4");
+    let heard: Vec<(String, String)> = console
+        .messages_until(&t1.input.white, "e2e4")
+        .into_iter()
+        .filter(|(_, p)| p != "said" && p != "last")
+        .collect();
+    assert_eq!(heard, [(t1.input.white.clone(), "e2e4".to_owned())]);
+}
+
+#[test]
+fn another_rounds_seat_file_and_wrong_passwords_are_refused() {
+    let (r, _dir, m) = configured();
+    // The same tables in another round file: another secret, other passwords.
+    let other = round(ROUND);
+    other.seat_files();
+    let theirs = other.seat("table-1-white");
+    let ours = r.seat("table-1-white");
+    assert_eq!(theirs.username, ours.username);
+    assert_ne!(theirs.round, ours.round);
+    assert_ne!(theirs.password, ours.password);
+    refused(Peer::of_seat(m.port, &theirs), "another round's seat");
+    refused(
+        Peer::of_seat(m.port, &other.seat("board-7")),
+        "another round's board",
+    );
+    refused(
+        connect(m.port, "seat-1-white", "wrongwrongwrongwrong"),
+        "a wrong password",
+    );
+    let board = r.seat("board-7");
+    refused(
+        connect(m.port, "seat-1-white", &board.password),
+        "another user's password",
+    );
+    refused(
+        connect(m.port, "seat-3-white", &board.password),
+        "a user outside the round",
+    );
+    let anonymous = MqttOptions::new("acl-test-anonymous", "127.0.0.1", m.port);
+    refused(start(anonymous), "no user name");
+    // The round's own seat goes in.
+    assert!(Peer::of_seat(m.port, &ours).is_ok());
+}
+
+fn mode(p: &Path) -> u32 {
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn the_written_configuration_starts_mosquitto_with_tls_and_keeps_messages() {
+    let r = round(&ROUND.replace("mqtt://127.0.0.1:1883", "mqtts://localhost:8883"));
+    let said = r.configure(&["--tls", "--host", "localhost"]);
+    assert!(said.contains("sudo chown -R mosquitto:"), "{said}");
+    assert!(said.contains("/mosquitto.conf"), "{said}");
+    for (name, m) in [
+        ("passwd", 0o600),
+        ("ca.key", 0o600),
+        ("server.key", 0o600),
+        ("ca.crt", 0o644),
+    ] {
+        assert_eq!(mode(&r.broker.join(name)), m, "{name}");
+    }
+    assert_eq!(mode(&r.broker), 0o700);
+    let secret_file = r.file.with_file_name("round.toml.secret");
+    assert_eq!(mode(&secret_file), 0o600);
+    let conf = std::fs::read_to_string(r.broker.join("mosquitto.conf")).unwrap();
+    for line in [
+        "persistence true",
+        "autosave_interval 1",
+        "allow_anonymous false",
+        "listener 8883",
+        "require_certificate false",
+        "max_packet_size 65536",
+    ] {
+        assert!(conf.lines().any(|l| l == line), "{line}: {conf}");
+    }
+    let acl = std::fs::read_to_string(r.broker.join("acl")).unwrap();
+    assert!(!acl.contains("pattern"), "{acl}");
+    // The written configuration, on a free port of 127.0.0.1 instead of 8883.
+    let tls_port = free_port().unwrap();
+    let conf = conf.replace("listener 8883", &format!("listener {tls_port} 127.0.0.1"));
+    let dir = tempfile::tempdir().unwrap();
+    let m = Mosquitto::start(dir.path(), &conf).unwrap();
+    let password = dir.path().join("arbiter.password");
+    let secret = RoundSecret::of_round(&r.file).unwrap();
+    std::fs::write(&password, secret.password("arbiter")).unwrap();
+    let broker = kriegspiel_net::Broker {
+        url: format!("mqtts://localhost:{tls_port}").parse().unwrap(),
+        username: Some("arbiter".to_owned()),
+        password_file: Some(password),
+        ca_file: Some(r.broker.join("ca.crt")),
+    };
+    let arbiter = start(broker.options("acl-test-tls").unwrap())
+        .unwrap_or_else(|e| panic!("{e}: {}", m.log_text()));
+    arbiter.subscribe("kriegspiel/#");
+    arbiter.publish("kriegspiel/table/1/public", "over TLS");
+    arbiter.messages_until("kriegspiel/table/1/public", "over TLS");
+    // Kept on disk within the second.
+    let db = r.broker.join("mosquitto.db");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !db.is_file() {
+        assert!(Instant::now() < deadline, "no {}", db.display());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Made again, the round keeps its CA and its passwords.
+    let ca = std::fs::read(r.broker.join("ca.crt")).unwrap();
+    r.seat_files();
+    let seat = std::fs::read(r.seats.join("table-2-black.seat")).unwrap();
+    r.configure(&["--tls", "--host", "localhost"]);
+    r.seat_files();
+    assert_eq!(std::fs::read(r.broker.join("ca.crt")).unwrap(), ca);
+    assert_eq!(
+        std::fs::read(r.seats.join("table-2-black.seat")).unwrap(),
+        seat
+    );
+}
+
+#[test]
+fn seat_files_are_private_and_say_whose_they_are() {
+    let r = round(ROUND);
+    let said = r.seat_files();
+    assert!(said.contains("7 seat files"), "{said}");
+    let mut names: Vec<String> = std::fs::read_dir(&r.seats)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut expected: Vec<String> = ["board-7", "board-8", "board-9"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(
+            [1, 2]
+                .into_iter()
+                .flat_map(|no| ["white", "black"].map(|c| format!("table-{no}-{c}"))),
+        )
+        .flat_map(|stem| [format!("{stem}.seat"), format!("{stem}.svg")])
+        .collect();
+    expected.sort();
+    assert_eq!(names, expected);
+    for name in &names {
+        assert_eq!(mode(&r.seats.join(name)), 0o600, "{name}");
+    }
+    let ann = std::fs::read_to_string(r.seats.join("table-1-white.seat")).unwrap();
+    let first = ann.lines().next().unwrap();
+    assert!(
+        first.starts_with("# Kriegspiel seat: round ")
+            && first.ends_with(", table 1 ('Board 1'), White (Ann). Keep it to yourself."),
+        "{first}"
+    );
+    assert!(
+        ann.contains("\nbroker = \"mqtt://127.0.0.1:1883\"\n"),
+        "{ann}"
+    );
+    assert!(ann.contains("\nusername = \"seat-1-white\"\n"), "{ann}");
+    assert!(ann.contains("\ntable = 1\ncolor = \"white\"\n"), "{ann}");
+    let board = r.seat("board-9");
+    assert_eq!(board.username, "board-9");
+    let svg = std::fs::read_to_string(r.seats.join("board-9.svg")).unwrap();
+    assert!(svg.contains("<svg") && svg.ends_with("</svg>"));
+}
+
+#[test]
+fn a_round_without_a_broker_or_with_a_secret_others_read_is_refused() {
+    let r = round("[[table]]\nname = \"1\"\n");
+    let out = kriegspiel(&["seats", "--config", text(&r.file), "--out", text(&r.seats)]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("round.toml: no [broker]"), "{e}");
+    assert!(!r.seats.exists());
+    // A secret others may read is refused by both commands, with the way out.
+    let r = round(ROUND);
+    r.seat_files();
+    let secret = r.file.with_file_name("round.toml.secret");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+    for command in ["seats", "broker-config"] {
+        let out = kriegspiel(&[command, "--config", text(&r.file), "--out", text(&r.broker)]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(e.contains("round.toml.secret: others may read"), "{e}");
+        assert!(e.contains("chmod 600"), "{e}");
+    }
+    // --tls and the round's url disagree: said before anything is written.
+    let out = kriegspiel(&[
+        "broker-config",
+        "--config",
+        text(&r.file),
+        "--out",
+        text(&r.broker),
+        "--tls",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("[broker] url: mqtt://127.0.0.1:1883 is not TLS"),
+        "{e}"
+    );
+    assert!(!r.broker.exists());
+}
