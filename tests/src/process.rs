@@ -137,12 +137,19 @@ pub fn play_table_via(
     // hold a verdict back past the next scripted hand. The hall's own tests and benchmark
     // measure the journal on a disk.
     let shm = Path::new("/dev/shm");
-    let dir = if shm.is_dir() {
-        tempfile::tempdir_in(shm)
-    } else {
-        tempfile::tempdir()
+    // KS_KEEP=FILE keeps the folder (journal, boards' stderr) and writes its path to FILE.
+    let keep = std::env::var_os("KS_KEEP");
+    let dir = tempfile::Builder::new()
+        .disable_cleanup(keep.is_some())
+        .tempdir_in(if shm.is_dir() {
+            shm.to_owned()
+        } else {
+            std::env::temp_dir()
+        })
+        .map_err(|e| e.to_string())?;
+    if let Some(keep) = keep {
+        let _ = std::fs::write(keep, dir.path().display().to_string());
     }
-    .map_err(|e| e.to_string())?;
     let ids = crate::games::SIM_BOARD_IDS;
     let mut cables = Vec::new();
     // Per board: what the board program is given, what the table is given.

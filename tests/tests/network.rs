@@ -41,7 +41,7 @@ fn check(name: &str, game: &BuiltGame, run: &TableRun) {
 fn play(
     name: &str,
     timing: Timing,
-    mut during: impl FnMut(usize, &Value),
+    mut during: impl FnMut(usize, &Value, &mut Mosquitto),
 ) -> (BuiltGame, TableRun) {
     let game = games::load(name, timing).unwrap_or_else(|e| panic!("{name}: {e}"));
     let dir = tempfile::tempdir().unwrap();
@@ -64,8 +64,7 @@ fn play(
             if v.get("answer").is_some() {
                 answers += 1;
             }
-            during(answers, v);
-            let _ = &mut broker;
+            during(answers, v, &mut broker);
         },
     )
     .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -74,6 +73,22 @@ fn play(
 
 #[test]
 fn a_whole_game_through_the_broker_gives_the_referees_verdicts() {
-    let (game, run) = play("cincinnati", Timing::default(), |_, _| {});
+    let (game, run) = play("cincinnati", Timing::default(), |_, _, _| {});
     check("cincinnati", &game, &run);
+}
+
+/// The broker is killed (SIGKILL: everything it held is gone) in the middle of the game and
+/// comes back 2 s later: the boards send again what was not acknowledged.
+#[test]
+fn a_broker_killed_mid_game_loses_nothing() {
+    let mut killed = false;
+    let (game, run) = play("berkeley", Timing::default(), |answers, _, broker| {
+        if answers == 12 && !killed {
+            killed = true;
+            broker.kill();
+            std::thread::sleep(Duration::from_secs(2));
+            broker.restart().unwrap();
+        }
+    });
+    check("berkeley", &game, &run);
 }

@@ -106,6 +106,10 @@ pub enum DisconnectReason {
     Closed,
     /// A read or write failed.
     Io { error: String },
+    /// A board on the network was not heard for this long (or the broker says it is gone).
+    /// The link stays as it was: what the board keeps comes once it is back, so this is
+    /// news for the arbiter, not a change at the table.
+    Unheard { timeout: Duration },
 }
 
 impl DisconnectReason {
@@ -115,6 +119,7 @@ impl DisconnectReason {
             DisconnectReason::Silence { .. } => "silence",
             DisconnectReason::Closed => "closed",
             DisconnectReason::Io { .. } => "io_error",
+            DisconnectReason::Unheard { .. } => "unheard",
         }
     }
 }

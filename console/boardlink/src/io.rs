@@ -87,6 +87,7 @@ impl BoardLink {
                 health: health_rx,
                 commands: commands_tx,
                 started,
+                progress: None,
             },
             reports_rx,
         )
@@ -105,6 +106,8 @@ pub struct BoardLinkHandle {
     pub(crate) health: watch::Receiver<Health>,
     pub(crate) commands: mpsc::UnboundedSender<Command>,
     pub(crate) started: Instant,
+    /// How far a networked board's stream has come (none for a serial line).
+    pub(crate) progress: Option<watch::Receiver<crate::net::Progress>>,
 }
 
 impl BoardLinkHandle {
@@ -116,6 +119,12 @@ impl BoardLinkHandle {
     /// The origin of the link's clock: a report's `at` is the time since this instant.
     pub fn started(&self) -> Instant {
         self.started
+    }
+
+    /// How far a networked board's stream has come; `None` for a serial line, whose events
+    /// are never late.
+    pub fn progress(&self) -> Option<crate::net::Progress> {
+        self.progress.as_ref().map(|p| *p.borrow())
     }
 
     /// Asks the board for a snapshot (delivered as a Snapshot or Resync report).

@@ -16,5 +16,5 @@ mod net;
 pub use crate::core::{LinkCore, Step, Timing};
 pub use crate::event::{DisconnectReason, Health, LinkEvent, NetKey, Report, ResyncReason};
 pub use crate::io::{BoardLink, BoardLinkHandle, LinkConfig};
-pub use crate::net::{NetInput, NetLink};
+pub use crate::net::{NetInput, NetLink, Progress};
 pub use kriegspiel_link::{square_name, SquareIndex};

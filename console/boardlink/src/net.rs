@@ -21,13 +21,34 @@ pub enum NetInput {
     /// Frames up to this one were applied before the console restarted: their reports are
     /// not given again. Comes before any frame.
     Applied(NetKey),
-    /// The next frame in order.
-    Frame { key: NetKey, bytes: Vec<u8> },
+    /// The next frame in order; `sent_ms` is the board's wall clock when it made it.
+    /// `replayed`: from the journal at a restart, not fresh from the board.
+    Frame {
+        key: NetKey,
+        sent_ms: u64,
+        bytes: Vec<u8>,
+        replayed: bool,
+    },
     /// The board restarted: what follows is a new epoch, from its own hello.
     NewEpoch,
     /// The broker says the board went away (its last will) or came back.
     Present(bool),
 }
+
+/// How far a networked board's stream has come, for a table that must not run ahead of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// When (link clock) the board made the latest frame taken: everything it made before
+    /// is here. `None` before its first frame.
+    pub through: Option<Duration>,
+    /// The latest frame came late (it was kept through an outage): more are on their way.
+    pub behind: bool,
+    /// The broker says the board is gone (its last will): nothing is on its way.
+    pub offline: bool,
+}
+
+/// A frame more than this late is part of a backlog.
+const LATE: Duration = Duration::from_millis(250);
 
 /// Starts links to boards on the network.
 #[derive(Debug)]
@@ -44,6 +65,7 @@ impl NetLink {
         let (reports_tx, reports_rx) = mpsc::channel(config.channel_capacity.max(1));
         let (health_tx, health_rx) = watch::channel(Health::default());
         let (commands_tx, commands_rx) = mpsc::unbounded_channel();
+        let (progress_tx, progress_rx) = watch::channel(Progress::default());
         let started = Instant::now();
         let driver = Driver {
             core: LinkCore::new(Timing {
@@ -60,6 +82,10 @@ impl NetLink {
             started,
             send: Box::new(send),
             pending_down: None,
+            progress: progress_tx,
+            baseline: None,
+            last_at: Duration::ZERO,
+            stamped: None,
         };
         let task = tokio::spawn(driver.run(inputs, commands_rx, config.tick_interval));
         (
@@ -68,6 +94,7 @@ impl NetLink {
                 health: health_rx,
                 commands: commands_tx,
                 started,
+                progress: Some(progress_rx),
             },
             reports_rx,
         )
@@ -87,6 +114,21 @@ struct Driver {
     send: Box<dyn Fn(Vec<u8>) + Send>,
     /// A "board gone" noticed by the driver, delivered with the next flush.
     pending_down: Option<Report>,
+    progress: watch::Sender<Progress>,
+    /// The smallest (console wall clock - board wall clock) seen: the clocks' offset plus
+    /// the least transit time, so that a frame's lateness is measured whatever the offset.
+    baseline: Option<i64>,
+    /// The time given to the latest frame: times never go backwards.
+    last_at: Duration,
+    /// The time given to the frame being dispatched, for its reports.
+    stamped: Option<Duration>,
+}
+
+fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
 }
 
 impl Driver {
@@ -136,7 +178,13 @@ impl Driver {
         let now = self.now();
         match input {
             NetInput::Applied(key) => self.applied = Some(key),
-            NetInput::Frame { key, bytes } => {
+            NetInput::Frame {
+                key,
+                sent_ms,
+                bytes,
+                replayed,
+            } => {
+                self.stamp(sent_ms, replayed, now);
                 self.last_frame = Some(now);
                 if !self.up {
                     self.up = true;
@@ -154,10 +202,33 @@ impl Driver {
                 self.core.opened(now);
                 self.up = false;
             }
-            NetInput::Present(true) => {}
-            NetInput::Present(false) => self.down(now),
+            NetInput::Present(present) => {
+                self.progress.send_modify(|p| p.offline = !present);
+                if !present {
+                    self.down(now);
+                }
+            }
         }
         None
+    }
+
+    /// Times a frame by when the board made it, as the console's clock would have seen it
+    /// without the delay: a backlog is judged as it happened, in order with the other board.
+    fn stamp(&mut self, sent_ms: u64, replayed: bool, now: Duration) {
+        let lag = wall_ms().saturating_sub(i64::try_from(sent_ms).unwrap_or(i64::MAX));
+        if !replayed {
+            self.baseline = Some(self.baseline.map_or(lag, |b| b.min(lag)));
+        }
+        let late_ms = lag.saturating_sub(self.baseline.unwrap_or(lag)).max(0);
+        let late = Duration::from_millis(u64::try_from(late_ms).unwrap_or(0));
+        let at = now.saturating_sub(late).max(self.last_at).min(now);
+        self.last_at = at;
+        self.stamped = Some(at);
+        self.progress.send_replace(Progress {
+            through: Some(at),
+            behind: late > LATE,
+            offline: false,
+        });
     }
 
     fn tick(&mut self) {
@@ -179,14 +250,16 @@ impl Driver {
             health.disconnects += 1;
             self.pending_down = Some(Report {
                 event: LinkEvent::Disconnected {
-                    reason: DisconnectReason::Silence {
+                    reason: DisconnectReason::Unheard {
                         timeout: self.silence,
                     },
                 },
                 health,
                 seq: None,
                 key: None,
-                at: now,
+                // Placed after the last frame, not at the moment it was noticed: the frames
+                // the board kept meanwhile, made earlier, come after it in the stream.
+                at: self.last_at.min(now),
             });
         }
     }
@@ -195,6 +268,9 @@ impl Driver {
     /// sends its frames; false when nobody listens any more.
     async fn flush(&mut self, key: Option<NetKey>) -> bool {
         let step = self.core.take_step();
+        if key.is_none() {
+            self.stamped = None;
+        }
         if !step.outgoing.is_empty() {
             (self.send)(step.outgoing);
         }
@@ -204,6 +280,9 @@ impl Driver {
         for mut report in step.reports.into_iter().chain(down) {
             if report.key.is_none() && report.seq.is_some() {
                 report.key = key;
+                if let Some(at) = self.stamped {
+                    report.at = at;
+                }
             }
             if replayed && report.seq.is_some() {
                 continue;

@@ -1,7 +1,9 @@
 //! Inputs timed by their arrival: board reports stamped at the link, commands when the hall
 //! routes them; a table takes what is waiting earliest first.
 
-use kriegspiel_boardlink::{BoardLinkHandle, LinkEvent, Report};
+use std::time::Duration;
+
+use kriegspiel_boardlink::{BoardLinkHandle, DisconnectReason, LinkEvent, Report};
 use kriegspiel_referee::shakmaty::{Bitboard, Color, Square};
 use kriegspiel_table::{BoardInput, Input, Millis};
 use tokio::sync::mpsc;
@@ -49,6 +51,11 @@ pub(crate) fn board_input(event: &LinkEvent) -> Option<(BoardInput, Option<u32>)
             board_ms,
             ..
         } => Some((BoardInput::Snapshot(Bitboard(*occupancy)), Some(*board_ms))),
+        // A networked board unheard for a while keeps its frames for later: the table
+        // waits for them (see `watermark`) rather than forgetting the board.
+        LinkEvent::Disconnected {
+            reason: DisconnectReason::Unheard { .. },
+        } => None,
         LinkEvent::Disconnected { .. } => Some((BoardInput::Disconnected, None)),
         LinkEvent::OpenFailed { .. }
         | LinkEvent::VersionMismatch { .. }
@@ -135,6 +142,44 @@ impl Commands {
             None => self.rx.recv().await,
         }
     }
+}
+
+/// A networked board that has sent nothing for this long (it sends a heartbeat every
+/// 200 ms when idle) may have frames on the way.
+const QUIET: Duration = Duration::from_millis(400);
+/// The longest the table waits for a lagging board before it goes on without it.
+pub(crate) const MAX_HOLD: Duration = Duration::from_secs(8);
+/// How often a held table looks again at the lagging board's progress.
+pub(crate) const HOLD_POLL: Duration = Duration::from_millis(20);
+
+impl BoardFeed {
+    /// For a networked board whose frames may still bring something made after the last
+    /// one it delivered: when that last one was made. A serial board never lags; one the
+    /// broker knows is gone, or silent longer than [`MAX_HOLD`], is not waited for.
+    fn lagging_through(&self, now: Instant) -> Option<Instant> {
+        let progress = self.link.progress()?;
+        if progress.offline {
+            return None;
+        }
+        let through = self.link.started() + progress.through?;
+        let quiet = now.saturating_duration_since(through);
+        (quiet < MAX_HOLD && (progress.behind || quiet > QUIET)).then_some(through)
+    }
+}
+
+/// The earliest instant up to which a lagging board (other than `except`) is known
+/// complete: what is later waits for it.
+pub(crate) fn watermark(
+    feeds: &[Option<BoardFeed>; 2],
+    now: Instant,
+    except: Option<usize>,
+) -> Option<Instant> {
+    feeds
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != except)
+        .filter_map(|(_, f)| f.as_ref()?.lagging_through(now))
+        .min()
 }
 
 pub(crate) async fn next_report(feed: &mut Option<BoardFeed>) -> Option<Report> {

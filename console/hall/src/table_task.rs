@@ -12,7 +12,8 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
 use crate::arrival::{
-    command_input, earliest, link, next_report, sleep_until, Arrival, BoardFeed, Commands, Next,
+    command_input, earliest, link, next_report, sleep_until, watermark, Arrival, BoardFeed,
+    Commands, Next, HOLD_POLL,
 };
 use crate::clock::TableClock;
 use crate::event::{BoardSeen, HallEvent, TableView};
@@ -219,6 +220,11 @@ impl Task {
     /// that fell due meanwhile before them, however long the journal kept it waiting. `None`
     /// when the hall has stopped; `Some(None)` when what came is no input (a link report
     /// that means none).
+    ///
+    /// A networked board that lags (its frames are coming late, after an outage) holds back
+    /// whatever is later than what it has delivered, timers included, for at most
+    /// [`MAX_HOLD`](crate::arrival::MAX_HOLD): the table judges as if there had been no
+    /// outage.
     async fn next_input(
         &mut self,
         spec: &TableSpec,
@@ -230,30 +236,59 @@ impl Task {
         let boards = feeds
             .each_mut()
             .map(|f| f.as_mut().and_then(BoardFeed::ready));
-        match earliest(boards, commands.ready()) {
-            Some(Next::Board(i)) => {
+        let command = commands.ready();
+        let now = Instant::now();
+        let held_back = |except: Option<usize>, t: Option<Instant>| {
+            t.zip(watermark(feeds, now, except))
+                .is_some_and(|(t, w)| t > w)
+        };
+        match earliest(boards, command) {
+            Some(Next::Board(i)) if !held_back(Some(i), boards[i]) => {
                 return Some(feeds[i].as_mut().and_then(|feed| {
                     let report = feed.held.take();
                     link(no, feed, report, clock, &publish)
                 }));
             }
-            Some(Next::Command) => {
+            Some(Next::Command) if !held_back(None, command) => {
                 return commands.next().await.map(|c| Some(command_input(c, clock)))
             }
-            None => {}
+            _ => {}
         }
+        let lag = watermark(feeds, now, None);
         let scripted_at = spec.scripted.get(self.next_scripted).map(|(at, _)| *at);
         let deadline = match (self.table.next_deadline(), scripted_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let deadline = deadline.map(|ms| clock.instant_at(ms));
+        let mut deadline = deadline.map(|ms| clock.instant_at(ms));
+        // While a board lags, a timer waits for it too; its progress is looked at again soon.
+        let timer_held = lag.is_some_and(|w| deadline.is_some_and(|d| d > w));
+        if lag.is_some() {
+            let again = now + HOLD_POLL;
+            deadline = Some(if timer_held {
+                again
+            } else {
+                deadline.map_or(again, |d| d.min(again))
+            });
+        }
+        // A report held back stays held: only a board with none held is listened to.
+        let listen = feeds
+            .each_ref()
+            .map(|f| f.as_ref().is_some_and(|f| f.held.is_none()));
         let [white, black] = feeds;
         tokio::select! {
             biased;
-            r = next_report(white) => Some(white.as_ref().and_then(|f| link(no, f, r, clock, &publish))),
-            r = next_report(black) => Some(black.as_ref().and_then(|f| link(no, f, r, clock, &publish))),
-            c = commands.next() => c.map(|c| Some(command_input(c, clock))),
+            // While a board lags, what comes is held, to be taken in time order.
+            r = next_report(white), if listen[0] => Some(match (lag, white.as_mut()) {
+                (Some(_), Some(f)) => { f.held = r; None }
+                (_, f) => f.and_then(|f| link(no, f, r, clock, &publish)),
+            }),
+            r = next_report(black), if listen[1] => Some(match (lag, black.as_mut()) {
+                (Some(_), Some(f)) => { f.held = r; None }
+                (_, f) => f.and_then(|f| link(no, f, r, clock, &publish)),
+            }),
+            c = commands.next(), if lag.is_none() => c.map(|c| Some(command_input(c, clock))),
+            () = sleep_until(deadline), if timer_held || lag.is_some() && deadline.is_some_and(|d| d >= now + HOLD_POLL) => Some(None),
             () = sleep_until(deadline) => {
                 match spec.scripted.get(self.next_scripted).filter(|(at, _)| *at <= clock.now()) {
                     Some((_, input)) => {

@@ -294,7 +294,7 @@ pub fn report_json(report: &Report) -> Value {
             let mut value =
                 json!({"event": "disconnected", "reason": reason.name(), "health": health});
             match reason {
-                DisconnectReason::Silence { timeout } => {
+                DisconnectReason::Silence { timeout } | DisconnectReason::Unheard { timeout } => {
                     value["silence_ms"] =
                         json!(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
                 }
@@ -332,6 +332,7 @@ mod tests {
                 ..Health::default()
             },
             seq: None,
+            key: None,
             at: std::time::Duration::ZERO,
         }
     }
@@ -341,6 +342,7 @@ mod tests {
             event,
             health,
             seq: None,
+            key: None,
             at: std::time::Duration::ZERO,
         }
     }

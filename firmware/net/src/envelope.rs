@@ -2,13 +2,15 @@
 
 use kriegspiel_link::MAX_FRAME;
 
-/// Bytes before the frame: a format byte, the epoch and the sequence number.
+/// Bytes before an ack's end: a format byte, the epoch and the sequence number.
 const HEADER: usize = 1 + 8 + 8;
+/// An envelope's header adds the board's wall-clock time.
+const ENVELOPE_HEADER: usize = HEADER + 8;
 /// The format this program writes and reads.
 const FORMAT: u8 = 1;
 
 /// The largest envelope: anything longer is not ours and is dropped unread.
-pub const MAX_ENVELOPE: usize = HEADER + MAX_FRAME;
+pub const MAX_ENVELOPE: usize = ENVELOPE_HEADER + MAX_FRAME;
 
 /// One link frame of a board, numbered within the board's boot (`epoch`): the console
 /// applies frames by `seq`, never in arrival order, and `(board, epoch, seq)` makes a
@@ -17,6 +19,9 @@ pub const MAX_ENVELOPE: usize = HEADER + MAX_FRAME;
 pub struct Envelope {
     pub epoch: u64,
     pub seq: u64,
+    /// When the board made it (Unix ms on the board's clock): a frame that comes late, after
+    /// an outage, is still judged by when the man moved, and in order with the other board.
+    pub sent_ms: u64,
     /// A whole encoded link frame (COBS, CRC), as on the serial line.
     pub frame: Vec<u8>,
 }
@@ -79,8 +84,9 @@ fn write_header(out: &mut Vec<u8>, a: u64, b: u64) {
 
 impl Envelope {
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER + self.frame.len());
+        let mut out = Vec::with_capacity(ENVELOPE_HEADER + self.frame.len());
         write_header(&mut out, self.epoch, self.seq);
+        out.extend_from_slice(&self.sent_ms.to_be_bytes());
         out.extend_from_slice(&self.frame);
         out
     }
@@ -90,13 +96,20 @@ impl Envelope {
             return Err(EnvelopeError::TooLong { len: bytes.len() });
         }
         let (epoch, seq) = header(bytes)?;
-        let frame = bytes.get(HEADER..).unwrap_or_default();
+        let too_short = EnvelopeError::TooShort { len: bytes.len() };
+        let sent_ms = bytes
+            .get(HEADER..ENVELOPE_HEADER)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map(u64::from_be_bytes)
+            .ok_or(too_short)?;
+        let frame = bytes.get(ENVELOPE_HEADER..).unwrap_or_default();
         if frame.is_empty() {
-            return Err(EnvelopeError::TooShort { len: bytes.len() });
+            return Err(too_short);
         }
         Ok(Envelope {
             epoch,
             seq,
+            sent_ms,
             frame: frame.to_vec(),
         })
     }
@@ -130,8 +143,8 @@ mod tests {
 
     proptest! {
         #[test]
-        fn envelopes_come_back_as_sent(epoch: u64, seq: u64, frame in proptest::collection::vec(any::<u8>(), 1..MAX_FRAME)) {
-            let e = Envelope { epoch, seq, frame };
+        fn envelopes_come_back_as_sent(epoch: u64, seq: u64, sent_ms: u64, frame in proptest::collection::vec(any::<u8>(), 1..MAX_FRAME)) {
+            let e = Envelope { epoch, seq, sent_ms, frame };
             prop_assert_eq!(Envelope::decode(&e.encode()), Ok(e));
         }
 
@@ -163,6 +176,12 @@ mod tests {
         assert_eq!(
             Envelope::decode(&header_only),
             Err(EnvelopeError::TooShort { len: 17 })
+        );
+        let mut no_frame = header_only.clone();
+        no_frame.extend_from_slice(&5u64.to_be_bytes());
+        assert_eq!(
+            Envelope::decode(&no_frame),
+            Err(EnvelopeError::TooShort { len: 25 })
         );
         assert_eq!(Ack::decode(&header_only), Ok(Ack { epoch: 1, next: 2 }));
         assert_eq!(

@@ -30,7 +30,7 @@ pub enum Arrived {
 pub struct InOrder {
     epoch: Option<u64>,
     next: u64,
-    pending: BTreeMap<u64, Vec<u8>>,
+    pending: BTreeMap<u64, (u64, Vec<u8>)>,
     capacity: usize,
 }
 
@@ -72,7 +72,12 @@ impl InOrder {
     }
 
     pub fn arrive(&mut self, envelope: Envelope) -> Arrived {
-        let Envelope { epoch, seq, frame } = envelope;
+        let Envelope {
+            epoch,
+            seq,
+            sent_ms,
+            frame,
+        } = envelope;
         let first = match self.epoch {
             Some(current) if epoch < current => return Arrived::Stale,
             Some(current) if epoch == current => None,
@@ -84,7 +89,7 @@ impl InOrder {
             self.epoch = Some(epoch);
             self.next = seq;
             self.pending.clear();
-            self.pending.insert(seq, frame);
+            self.pending.insert(seq, (sent_ms, frame));
             return arrived;
         }
         if seq < self.next || self.pending.contains_key(&seq) {
@@ -94,7 +99,7 @@ impl InOrder {
         if !within || (self.pending.len() >= self.capacity) {
             return Arrived::Dropped;
         }
-        self.pending.insert(seq, frame);
+        self.pending.insert(seq, (sent_ms, frame));
         if seq == self.next {
             Arrived::Ready
         } else {
@@ -102,12 +107,12 @@ impl InOrder {
         }
     }
 
-    /// The next frame in order, if it is here.
-    pub fn pop_ready(&mut self) -> Option<(u64, Vec<u8>)> {
-        let frame = self.pending.remove(&self.next)?;
+    /// The next frame in order, if it is here: its seq, when it was sent, its bytes.
+    pub fn pop_ready(&mut self) -> Option<(u64, u64, Vec<u8>)> {
+        let (sent_ms, frame) = self.pending.remove(&self.next)?;
         let seq = self.next;
         self.next += 1;
-        Some((seq, frame))
+        Some((seq, sent_ms, frame))
     }
 
     /// Whether the next frame in order is here.
@@ -126,12 +131,13 @@ mod tests {
         Envelope {
             epoch,
             seq,
+            sent_ms: 1000 + seq,
             frame: vec![seq as u8],
         }
     }
 
     fn drain(o: &mut InOrder) -> Vec<u64> {
-        std::iter::from_fn(|| o.pop_ready().map(|(s, _)| s)).collect()
+        std::iter::from_fn(|| o.pop_ready().map(|(s, _, _)| s)).collect()
     }
 
     #[test]

@@ -65,7 +65,7 @@ impl Outbox {
     }
 
     /// Numbers `frame` and keeps it until acknowledged; a full outbox hands the frame back.
-    pub fn push(&mut self, frame: Vec<u8>) -> Result<u64, (OutboxFull, Vec<u8>)> {
+    pub fn push(&mut self, frame: Vec<u8>, sent_ms: u64) -> Result<u64, (OutboxFull, Vec<u8>)> {
         if self.entries.len() >= self.capacity {
             return Err((
                 OutboxFull {
@@ -80,6 +80,7 @@ impl Outbox {
             envelope: Envelope {
                 epoch: self.epoch,
                 seq,
+                sent_ms,
                 frame,
             },
             sent: None,
@@ -164,11 +165,11 @@ mod tests {
     fn frames_are_sent_once_then_again_until_acknowledged() {
         let mut o = Outbox::new(5, 10);
         for b in 0..3u8 {
-            assert_eq!(o.push(vec![b]).unwrap(), u64::from(b));
+            assert_eq!(o.push(vec![b], 0).unwrap(), u64::from(b));
         }
         assert_eq!(seqs(&o.due(MS, SECOND, 100)), [0, 1, 2]);
         assert!(o.due(500 * MS, SECOND, 100).is_empty(), "not yet due again");
-        o.push(vec![3]).unwrap();
+        o.push(vec![3], 0).unwrap();
         assert_eq!(seqs(&o.due(600 * MS, SECOND, 100)), [3]);
         assert_eq!(o.acknowledged(Ack { epoch: 5, next: 2 }), 2);
         assert_eq!(
@@ -186,7 +187,7 @@ mod tests {
     fn resending_is_paced_oldest_first() {
         let mut o = Outbox::new(1, 100);
         for b in 0..10u8 {
-            o.push(vec![b]).unwrap();
+            o.push(vec![b], 0).unwrap();
         }
         assert_eq!(seqs(&o.due(MS, SECOND, 4)), [0, 1, 2, 3]);
         assert_eq!(seqs(&o.due(2 * MS, SECOND, 4)), [4, 5, 6, 7]);
@@ -198,12 +199,12 @@ mod tests {
     #[test]
     fn a_full_outbox_hands_the_frame_back_and_a_new_epoch_starts_empty() {
         let mut o = Outbox::new(1, 2);
-        o.push(vec![0]).unwrap();
-        o.push(vec![1]).unwrap();
-        let (full, frame) = o.push(vec![2]).unwrap_err();
+        o.push(vec![0], 0).unwrap();
+        o.push(vec![1], 0).unwrap();
+        let (full, frame) = o.push(vec![2], 0).unwrap_err();
         assert_eq!((full.capacity, frame), (2, vec![2]));
         assert_eq!(o.restart(9), 2);
         assert_eq!((o.epoch(), o.len()), (9, 0));
-        assert_eq!(o.push(vec![3]).unwrap(), 0);
+        assert_eq!(o.push(vec![3], 0).unwrap(), 0);
     }
 }

@@ -97,13 +97,17 @@ fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
     shared.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Milliseconds since 1970, later than `after`: a new epoch is always a later one.
-fn new_epoch(after: u64) -> u64 {
-    let now = SystemTime::now()
+/// The board's wall clock, Unix ms.
+fn wall_ms() -> u64 {
+    SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0);
-    now.max(after.saturating_add(1))
+        .unwrap_or(0)
+}
+
+/// Milliseconds since 1970, later than `after`: a new epoch is always a later one.
+fn new_epoch(after: u64) -> u64 {
+    wall_ms().max(after.saturating_add(1))
 }
 
 /// The bytes of a console Hello, as the board would read them from the console.
@@ -126,7 +130,7 @@ impl kriegspiel_board_core::FrameWriter for TransportWriter {
         if let Some(fatal) = &s.fatal {
             return Err(fatal.clone());
         }
-        if let Err((full, _frame)) = s.outbox.push(bytes.to_vec()) {
+        if let Err((full, _frame)) = s.outbox.push(bytes.to_vec(), wall_ms()) {
             // The console has not acknowledged for a long time: start afresh, and let the
             // board announce itself again so that the console resyncs from its snapshot.
             let epoch = new_epoch(s.outbox.epoch());

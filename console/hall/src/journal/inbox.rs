@@ -9,8 +9,12 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use super::error::sql;
 use super::{Journal, JournalError};
 
-/// A frame as the intake stores it: board, epoch, seq, the link frame's bytes.
-pub type InboxRow = (u32, u64, u64, Vec<u8>);
+/// A frame as the intake stores it: board, epoch, seq, when the board made it (its Unix
+/// ms), the link frame's bytes.
+pub type InboxRow = (u32, u64, u64, u64, Vec<u8>);
+
+/// A stored frame of one board's epoch: seq, when made, bytes.
+pub type StoredFrame = (u64, u64, Vec<u8>);
 
 /// How far one board's frames were applied to a game (written with the game's event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +43,7 @@ pub(super) const CREATE: &str = "CREATE TABLE IF NOT EXISTS board_inbox (
                  board INTEGER NOT NULL,
                  epoch INTEGER NOT NULL,
                  seq INTEGER NOT NULL,
+                 sent_ms INTEGER NOT NULL,
                  frame BLOB NOT NULL,
                  PRIMARY KEY (board, epoch, seq)
              );
@@ -88,13 +93,13 @@ impl Inbox {
         {
             let mut insert = tx
                 .prepare_cached(
-                    "INSERT OR IGNORE INTO board_inbox (board, epoch, seq, frame)
-                     VALUES (?1, ?2, ?3, ?4)",
+                    "INSERT OR IGNORE INTO board_inbox (board, epoch, seq, sent_ms, frame)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
                 )
                 .map_err(sql("storing board frames"))?;
-            for (board, epoch, seq, frame) in rows {
+            for (board, epoch, seq, sent_ms, frame) in rows {
                 insert
-                    .execute(params![board, int(*epoch), int(*seq), frame])
+                    .execute(params![board, int(*epoch), int(*seq), int(*sent_ms), frame])
                     .map_err(sql("storing board frames"))?;
             }
         }
@@ -103,10 +108,7 @@ impl Inbox {
 
     /// The board's latest epoch and its stored frames from `seq` 0 on, in order; older
     /// epochs are deleted (a restarted board resynced from its new one).
-    pub fn latest(
-        &mut self,
-        board: u32,
-    ) -> Result<Option<(u64, Vec<(u64, Vec<u8>)>)>, JournalError> {
+    pub fn latest(&mut self, board: u32) -> Result<Option<(u64, Vec<StoredFrame>)>, JournalError> {
         let err = sql("reading a board's stored frames");
         let epoch: Option<i64> = self
             .conn
@@ -128,12 +130,17 @@ impl Inbox {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT seq, frame FROM board_inbox WHERE board = ?1 AND epoch = ?2 ORDER BY seq",
+                "SELECT seq, sent_ms, frame FROM board_inbox
+                 WHERE board = ?1 AND epoch = ?2 ORDER BY seq",
             )
             .map_err(&err)?;
         let rows = stmt
             .query_map(params![board, epoch], |r| {
-                Ok((uint(r.get::<_, i64>(0)?), r.get::<_, Vec<u8>>(1)?))
+                Ok((
+                    uint(r.get::<_, i64>(0)?),
+                    uint(r.get::<_, i64>(1)?),
+                    r.get::<_, Vec<u8>>(2)?,
+                ))
             })
             .map_err(&err)?
             .collect::<Result<Vec<_>, _>>()

@@ -131,10 +131,14 @@ impl State {
                 }
                 match latest {
                     Some((epoch, rows)) => {
-                        let next = rows.last().map_or(0, |(seq, _)| seq + 1);
-                        queue.extend(rows.into_iter().map(|(seq, bytes)| NetInput::Frame {
-                            key: NetKey { epoch, seq },
-                            bytes,
+                        let next = rows.last().map_or(0, |(seq, _, _)| seq + 1);
+                        queue.extend(rows.into_iter().map(|(seq, sent_ms, bytes)| {
+                            NetInput::Frame {
+                                key: NetKey { epoch, seq },
+                                sent_ms,
+                                bytes,
+                                replayed: true,
+                            }
                         }));
                         InOrder::resume(epoch, next, HELD)
                     }
@@ -171,14 +175,16 @@ impl State {
             let before = b.queue.len();
             let mut first = None;
             for _ in 0..room {
-                let Some((seq, bytes)) = b.order.pop_ready() else {
+                let Some((seq, sent_ms, bytes)) = b.order.pop_ready() else {
                     break;
                 };
                 first.get_or_insert(seq);
-                rows.push((*board, epoch, seq, bytes.clone()));
+                rows.push((*board, epoch, seq, sent_ms, bytes.clone()));
                 b.queue.push_back(NetInput::Frame {
                     key: NetKey { epoch, seq },
+                    sent_ms,
                     bytes,
+                    replayed: false,
                 });
             }
             if let Some(first) = first {
