@@ -60,6 +60,7 @@ fn written(path: &Path) -> i64 {
             wall_ms: 1_796_083_200_000 + e.at as i64,
             board_ms,
             board_seq: None,
+            net: None,
         };
         j.append(game, i as i64 + 1, e, stamp).unwrap();
     }
