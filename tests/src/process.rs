@@ -97,8 +97,13 @@ pub fn play_table(
 pub enum Cabling<'a> {
     /// A socat pseudo-terminal pair per board.
     Serial,
-    /// Through the broker at this URL (`board:ID` at the table).
-    Broker(&'a str),
+    /// Through the broker at `url` (`board:ID` at the table); with `restart_after`, the
+    /// table is killed (SIGKILL) after that many answers and started again 2 s later on the
+    /// same journal, as after a crash.
+    Broker {
+        url: &'a str,
+        restart_after: Option<usize>,
+    },
 }
 
 /// As [`play_table`], with the boards cabled as `cabling` says.
@@ -164,38 +169,46 @@ pub fn play_table_via(
                     console_end.display().to_string(),
                 ));
             }
-            Cabling::Broker(url) => ends.push((
+            Cabling::Broker { url, .. } => ends.push((
                 vec!["--broker".to_owned(), url.to_owned()],
                 format!("board:{id}"),
             )),
         }
     }
-    let mut table = Command::new(kriegspiel);
-    table
-        .arg("table")
-        .arg("--white")
-        .arg(&ends[0].1)
-        .arg("--black")
-        .arg(&ends[1].1);
-    if let Cabling::Broker(url) = cabling {
-        table.arg("--broker").arg(url);
-    }
-    table
-        .args(game.table_args())
-        .arg("--journal")
-        .arg(dir.path().join("journal.sqlite"))
-        .args(table_args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut table = ChildGuard(
+    let start_table = || -> Result<_, String> {
+        let mut table = Command::new(kriegspiel);
         table
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", kriegspiel.display()))?,
-    );
-    let out = lines_of(table.0.stdout.take().ok_or("no table stdout")?);
-    let err = lines_of(table.0.stderr.take().ok_or("no table stderr")?);
-    let mut keypad = table.0.stdin.take().ok_or("no table stdin")?;
+            .arg("table")
+            .arg("--white")
+            .arg(&ends[0].1)
+            .arg("--black")
+            .arg(&ends[1].1);
+        if let Cabling::Broker { url, .. } = cabling {
+            table.arg("--broker").arg(url);
+        }
+        table
+            .args(game.table_args())
+            .arg("--journal")
+            .arg(dir.path().join("journal.sqlite"))
+            .args(table_args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut table = ChildGuard(
+            table
+                .spawn()
+                .map_err(|e| format!("cannot start {}: {e}", kriegspiel.display()))?,
+        );
+        let out = lines_of(table.0.stdout.take().ok_or("no table stdout")?);
+        let err = lines_of(table.0.stderr.take().ok_or("no table stderr")?);
+        let keypad = table.0.stdin.take().ok_or("no table stdin")?;
+        Ok((table, out, err, keypad))
+    };
+    let (mut table, mut out, mut err, mut keypad) = start_table()?;
+    let mut restart_after = match cabling {
+        Cabling::Broker { restart_after, .. } => restart_after,
+        Cabling::Serial => None,
+    };
 
     // Both boards count their scripts from one moment, however far apart their programs
     // start on a loaded machine: the game's timing between the two hands holds.
@@ -268,7 +281,8 @@ pub fn play_table_via(
                 let _ = writeln!(f, "{line}");
             }
         }
-        if v.get("answer").is_some() {
+        // A restarted table says again what it may not have said: not a new answer.
+        if v.get("answer").is_some() && v.get("repeat").is_none() {
             answers += 1;
             while let Some(c) = game.commands.get(sent) {
                 if c.after_answers > answers {
@@ -281,6 +295,13 @@ pub fn play_table_via(
             }
         }
         lines.push(v);
+        if restart_after == Some(answers) {
+            restart_after = None;
+            let _ = table.0.kill();
+            let _ = table.0.wait();
+            std::thread::sleep(Duration::from_secs(2));
+            (table, out, err, keypad) = start_table()?;
+        }
     }
     let status = table.0.wait().map_err(|e| e.to_string())?;
     // stderr closes with the process; collect what is left.

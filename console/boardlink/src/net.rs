@@ -21,13 +21,12 @@ pub enum NetInput {
     /// Frames up to this one were applied before the console restarted: their reports are
     /// not given again. Comes before any frame.
     Applied(NetKey),
-    /// The next frame in order; `sent_ms` is the board's wall clock when it made it.
-    /// `replayed`: from the journal at a restart, not fresh from the board.
+    /// The next frame in order; `made_ms`: when the board made it, on this machine's
+    /// clock (Unix ms).
     Frame {
         key: NetKey,
-        sent_ms: u64,
+        made_ms: u64,
         bytes: Vec<u8>,
-        replayed: bool,
     },
     /// The board restarted: what follows is a new epoch, from its own hello.
     NewEpoch,
@@ -46,6 +45,9 @@ pub struct Progress {
     /// The broker says the board is gone (its last will): nothing is on its way.
     pub offline: bool,
 }
+
+/// How far back the link's clock reaches.
+const EARLIER: Duration = Duration::from_secs(3600);
 
 /// A frame more than this late is part of a backlog.
 const LATE: Duration = Duration::from_millis(250);
@@ -66,7 +68,10 @@ impl NetLink {
         let (health_tx, health_rx) = watch::channel(Health::default());
         let (commands_tx, commands_rx) = mpsc::unbounded_channel();
         let (progress_tx, progress_rx) = watch::channel(Progress::default());
-        let started = Instant::now();
+        // The link's clock starts an hour back, so that a frame made before the link
+        // started (kept by the board while the console was down) still has its time.
+        let now = Instant::now();
+        let started = now.checked_sub(EARLIER).unwrap_or(now);
         let driver = Driver {
             core: LinkCore::new(Timing {
                 // Liveness is the driver's: the core must never close a reliable stream.
@@ -83,7 +88,6 @@ impl NetLink {
             send: Box::new(send),
             pending_down: None,
             progress: progress_tx,
-            baseline: None,
             last_at: Duration::ZERO,
             stamped: None,
         };
@@ -115,19 +119,16 @@ struct Driver {
     /// A "board gone" noticed by the driver, delivered with the next flush.
     pending_down: Option<Report>,
     progress: watch::Sender<Progress>,
-    /// The smallest (console wall clock - board wall clock) seen: the clocks' offset plus
-    /// the least transit time, so that a frame's lateness is measured whatever the offset.
-    baseline: Option<i64>,
     /// The time given to the latest frame: times never go backwards.
     last_at: Duration,
     /// The time given to the frame being dispatched, for its reports.
     stamped: Option<Duration>,
 }
 
-fn wall_ms() -> i64 {
+fn wall_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         .unwrap_or(0)
 }
 
@@ -180,11 +181,10 @@ impl Driver {
             NetInput::Applied(key) => self.applied = Some(key),
             NetInput::Frame {
                 key,
-                sent_ms,
+                made_ms,
                 bytes,
-                replayed,
             } => {
-                self.stamp(sent_ms, replayed, now);
+                self.stamp(made_ms, now);
                 self.last_frame = Some(now);
                 if !self.up {
                     self.up = true;
@@ -214,13 +214,8 @@ impl Driver {
 
     /// Times a frame by when the board made it, as the console's clock would have seen it
     /// without the delay: a backlog is judged as it happened, in order with the other board.
-    fn stamp(&mut self, sent_ms: u64, replayed: bool, now: Duration) {
-        let lag = wall_ms().saturating_sub(i64::try_from(sent_ms).unwrap_or(i64::MAX));
-        if !replayed {
-            self.baseline = Some(self.baseline.map_or(lag, |b| b.min(lag)));
-        }
-        let late_ms = lag.saturating_sub(self.baseline.unwrap_or(lag)).max(0);
-        let late = Duration::from_millis(u64::try_from(late_ms).unwrap_or(0));
+    fn stamp(&mut self, made_ms: u64, now: Duration) {
+        let late = Duration::from_millis(wall_ms().saturating_sub(made_ms));
         let at = now.saturating_sub(late).max(self.last_at).min(now);
         self.last_at = at;
         self.stamped = Some(at);

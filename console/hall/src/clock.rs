@@ -20,6 +20,17 @@ impl TableClock {
         }
     }
 
+    /// A clock that reads `base` as it was `ago` (when the console went down): the time the
+    /// console was down counts, as it does for networked boards, whose players went on
+    /// playing and whose every event comes, timed, when the console is back.
+    pub fn resumed(base: Millis, ago: Duration) -> TableClock {
+        let now = Instant::now();
+        TableClock {
+            origin: now.checked_sub(ago).unwrap_or(now),
+            base,
+        }
+    }
+
     pub fn now(&self) -> Millis {
         let run = u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(Millis::MAX);
         self.base.saturating_add(run)

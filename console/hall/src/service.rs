@@ -212,7 +212,14 @@ async fn run(
     let mut spawn = |p: Prepared, inputs: &mut Vec<mpsc::UnboundedSender<(Input, Instant)>>| {
         let (tx, rx) = mpsc::unbounded_channel();
         inputs.push(tx);
-        let clock = TableClock::starting_at(p.resume_at);
+        // A networked table's boards kept what happened while the console was down: that
+        // time is the game's (within a minute; a longer outage starts the clock afresh).
+        let clock = match p.down_ms {
+            Some(down) if networked(&p.spec) && down <= CATCH_UP_MS => {
+                TableClock::resumed(p.resume_at, std::time::Duration::from_millis(down))
+            }
+            _ => TableClock::starting_at(p.resume_at),
+        };
         let live = beating.add(p.game, clock, p.table.is_over());
         let said_through = said.add(p.game, p.seq);
         tasks.push(tokio::spawn(run_table(
@@ -280,6 +287,9 @@ async fn run(
         t.abort();
     }
 }
+
+/// The longest console outage a networked table's time runs through.
+const CATCH_UP_MS: u64 = 60_000;
 
 /// Whether a table has a board on the network.
 fn networked(spec: &TableSpec) -> bool {

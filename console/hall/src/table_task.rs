@@ -113,9 +113,15 @@ pub(crate) async fn run_table(
         rx: inputs,
         held: None,
     };
-    let mut pending = p
-        .down_ms
-        .map(|down_ms| (Input::Restarted { down_ms }, Arrival::default()));
+    // Said at the time the table was last heard of: a networked board's events made while
+    // the console was down come after it, at their own times.
+    let mut pending = p.down_ms.map(|down_ms| {
+        let arrival = Arrival {
+            at: Some(p.resume_at),
+            ..Arrival::default()
+        };
+        (Input::Restarted { down_ms }, arrival)
+    });
     loop {
         let input = match pending.take() {
             Some(i) => Some(i),
@@ -260,6 +266,7 @@ impl Task {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        let due_ms = deadline;
         let mut deadline = deadline.map(|ms| clock.instant_at(ms));
         // While a board lags, a timer waits for it too; its progress is looked at again soon.
         let timer_held = lag.is_some_and(|w| deadline.is_some_and(|d| d > w));
@@ -295,7 +302,15 @@ impl Task {
                         self.next_scripted += 1;
                         Some(Some((input.clone(), Arrival::default())))
                     }
-                    None => Some(Some((Input::Tick, Arrival::default()))),
+                    // A timer is taken at its time, which is past when it waited for a
+                    // lagging board (earlier, now).
+                    None => {
+                        let arrival = Arrival {
+                            at: due_ms.map(|d| d.min(clock.now())),
+                            ..Arrival::default()
+                        };
+                        Some(Some((Input::Tick, arrival)))
+                    }
                 }
             }
         }

@@ -4,7 +4,7 @@ use kriegspiel_link::MAX_FRAME;
 
 /// Bytes before an ack's end: a format byte, the epoch and the sequence number.
 const HEADER: usize = 1 + 8 + 8;
-/// An envelope's header adds the board's wall-clock time.
+/// An envelope's header adds the frame's age.
 const ENVELOPE_HEADER: usize = HEADER + 8;
 /// The format this program writes and reads.
 const FORMAT: u8 = 1;
@@ -19,9 +19,10 @@ pub const MAX_ENVELOPE: usize = ENVELOPE_HEADER + MAX_FRAME;
 pub struct Envelope {
     pub epoch: u64,
     pub seq: u64,
-    /// When the board made it (Unix ms on the board's clock): a frame that comes late, after
-    /// an outage, is still judged by when the man moved, and in order with the other board.
-    pub sent_ms: u64,
+    /// How long the board had kept it when it sent this copy (ms, on the board's own clock,
+    /// so that the two machines' clocks need not agree): a frame that comes late, after an
+    /// outage, is still judged by when the man moved, and in order with the other board.
+    pub age_ms: u64,
     /// A whole encoded link frame (COBS, CRC), as on the serial line.
     pub frame: Vec<u8>,
 }
@@ -86,7 +87,7 @@ impl Envelope {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(ENVELOPE_HEADER + self.frame.len());
         write_header(&mut out, self.epoch, self.seq);
-        out.extend_from_slice(&self.sent_ms.to_be_bytes());
+        out.extend_from_slice(&self.age_ms.to_be_bytes());
         out.extend_from_slice(&self.frame);
         out
     }
@@ -97,7 +98,7 @@ impl Envelope {
         }
         let (epoch, seq) = header(bytes)?;
         let too_short = EnvelopeError::TooShort { len: bytes.len() };
-        let sent_ms = bytes
+        let age_ms = bytes
             .get(HEADER..ENVELOPE_HEADER)
             .and_then(|b| <[u8; 8]>::try_from(b).ok())
             .map(u64::from_be_bytes)
@@ -109,7 +110,7 @@ impl Envelope {
         Ok(Envelope {
             epoch,
             seq,
-            sent_ms,
+            age_ms,
             frame: frame.to_vec(),
         })
     }
@@ -143,8 +144,8 @@ mod tests {
 
     proptest! {
         #[test]
-        fn envelopes_come_back_as_sent(epoch: u64, seq: u64, sent_ms: u64, frame in proptest::collection::vec(any::<u8>(), 1..MAX_FRAME)) {
-            let e = Envelope { epoch, seq, sent_ms, frame };
+        fn envelopes_come_back_as_sent(epoch: u64, seq: u64, age_ms: u64, frame in proptest::collection::vec(any::<u8>(), 1..MAX_FRAME)) {
+            let e = Envelope { epoch, seq, age_ms, frame };
             prop_assert_eq!(Envelope::decode(&e.encode()), Ok(e));
         }
 

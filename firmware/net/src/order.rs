@@ -71,12 +71,11 @@ impl InOrder {
         })
     }
 
-    pub fn arrive(&mut self, envelope: Envelope) -> Arrived {
+    /// Takes an envelope in; `made_ms` (when the frame was made, on the caller's clock) is
+    /// kept with it.
+    pub fn arrive(&mut self, envelope: Envelope, made_ms: u64) -> Arrived {
         let Envelope {
-            epoch,
-            seq,
-            sent_ms,
-            frame,
+            epoch, seq, frame, ..
         } = envelope;
         let first = match self.epoch {
             Some(current) if epoch < current => return Arrived::Stale,
@@ -89,7 +88,7 @@ impl InOrder {
             self.epoch = Some(epoch);
             self.next = seq;
             self.pending.clear();
-            self.pending.insert(seq, (sent_ms, frame));
+            self.pending.insert(seq, (made_ms, frame));
             return arrived;
         }
         if seq < self.next || self.pending.contains_key(&seq) {
@@ -99,7 +98,7 @@ impl InOrder {
         if !within || (self.pending.len() >= self.capacity) {
             return Arrived::Dropped;
         }
-        self.pending.insert(seq, (sent_ms, frame));
+        self.pending.insert(seq, (made_ms, frame));
         if seq == self.next {
             Arrived::Ready
         } else {
@@ -107,12 +106,12 @@ impl InOrder {
         }
     }
 
-    /// The next frame in order, if it is here: its seq, when it was sent, its bytes.
+    /// The next frame in order, if it is here: its seq, when it was made, its bytes.
     pub fn pop_ready(&mut self) -> Option<(u64, u64, Vec<u8>)> {
-        let (sent_ms, frame) = self.pending.remove(&self.next)?;
+        let (made_ms, frame) = self.pending.remove(&self.next)?;
         let seq = self.next;
         self.next += 1;
-        Some((seq, sent_ms, frame))
+        Some((seq, made_ms, frame))
     }
 
     /// Whether the next frame in order is here.
@@ -131,7 +130,7 @@ mod tests {
         Envelope {
             epoch,
             seq,
-            sent_ms: 1000 + seq,
+            age_ms: 0,
             frame: vec![seq as u8],
         }
     }
@@ -143,15 +142,15 @@ mod tests {
     #[test]
     fn a_gap_is_held_until_filled_and_repeats_are_dropped() {
         let mut o = InOrder::new(16);
-        assert_eq!(o.arrive(env(3, 0)), Arrived::Ready);
+        assert_eq!(o.arrive(env(3, 0), 0), Arrived::Ready);
         assert_eq!(drain(&mut o), [0]);
-        assert_eq!(o.arrive(env(3, 2)), Arrived::Held);
-        assert_eq!(o.arrive(env(3, 3)), Arrived::Held);
+        assert_eq!(o.arrive(env(3, 2), 0), Arrived::Held);
+        assert_eq!(o.arrive(env(3, 3), 0), Arrived::Held);
         assert_eq!(drain(&mut o), Vec::<u64>::new());
         assert_eq!(o.ack(), Some(Ack { epoch: 3, next: 1 }));
-        assert_eq!(o.arrive(env(3, 0)), Arrived::Duplicate);
-        assert_eq!(o.arrive(env(3, 2)), Arrived::Duplicate);
-        assert_eq!(o.arrive(env(3, 1)), Arrived::Ready);
+        assert_eq!(o.arrive(env(3, 0), 0), Arrived::Duplicate);
+        assert_eq!(o.arrive(env(3, 2), 0), Arrived::Duplicate);
+        assert_eq!(o.arrive(env(3, 1), 0), Arrived::Ready);
         assert_eq!(drain(&mut o), [1, 2, 3]);
         assert_eq!(o.ack(), Some(Ack { epoch: 3, next: 4 }));
     }
@@ -159,22 +158,22 @@ mod tests {
     #[test]
     fn a_later_epoch_replaces_the_old_one_and_an_earlier_one_is_stale() {
         let mut o = InOrder::resume(3, 10, 16);
-        assert_eq!(o.arrive(env(3, 12)), Arrived::Held);
-        assert_eq!(o.arrive(env(2, 11)), Arrived::Stale);
-        assert_eq!(o.arrive(env(4, 0)), Arrived::NewEpoch);
+        assert_eq!(o.arrive(env(3, 12), 0), Arrived::Held);
+        assert_eq!(o.arrive(env(2, 11), 0), Arrived::Stale);
+        assert_eq!(o.arrive(env(4, 0), 0), Arrived::NewEpoch);
         assert_eq!(o.held(), 1);
         assert_eq!(drain(&mut o), [0]);
-        assert_eq!(o.arrive(env(3, 10)), Arrived::Stale);
+        assert_eq!(o.arrive(env(3, 10), 0), Arrived::Stale);
     }
 
     #[test]
     fn what_is_too_far_ahead_is_not_held() {
         let mut o = InOrder::resume(1, 0, 4);
-        assert_eq!(o.arrive(env(1, 4)), Arrived::Dropped);
+        assert_eq!(o.arrive(env(1, 4), 0), Arrived::Dropped);
         for s in 1..4 {
-            assert_eq!(o.arrive(env(1, s)), Arrived::Held);
+            assert_eq!(o.arrive(env(1, s), 0), Arrived::Held);
         }
-        assert_eq!(o.arrive(env(1, 0)), Arrived::Ready);
+        assert_eq!(o.arrive(env(1, 0), 0), Arrived::Ready);
         assert_eq!(drain(&mut o), [0, 1, 2, 3]);
     }
 
@@ -185,7 +184,7 @@ mod tests {
             let mut o = InOrder::resume(7, 0, 64);
             let mut taken = Vec::new();
             for s in order.iter().chain(repeats.iter()) {
-                o.arrive(env(7, *s));
+                o.arrive(env(7, *s), 0);
                 taken.extend(drain(&mut o));
             }
             prop_assert_eq!(taken, (0..40).collect::<Vec<_>>());

@@ -9,6 +9,8 @@ use crate::envelope::{Ack, Envelope};
 #[derive(Debug, Clone)]
 struct Entry {
     envelope: Envelope,
+    /// When the board made it (its wall clock, Unix ms).
+    made_ms: u64,
     /// When it was last handed to the broker client; `None` if never.
     sent: Option<Duration>,
 }
@@ -65,7 +67,7 @@ impl Outbox {
     }
 
     /// Numbers `frame` and keeps it until acknowledged; a full outbox hands the frame back.
-    pub fn push(&mut self, frame: Vec<u8>, sent_ms: u64) -> Result<u64, (OutboxFull, Vec<u8>)> {
+    pub fn push(&mut self, frame: Vec<u8>, made_ms: u64) -> Result<u64, (OutboxFull, Vec<u8>)> {
         if self.entries.len() >= self.capacity {
             return Err((
                 OutboxFull {
@@ -80,9 +82,10 @@ impl Outbox {
             envelope: Envelope {
                 epoch: self.epoch,
                 seq,
-                sent_ms,
+                age_ms: 0,
                 frame,
             },
+            made_ms,
             sent: None,
         });
         Ok(seq)
@@ -116,8 +119,15 @@ impl Outbox {
     }
 
     /// Up to `max` frames to send now, oldest first: those never sent and those sent at
-    /// least `resend_after` ago. Each is marked sent at `now`.
-    pub fn due(&mut self, now: Duration, resend_after: Duration, max: usize) -> Vec<Envelope> {
+    /// least `resend_after` ago, each with its age at `wall_ms` (the board's clock). Each is
+    /// marked sent at `now`.
+    pub fn due(
+        &mut self,
+        now: Duration,
+        wall_ms: u64,
+        resend_after: Duration,
+        max: usize,
+    ) -> Vec<Envelope> {
         let mut out = Vec::new();
         for entry in &mut self.entries {
             if out.len() >= max {
@@ -128,6 +138,7 @@ impl Outbox {
                 .is_none_or(|at| now.saturating_sub(at) >= resend_after);
             if due {
                 entry.sent = Some(now);
+                entry.envelope.age_ms = wall_ms.saturating_sub(entry.made_ms);
                 out.push(entry.envelope.clone());
             }
         }
@@ -167,18 +178,21 @@ mod tests {
         for b in 0..3u8 {
             assert_eq!(o.push(vec![b], 0).unwrap(), u64::from(b));
         }
-        assert_eq!(seqs(&o.due(MS, SECOND, 100)), [0, 1, 2]);
-        assert!(o.due(500 * MS, SECOND, 100).is_empty(), "not yet due again");
+        assert_eq!(seqs(&o.due(MS, 0, SECOND, 100)), [0, 1, 2]);
+        assert!(
+            o.due(500 * MS, 0, SECOND, 100).is_empty(),
+            "not yet due again"
+        );
         o.push(vec![3], 0).unwrap();
-        assert_eq!(seqs(&o.due(600 * MS, SECOND, 100)), [3]);
+        assert_eq!(seqs(&o.due(600 * MS, 0, SECOND, 100)), [3]);
         assert_eq!(o.acknowledged(Ack { epoch: 5, next: 2 }), 2);
         assert_eq!(
             o.acknowledged(Ack { epoch: 4, next: 9 }),
             0,
             "another epoch's ack"
         );
-        assert_eq!(seqs(&o.due(1001 * MS, SECOND, 100)), [2]);
-        assert_eq!(seqs(&o.due(1600 * MS, SECOND, 100)), [3]);
+        assert_eq!(seqs(&o.due(1001 * MS, 0, SECOND, 100)), [2]);
+        assert_eq!(seqs(&o.due(1600 * MS, 0, SECOND, 100)), [3]);
         assert_eq!(o.acknowledged(Ack { epoch: 5, next: 4 }), 2);
         assert!(o.is_empty());
     }
@@ -189,11 +203,21 @@ mod tests {
         for b in 0..10u8 {
             o.push(vec![b], 0).unwrap();
         }
-        assert_eq!(seqs(&o.due(MS, SECOND, 4)), [0, 1, 2, 3]);
-        assert_eq!(seqs(&o.due(2 * MS, SECOND, 4)), [4, 5, 6, 7]);
+        assert_eq!(seqs(&o.due(MS, 0, SECOND, 4)), [0, 1, 2, 3]);
+        assert_eq!(seqs(&o.due(2 * MS, 0, SECOND, 4)), [4, 5, 6, 7]);
         o.unsent(5);
         o.resend_all();
-        assert_eq!(seqs(&o.due(3 * MS, SECOND, 3)), [0, 1, 2]);
+        assert_eq!(seqs(&o.due(3 * MS, 0, SECOND, 3)), [0, 1, 2]);
+    }
+
+    #[test]
+    fn each_copy_says_how_long_the_board_kept_the_frame() {
+        let mut o = Outbox::new(1, 10);
+        o.push(vec![0], 5_000).unwrap();
+        let first = o.due(MS, 5_003, SECOND, 10);
+        assert_eq!(first[0].age_ms, 3);
+        let again = o.due(2 * SECOND, 7_500, SECOND, 10);
+        assert_eq!(again[0].age_ms, 2_500);
     }
 
     #[test]

@@ -395,7 +395,8 @@ impl Pump {
                 if !s.connected {
                     continue;
                 }
-                s.outbox.due(start.elapsed(), self.resend_after, BURST)
+                s.outbox
+                    .due(start.elapsed(), wall_ms(), self.resend_after, BURST)
             };
             for envelope in due {
                 let sent = self.client.try_publish(

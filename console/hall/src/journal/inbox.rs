@@ -9,8 +9,8 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use super::error::sql;
 use super::{Journal, JournalError};
 
-/// A frame as the intake stores it: board, epoch, seq, when the board made it (its Unix
-/// ms), the link frame's bytes.
+/// A frame as the intake stores it: board, epoch, seq, when the board made it (Unix ms on
+/// the console's clock: its arrival less its age), the link frame's bytes.
 pub type InboxRow = (u32, u64, u64, u64, Vec<u8>);
 
 /// A stored frame of one board's epoch: seq, when made, bytes.
@@ -43,7 +43,7 @@ pub(super) const CREATE: &str = "CREATE TABLE IF NOT EXISTS board_inbox (
                  board INTEGER NOT NULL,
                  epoch INTEGER NOT NULL,
                  seq INTEGER NOT NULL,
-                 sent_ms INTEGER NOT NULL,
+                 made_ms INTEGER NOT NULL,
                  frame BLOB NOT NULL,
                  PRIMARY KEY (board, epoch, seq)
              );
@@ -93,13 +93,13 @@ impl Inbox {
         {
             let mut insert = tx
                 .prepare_cached(
-                    "INSERT OR IGNORE INTO board_inbox (board, epoch, seq, sent_ms, frame)
+                    "INSERT OR IGNORE INTO board_inbox (board, epoch, seq, made_ms, frame)
                      VALUES (?1, ?2, ?3, ?4, ?5)",
                 )
                 .map_err(sql("storing board frames"))?;
-            for (board, epoch, seq, sent_ms, frame) in rows {
+            for (board, epoch, seq, made_ms, frame) in rows {
                 insert
-                    .execute(params![board, int(*epoch), int(*seq), int(*sent_ms), frame])
+                    .execute(params![board, int(*epoch), int(*seq), int(*made_ms), frame])
                     .map_err(sql("storing board frames"))?;
             }
         }
@@ -130,7 +130,7 @@ impl Inbox {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT seq, sent_ms, frame FROM board_inbox
+                "SELECT seq, made_ms, frame FROM board_inbox
                  WHERE board = ?1 AND epoch = ?2 ORDER BY seq",
             )
             .map_err(&err)?;

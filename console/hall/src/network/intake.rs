@@ -101,7 +101,10 @@ impl State {
             Intake::Attach { board, tx } => self.attach(board, tx),
             Intake::Frame { board, envelope } => {
                 if let Some(b) = self.boards.get_mut(&board) {
-                    if b.order.arrive(envelope) == kriegspiel_net::Arrived::NewEpoch {
+                    // When it was made, on this machine's clock: the board's clock need not
+                    // agree with ours, only count the frame's age.
+                    let made_ms = wall_ms().saturating_sub(envelope.age_ms);
+                    if b.order.arrive(envelope, made_ms) == kriegspiel_net::Arrived::NewEpoch {
                         b.queue.push_back(NetInput::NewEpoch);
                     }
                 }
@@ -132,12 +135,11 @@ impl State {
                 match latest {
                     Some((epoch, rows)) => {
                         let next = rows.last().map_or(0, |(seq, _, _)| seq + 1);
-                        queue.extend(rows.into_iter().map(|(seq, sent_ms, bytes)| {
+                        queue.extend(rows.into_iter().map(|(seq, made_ms, bytes)| {
                             NetInput::Frame {
                                 key: NetKey { epoch, seq },
-                                sent_ms,
+                                made_ms,
                                 bytes,
-                                replayed: true,
                             }
                         }));
                         InOrder::resume(epoch, next, HELD)
@@ -175,16 +177,15 @@ impl State {
             let before = b.queue.len();
             let mut first = None;
             for _ in 0..room {
-                let Some((seq, sent_ms, bytes)) = b.order.pop_ready() else {
+                let Some((seq, made_ms, bytes)) = b.order.pop_ready() else {
                     break;
                 };
                 first.get_or_insert(seq);
-                rows.push((*board, epoch, seq, sent_ms, bytes.clone()));
+                rows.push((*board, epoch, seq, made_ms, bytes.clone()));
                 b.queue.push_back(NetInput::Frame {
                     key: NetKey { epoch, seq },
-                    sent_ms,
+                    made_ms,
                     bytes,
-                    replayed: false,
                 });
             }
             if let Some(first) = first {
@@ -246,4 +247,11 @@ impl State {
             self.boards.remove(&board);
         }
     }
+}
+
+fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
 }
