@@ -77,7 +77,10 @@ fn run(game: &BuiltGame, journal: &Path) -> Seen {
             }
             HallEvent::Failed { error, .. } => panic!("table failed: {error}"),
             HallEvent::OpenFailed { error, .. } => panic!("open failed: {error}"),
-            HallEvent::Link { .. } | HallEvent::View(_) | HallEvent::Seat(_) => {}
+            HallEvent::Link { .. }
+            | HallEvent::View(_)
+            | HallEvent::Seat(_)
+            | HallEvent::Broker(_) => {}
         }
     }
     running.handle.send(HallCommand::Shutdown).unwrap();

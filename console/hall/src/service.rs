@@ -17,7 +17,7 @@ use crate::journal::{Inbox, Journal};
 use crate::network::{Network, NetworkSpec};
 use crate::resume::{prepare, Prepared};
 use crate::spec::{BoardSource, TableSpec, TimeMode};
-use crate::table_task::run_table;
+use crate::table_task::{run_table, TableIo};
 use crate::writer::{JournalQueue, JournalThread};
 
 /// Starts a hall on its own thread, with the subscribers it serves from its first event.
@@ -227,10 +227,12 @@ async fn run(
             clock,
             live,
             said_through,
-            journal.clone(),
-            events.clone(),
-            rx,
-            network.clone(),
+            TableIo {
+                journal: journal.clone(),
+                events: events.clone(),
+                inputs: rx,
+                network: network.clone(),
+            },
         )));
     };
     for p in prepared {

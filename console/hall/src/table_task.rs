@@ -64,16 +64,28 @@ pub(crate) fn view(no: TableNo, table: &Table) -> TableView {
     }
 }
 
+/// What a table's task reads from and writes to, beside its game.
+pub(crate) struct TableIo {
+    pub(crate) journal: JournalQueue,
+    pub(crate) events: broadcast::Sender<HallEvent>,
+    pub(crate) inputs: mpsc::UnboundedReceiver<(Input, Instant)>,
+    /// The hall's broker, for a table with networked boards.
+    pub(crate) network: Option<Network>,
+}
+
 pub(crate) async fn run_table(
     p: Prepared,
     clock: TableClock,
     live: Live,
     said: Arc<AtomicI64>,
-    journal: JournalQueue,
-    events: broadcast::Sender<HallEvent>,
-    inputs: mpsc::UnboundedReceiver<(Input, Instant)>,
-    network: Option<Network>,
+    io: TableIo,
 ) {
+    let TableIo {
+        journal,
+        events,
+        inputs,
+        network,
+    } = io;
     let _ends_live = EndsLive(live.clone());
     let feed = |source: &BoardSource, color| {
         let net_board = match source {

@@ -27,7 +27,7 @@ enum Command {
     /// Watch a board's serial link: one JSON line per event on stdout.
     BoardMonitor(monitor::Args),
     /// The headless table: two boards, keypad commands on stdin, JSON answers on stdout.
-    Table(table_cmd::Args),
+    Table(Box<table_cmd::Args>),
     /// A whole scripted game on two simulated boards, printed and spoken.
     Demo(demo_cmd::Args),
     /// Every table of a round in one process (a TOML round file).
@@ -71,7 +71,7 @@ fn main() -> ExitCode {
     match command {
         Command::Referee(args) => referee_cmd::run(args),
         Command::BoardMonitor(args) => monitor::run(args),
-        Command::Table(args) => table_cmd::run(args),
+        Command::Table(args) => table_cmd::run(*args),
         Command::Demo(args) => demo_cmd::run(args),
         Command::Hall(args) => hall_cmd::run(args),
         Command::Export(args) => export_cmd::run(args),
