@@ -123,3 +123,111 @@ fn a_console_killed_mid_game_resumes_with_nothing_lost_or_doubled() {
     let resumed = run.with_key("resumed");
     assert_eq!(resumed.len(), 1, "one resume: {resumed:?}");
 }
+
+/// A broker that wants passwords: `board-7` with the password `right`.
+fn guarded_broker(dir: &std::path::Path) -> Mosquitto {
+    let passwd = dir.join("passwd");
+    std::fs::write(&passwd, "").unwrap();
+    let made = std::process::Command::new("mosquitto_passwd")
+        .args(["-b"])
+        .arg(&passwd)
+        .args(["board-7", "right"])
+        .status()
+        .unwrap();
+    assert!(made.success());
+    Mosquitto::start(
+        dir,
+        &format!("allow_anonymous false\npassword_file {}", passwd.display()),
+    )
+    .unwrap()
+}
+
+/// Wrong credentials are a clear refusal naming the board, never a silent retry loop.
+#[test]
+fn a_board_with_a_wrong_password_is_refused_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = guarded_broker(dir.path());
+    let script = dir.path().join("s.script");
+    std::fs::write(&script, "occupied white\n100 lift e2\n200 place e4\n").unwrap();
+    let wrong = dir.path().join("wrong");
+    std::fs::write(&wrong, "password = \"wrong\"\n").unwrap();
+    let out = std::process::Command::new(cargo_bin("kriegspiel-board", "kriegspiel-board"))
+        .args([
+            "simulate",
+            "--quiet",
+            "--board-id",
+            "7",
+            "--username",
+            "board-7",
+        ])
+        .arg("--script")
+        .arg(&script)
+        .arg("--broker")
+        .arg(broker.url())
+        .arg("--password-file")
+        .arg(&wrong)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr
+            .contains("the broker refused board 7: not authorised (a wrong user name or password"),
+        "{stderr}"
+    );
+}
+
+/// A console whose broker refuses it says so once, as a line for scripts, and keeps its
+/// table running (the keypad still plays).
+#[test]
+fn a_console_refused_by_the_broker_says_so_and_plays_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let broker = guarded_broker(dir.path());
+    let mut table = std::process::Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args([
+            "table",
+            "--white",
+            "board:7",
+            "--no-speech",
+            "--username",
+            "console-x",
+        ])
+        .arg("--broker")
+        .arg(broker.url())
+        .arg("--journal")
+        .arg(dir.path().join("j.sqlite"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = table.stdin.take().unwrap();
+    let mut lines = BufReader::new(table.stdout.take().unwrap()).lines();
+    let mut refused = None;
+    for line in lines.by_ref() {
+        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if v["broker"] == "refused" {
+            refused = Some(v);
+            break;
+        }
+    }
+    let refused = refused.expect("a refusal line");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("refused this console"),
+        "{refused}"
+    );
+    writeln!(stdin, r#"{{"color":"black","resign":true}}"#).unwrap();
+    drop(stdin);
+    let rest: Vec<Value> = lines
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    assert!(
+        rest.iter().any(|v| v.get("final_fen").is_some()),
+        "the table played on: {rest:?}"
+    );
+    let _ = table.wait();
+}

@@ -189,7 +189,7 @@ async fn route(mut eventloop: EventLoop, mut r: Router) {
                 code @ (ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized),
             )) => {
                 let why = if code == ConnectReturnCode::NotAuthorized {
-                    "not authorised"
+                    "not authorised (a wrong user name or password, or a seat file of another round)"
                 } else {
                     "wrong user name or password"
                 };

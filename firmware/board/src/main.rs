@@ -83,7 +83,8 @@ struct LinkArgs {
     /// User name on the broker (from the board's seat file).
     #[arg(long, requires = "broker")]
     username: Option<String>,
-    /// File holding the broker password (from the board's seat file).
+    /// File holding the broker password: the board's seat file, or a file whose first line
+    /// is the password.
     #[arg(long, requires = "username", value_name = "FILE")]
     password_file: Option<PathBuf>,
     /// The round's CA certificate, for mqtts://.

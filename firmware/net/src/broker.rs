@@ -173,8 +173,7 @@ impl Broker {
                     what: "password file",
                     why: "it is not text".to_owned(),
                 })?;
-                let password = text.lines().next().unwrap_or_default().trim().to_owned();
-                options.set_credentials(user.clone(), password);
+                options.set_credentials(user.clone(), password_in(&text));
             }
             (Some(user), None) => {
                 options.set_credentials(user.clone(), String::new());
@@ -200,6 +199,15 @@ impl Broker {
         }
         Ok(options)
     }
+}
+
+/// The password a file holds: a seat file's `password = "..."`, else its first line.
+fn password_in(text: &str) -> String {
+    let seat = text.lines().find_map(|l| {
+        let (key, value) = l.split_once('=')?;
+        (key.trim() == "password").then(|| value.trim().trim_matches('"').to_owned())
+    });
+    seat.unwrap_or_else(|| text.lines().next().unwrap_or_default().trim().to_owned())
 }
 
 /// TLS trusting only the round's CA, with the ring provider (no system store, no C build).
@@ -256,6 +264,14 @@ mod tests {
             let e = bad.parse::<BrokerUrl>().unwrap_err().to_string();
             assert!(e.starts_with(&format!("broker '{bad}': ")), "{e}");
         }
+    }
+
+    #[test]
+    fn a_password_file_or_a_seat_file_gives_the_password() {
+        assert_eq!(password_in("s3cret\n"), "s3cret");
+        let seat = "# Kriegspiel seat\nround = \"ab\"\nusername = \"board-7\"\npassword = \"xyz\"\nboard = 7\n";
+        assert_eq!(password_in(seat), "xyz");
+        assert_eq!(password_in(""), "");
     }
 
     #[test]

@@ -293,7 +293,10 @@ impl Listener {
                 Err(ConnectionError::ConnectionRefused(code)) => {
                     let why = match code {
                         ConnectReturnCode::BadUserNamePassword => "wrong user name or password",
-                        ConnectReturnCode::NotAuthorized => "not authorised",
+                        // mosquitto answers a wrong password so too.
+                        ConnectReturnCode::NotAuthorized => {
+                            "not authorised (a wrong user name or password, or a seat file of another round)"
+                        }
                         _ => "refused",
                     };
                     if matches!(
