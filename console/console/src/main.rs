@@ -22,8 +22,8 @@ use kriegspiel_window::WindowOptions;
 
 use clap::Parser;
 use kriegspiel_frontend::{
-    default_socket, demo_timing, journal_path, read_round_with_audio, speaking, stop_on_signals,
-    wait_for_stop, GameArgs, Players, Probing, SpeechArgs,
+    default_socket, demo_timing, journal_path, read_round_broker, read_round_with_audio, speaking,
+    stop_on_signals, wait_for_stop, BrokerArgs, GameArgs, Players, Probing, SpeechArgs,
 };
 use kriegspiel_speech::{setup, AudioOptions, Speakers};
 
@@ -51,11 +51,12 @@ struct Args {
     /// A round: the TOML file of `kriegspiel hall --config`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["white", "black"])]
     config: Option<PathBuf>,
-    /// One table: White's board (serial port or pseudo-terminal path).
-    #[arg(long, requires = "black")]
+    /// One table: White's board (serial port or pseudo-terminal path, or board:ID for a
+    /// board on the network, with --broker).
+    #[arg(long, requires = "black", value_name = "PORT|board:ID")]
     white: Option<PathBuf>,
     /// One table: Black's board.
-    #[arg(long, requires = "white")]
+    #[arg(long, requires = "white", value_name = "PORT|board:ID")]
     black: Option<PathBuf>,
     #[command(flatten)]
     game: GameArgs,
@@ -87,6 +88,8 @@ struct Args {
     /// its audio keys; --no-speech silences every table).
     #[command(flatten)]
     audio: SpeechArgs,
+    #[command(flatten)]
+    broker: BrokerArgs,
 }
 
 /// The tables the command line describes.
@@ -96,6 +99,8 @@ struct Tables {
     audio: Vec<(Option<AudioOptions>, String)>,
     /// Demo tables on simulated boards.
     demo: bool,
+    /// A round file's `[broker]`, for its networked boards.
+    broker: Option<kriegspiel_net::Broker>,
 }
 
 /// Whether any audio option other than --no-speech was given.
@@ -155,6 +160,7 @@ fn tables(args: &Args) -> Result<Tables, String> {
             specs,
             audio,
             demo: false,
+            broker: read_round_broker(path)?,
         });
     }
     let (specs, demo) = specs(args)?;
@@ -169,7 +175,12 @@ fn tables(args: &Args) -> Result<Tables, String> {
             ((i == 0).then(|| options.clone()), label)
         })
         .collect();
-    Ok(Tables { specs, audio, demo })
+    Ok(Tables {
+        specs,
+        audio,
+        demo,
+        broker: None,
+    })
 }
 
 /// Each speaking table's speakers (the `kriegspiel-frontend` library's, as `kriegspiel
@@ -240,8 +251,8 @@ fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
             vec![TableSpec {
                 name: args.name.clone(),
                 setup,
-                white: BoardSource::Serial(white.clone()),
-                black: BoardSource::Serial(black.clone()),
+                white: BoardSource::parse(&white.to_string_lossy())?,
+                black: BoardSource::parse(&black.to_string_lossy())?,
                 scripted: Vec::new(),
                 resume: kriegspiel_hall::Resume::unless_new(args.new_game),
             }],
@@ -304,29 +315,37 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let Tables { specs, demo, .. } = tables;
+    let Tables {
+        specs,
+        demo,
+        broker,
+        ..
+    } = tables;
+    let network = args.broker.network(broker);
+    if let (None, Some(s)) = (&network, specs.iter().find(|s| s.has_networked_board())) {
+        let table = s.name.clone();
+        eprintln!(
+            "{PROGRAM}: {}",
+            kriegspiel_hall::HallError::NoBroker { table }
+        );
+        return ExitCode::from(2);
+    }
     // Before the journal: without a display nothing is started, nothing journaled.
     if let Some(why) = kriegspiel_window::cannot_open() {
         eprintln!("{PROGRAM}: {why}");
         return ExitCode::FAILURE;
     }
-    let path = match journal_path(args.journal.clone()) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{PROGRAM}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    eprintln!("{PROGRAM}: journal {}", path.display());
-    let journal = match Journal::open(&path) {
+    let (journal, path) = match open_journal_file(args.journal.clone()) {
         Ok(j) => j,
-        Err(e) => {
-            eprintln!("{PROGRAM}: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     let hall = match Hall::open(journal, specs.clone(), TimeMode::Real) {
-        Ok(h) => h,
+        Ok(mut h) => {
+            if let Some(network) = network {
+                h.use_broker(network);
+            }
+            h
+        }
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
@@ -434,4 +453,18 @@ mod tests {
     fn the_command_line_is_well_formed() {
         <super::Args as clap::CommandFactory>::command().debug_assert();
     }
+}
+
+/// The journal the options name (or the default one), said on standard error.
+fn open_journal_file(asked: Option<PathBuf>) -> Result<(Journal, PathBuf), ExitCode> {
+    let path = journal_path(asked).map_err(|e| {
+        eprintln!("{PROGRAM}: {e}");
+        ExitCode::FAILURE
+    })?;
+    eprintln!("{PROGRAM}: journal {}", path.display());
+    let journal = Journal::open(&path).map_err(|e| {
+        eprintln!("{PROGRAM}: {e}");
+        ExitCode::FAILURE
+    })?;
+    Ok((journal, path))
 }

@@ -36,6 +36,15 @@ pub fn play(
     let mode = TimeMode::Real;
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
     let tables = specs.len();
+    // Said before any game is begun in the journal.
+    if let (None, Some(s)) = (&network, specs.iter().find(|s| s.has_networked_board())) {
+        let table = s.name.clone();
+        eprintln!(
+            "{program}: {}",
+            kriegspiel_hall::HallError::NoBroker { table }
+        );
+        return ExitCode::from(2);
+    }
     let hall = match Hall::open(journal, specs, mode) {
         Ok(mut h) => {
             if let Some(network) = network {

@@ -16,7 +16,7 @@ use crate::heartbeat::{heartbeat, Beating, Said};
 use crate::journal::{Inbox, Journal};
 use crate::network::{Network, NetworkSpec};
 use crate::resume::{prepare, Prepared};
-use crate::spec::{BoardSource, TableSpec, TimeMode};
+use crate::spec::{TableSpec, TimeMode};
 use crate::table_task::{run_table, TableIo};
 use crate::writer::{JournalQueue, JournalThread};
 
@@ -293,11 +293,8 @@ async fn run(
 /// The longest console outage a networked table's time runs through.
 const CATCH_UP_MS: u64 = 60_000;
 
-/// Whether a table has a board on the network.
 fn networked(spec: &TableSpec) -> bool {
-    [&spec.white, &spec.black]
-        .iter()
-        .any(|s| matches!(s, BoardSource::Network(_)))
+    spec.has_networked_board()
 }
 
 /// The broker to start on the hall's runtime, if the round has one.

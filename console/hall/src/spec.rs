@@ -46,6 +46,15 @@ impl BoardSource {
     }
 }
 
+impl TableSpec {
+    /// Whether a board of this table is on the network (it needs the hall's broker).
+    pub fn has_networked_board(&self) -> bool {
+        [&self.white, &self.black]
+            .iter()
+            .any(|s| matches!(s, BoardSource::Network(_)))
+    }
+}
+
 /// One table of the round.
 #[derive(Debug, Clone)]
 pub struct TableSpec {
