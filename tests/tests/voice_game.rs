@@ -97,7 +97,7 @@ impl Table {
                 }
                 HallEvent::Failed { error, .. } => panic!("table failed: {error}"),
                 HallEvent::OpenFailed { error, .. } => panic!("open failed: {error}"),
-                HallEvent::Link { .. } | HallEvent::Seat(_) => {}
+                HallEvent::Link { .. } | HallEvent::Seat(_) | HallEvent::Broker(_) => {}
             }
         }
     }

@@ -447,14 +447,6 @@ impl kriegspiel_window::Seats for SeatsOf {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_command_line_is_well_formed() {
-        <super::Args as clap::CommandFactory>::command().debug_assert();
-    }
-}
-
 /// The journal the options name (or the default one), said on standard error.
 fn open_journal_file(asked: Option<PathBuf>) -> Result<(Journal, PathBuf), ExitCode> {
     let path = journal_path(asked).map_err(|e| {
@@ -467,4 +459,12 @@ fn open_journal_file(asked: Option<PathBuf>) -> Result<(Journal, PathBuf), ExitC
         ExitCode::FAILURE
     })?;
     Ok((journal, path))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        <super::Args as clap::CommandFactory>::command().debug_assert();
+    }
 }
