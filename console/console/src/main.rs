@@ -322,12 +322,8 @@ fn main() -> ExitCode {
         ..
     } = tables;
     let network = args.broker.network(broker);
-    if let (None, Some(s)) = (&network, specs.iter().find(|s| s.has_networked_board())) {
-        let table = s.name.clone();
-        eprintln!(
-            "{PROGRAM}: {}",
-            kriegspiel_hall::HallError::NoBroker { table }
-        );
+    if let Some(e) = kriegspiel_frontend::args::missing_broker(network.as_ref(), &specs) {
+        eprintln!("{PROGRAM}: {e}");
         return ExitCode::from(2);
     }
     // Before the journal: without a display nothing is started, nothing journaled.

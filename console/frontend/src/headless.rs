@@ -37,12 +37,8 @@ pub fn play(
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
     let tables = specs.len();
     // Said before any game is begun in the journal.
-    if let (None, Some(s)) = (&network, specs.iter().find(|s| s.has_networked_board())) {
-        let table = s.name.clone();
-        eprintln!(
-            "{program}: {}",
-            kriegspiel_hall::HallError::NoBroker { table }
-        );
+    if let Some(e) = crate::args::missing_broker(network.as_ref(), &specs) {
+        eprintln!("{program}: {e}");
         return ExitCode::from(2);
     }
     let hall = match Hall::open(journal, specs, mode) {
