@@ -23,7 +23,7 @@ use kriegspiel_window::WindowOptions;
 use clap::Parser;
 use kriegspiel_frontend::{
     default_socket, demo_timing, journal_path, read_round_broker, read_round_with_audio, speaking,
-    stop_on_signals, wait_for_stop, BrokerArgs, GameArgs, Players, Probing, SpeechArgs,
+    stop_on_signals, tables_of, wait_for_stop, BrokerArgs, GameArgs, Players, Probing, SpeechArgs,
 };
 use kriegspiel_speech::{setup, AudioOptions, Speakers};
 
@@ -148,7 +148,7 @@ fn tables(args: &Args) -> Result<Tables, String> {
                     .into(),
             );
         }
-        let (specs, audio) = read_round_with_audio(path)?
+        let (specs, audio) = tables_of(read_round_with_audio(path)?, &args.broker.console)?
             .into_iter()
             .map(|mut e| {
                 e.spec.resume = kriegspiel_hall::Resume::unless_new(args.new_game);

@@ -200,7 +200,8 @@ pub struct BrokerArgs {
     /// The round's CA certificate, for mqtts://.
     #[arg(long, requires = "broker", value_name = "FILE")]
     pub ca_file: Option<PathBuf>,
-    /// This console's name among the round's consoles.
+    /// This console's name among the round's consoles: with a round file it runs only the
+    /// tables whose `console` is NAME (`main`: those that name none).
     #[arg(long, value_name = "NAME", default_value = "main")]
     pub console: String,
 }

@@ -323,20 +323,27 @@ pub fn round_consoles(round: &Path) -> Result<Vec<String>, String> {
                 ))
             }
         };
-        let good = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
-        if console.is_empty() || console.len() > MAX_CONSOLE_NAME || !console.chars().all(good) {
-            return Err(format!(
-                "{name}: table {}: console: '{}' is not a console's name (up to \
-                 {MAX_CONSOLE_NAME} lower-case letters, digits and -, e.g. east)",
-                i + 1,
-                bounded_lines::excerpt(console)
-            ));
-        }
+        check_console_name(console)
+            .map_err(|e| format!("{name}: table {}: console: {e}", i + 1))?;
         if console != MAIN_CONSOLE && !consoles.contains(console) {
             consoles.push(console.clone());
         }
     }
     Ok(consoles)
+}
+
+/// A console's name as a round file gives it (`console = "east"`): it is part of a broker
+/// user name and of a client id.
+pub fn check_console_name(console: &str) -> Result<(), String> {
+    let good = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
+    if console.is_empty() || console.len() > MAX_CONSOLE_NAME || !console.chars().all(good) {
+        return Err(format!(
+            "'{}' is not a console's name (up to {MAX_CONSOLE_NAME} lower-case letters, \
+             digits and -, e.g. east)",
+            bounded_lines::excerpt(console)
+        ));
+    }
+    Ok(())
 }
 
 /// Where a seat file lets its holder in: one player's seat, or one networked board.

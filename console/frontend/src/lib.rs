@@ -28,6 +28,6 @@ pub use keypad::{parse_command, spawn_keypad, Command};
 pub use lines::{print_line, print_text, Lines};
 pub use players::{default_socket, Players};
 pub use readable::Readable;
-pub use round::{read_round, read_round_broker, read_round_with_audio, RoundEntry};
+pub use round::{read_round, read_round_broker, read_round_with_audio, tables_of, RoundEntry};
 pub use signals::{stop_on_signals, wait_for_stop};
 pub use speakers::{speaker, speaking, Probing};

@@ -64,6 +64,7 @@ pub fn read_round_broker(path: &Path) -> Result<Option<Broker>, String> {
 /// One `[[table]]` of a round file.
 struct RoundTable {
     name: String,
+    console: String,
     white: Option<PathBuf>,
     black: Option<PathBuf>,
     setup: TableSetup,
@@ -73,7 +74,12 @@ struct RoundTable {
 /// The keys of a `[[table]]`: its name, its boards' ports, the game's fields (those of
 /// [`TableSetup`]) and the audio keys (those of `kriegspiel table`'s audio options).
 fn table_keys() -> Vec<String> {
-    let mut keys = vec!["name".to_owned(), "white".to_owned(), "black".to_owned()];
+    let mut keys = vec![
+        "name".to_owned(),
+        "white".to_owned(),
+        "black".to_owned(),
+        "console".to_owned(),
+    ];
     // Every field, those left out of the journal when they hold their default included.
     let every = TableSetup {
         clock_start: kriegspiel_hall::setup::CLOCK_START_FOR_PEOPLE
@@ -114,6 +120,12 @@ impl RoundTable {
             ))),
             p => Ok(p.map(PathBuf::from)),
         };
+        let console = text("console").map_err(named)?;
+        if let Some(c) = &console {
+            crate::credentials::check_console_name(c)
+                .map_err(|e| named(format!("console: {e}")))?;
+        }
+        let console = console.unwrap_or_else(|| crate::credentials::MAIN_CONSOLE.to_owned());
         let white = text("white").map_err(named)?;
         let white = port("white", white)?;
         let black = text("black").map_err(named)?;
@@ -158,6 +170,7 @@ impl RoundTable {
         })?;
         Ok(RoundTable {
             name,
+            console,
             white,
             black,
             setup,
@@ -192,6 +205,32 @@ pub struct RoundEntry {
     pub audio: AudioOptions,
     /// `round.toml: table 1 ('1')`, for messages about this table.
     pub label: String,
+    /// The console that runs this table (`console = "east"`; `main` when none is named).
+    pub console: String,
+}
+
+/// The tables of a round that console `console` runs (`console = "NAME"` in their
+/// `[[table]]`; `main` runs those that name none). None is an error naming the consoles
+/// the round has.
+pub fn tables_of(entries: Vec<RoundEntry>, console: &str) -> Result<Vec<RoundEntry>, String> {
+    let mut consoles: Vec<String> = Vec::new();
+    for e in &entries {
+        if !consoles.contains(&e.console) {
+            consoles.push(e.console.clone());
+        }
+    }
+    let mine: Vec<RoundEntry> = entries
+        .into_iter()
+        .filter(|e| e.console == console)
+        .collect();
+    if mine.is_empty() {
+        return Err(format!(
+            "no table of the round belongs to console '{}' (its consoles: {}); give --console NAME",
+            bounded_lines::excerpt(console),
+            consoles.join(", ")
+        ));
+    }
+    Ok(mine)
 }
 
 /// As [`read_round`], with each table's audio options. Two tables never share a headset or
@@ -364,6 +403,7 @@ impl RoundTable {
             },
             audio,
             label,
+            console: self.console,
         })
     }
 }

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kriegspiel_frontend::{
-    open_journal, play, read_round_broker, read_round_with_audio, BrokerArgs, Probing, RoundEntry,
+    open_journal, play, read_round_broker, read_round_with_audio, tables_of, BrokerArgs, Probing,
+    RoundEntry,
 };
 use kriegspiel_hall::TableSpec;
 use kriegspiel_speech::setup;
@@ -36,7 +37,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let entries = match read_round_with_audio(&args.config) {
+    let entries = match read_round_with_audio(&args.config)
+        .and_then(|e| tables_of(e, &args.broker.console))
+    {
         Ok(mut s) => {
             if args.no_speech {
                 for e in &mut s {

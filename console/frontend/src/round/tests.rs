@@ -79,7 +79,7 @@ no_speech = true
     for (text, says) in [
         ("[[table]]\nname = \"1\"\nrules = \"chess\"\n", "table 1 ('1'): rules:"),
         ("[[table]]\nname = \"1\"\n[[table]]\nname = \"2\"\ntime_control = \"soon\"\n", "table 2 ('2'): time_control:"),
-        ("[[table]]\nname = \"1\"\ncolour = \"white\"\n", "table 1 ('1'): unknown key 'colour' (keys: name, white, black, black_board_id,"),
+        ("[[table]]\nname = \"1\"\ncolour = \"white\"\n", "table 1 ('1'): unknown key 'colour' (keys: name, white, black, console, black_board_id,"),
         ("[[table]]\nname = \"1\"\nwhite_audoi = \"w\"\n", "table 1 ('1'): unknown key 'white_audoi' (keys: name, white, black, "),
         ("[[table]]\nname = \"1\"\nrate = 20\n", "table 1 ('1'): rate: 20: from 80 to 450 words per minute"),
         ("[[table]]\nname = \"1\"\nrate = \"fast\"\n", "table 1 ('1'): rate: invalid type: string \"fast\""),
@@ -109,4 +109,66 @@ no_speech = true
         assert!(e.contains("round.toml"), "{e}");
         assert!(e.contains(says), "{text}: {e}");
     }
+}
+
+#[test]
+fn networked_boards_a_broker_and_consoles_come_from_the_round_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("round.toml");
+    std::fs::write(
+        &p,
+        r#"[broker]
+url = "mqtt://192.168.1.10:1884"
+username = "console-east"
+password_file = "east.pass"
+[[table]]
+name = "1"
+white = "board:7"
+black = "board:8"
+console = "east"
+[[table]]
+name = "2"
+white = "/dev/ttyACM0"
+"#,
+    )
+    .unwrap();
+    let entries = read_round_with_audio(&p).unwrap();
+    assert!(matches!(entries[0].spec.white, BoardSource::Network(7)));
+    assert!(matches!(entries[0].spec.black, BoardSource::Network(8)));
+    assert!(matches!(entries[1].spec.white, BoardSource::Serial(_)));
+    assert_eq!(entries[0].console, "east");
+    assert_eq!(entries[1].console, "main");
+    let broker = read_round_broker(&p).unwrap().unwrap();
+    assert_eq!(broker.url.port, 1884);
+    assert_eq!(broker.password_file, Some(dir.path().join("east.pass")));
+    let east = tables_of(read_round_with_audio(&p).unwrap(), "east").unwrap();
+    assert_eq!(east.len(), 1);
+    assert_eq!(east[0].spec.name, "1");
+    let e = tables_of(entries, "west").unwrap_err();
+    assert!(
+        e.contains("console 'west' (its consoles: east, main)"),
+        "{e}"
+    );
+    for (bad, says) in [
+        ("white = \"board:x\"", "is not a networked board"),
+        (
+            "console = \"East!\"",
+            "console: 'East!' is not a console's name",
+        ),
+        (
+            "white = \"board:1\"\nblack = \"board:1\"",
+            "board board:1 is also used by",
+        ),
+    ] {
+        std::fs::write(&p, format!("[[table]]\nname = \"1\"\n{bad}\n")).unwrap();
+        let e = read_round_with_audio(&p).unwrap_err();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+    std::fs::write(
+        &p,
+        "[broker]\nurl = \"http://x\"\n[[table]]\nname = \"1\"\n",
+    )
+    .unwrap();
+    let e = read_round_broker(&p).unwrap_err();
+    assert!(e.contains("[broker] url: broker 'http://x'"), "{e}");
 }
