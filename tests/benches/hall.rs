@@ -874,6 +874,7 @@ fn journal_cost(n: usize) {
                     wall_ms: 1_700_000_000_000,
                     board_ms,
                     board_seq: None,
+                    net: None,
                 },
             )
             .unwrap();

@@ -106,3 +106,74 @@ fn is_root() -> bool {
         .map(|o| o.stdout.starts_with(b"0\n"))
         .unwrap_or(false)
 }
+
+/// A TCP proxy in the test process between clients and the broker, which can cut every
+/// connection for a while, as a pulled network cable or a dead switch would: connections
+/// open are closed, new ones refused until the cut ends.
+#[derive(Debug)]
+pub struct CuttableProxy {
+    pub port: u16,
+    state: std::sync::Arc<ProxyState>,
+}
+
+#[derive(Debug, Default)]
+struct ProxyState {
+    cut: std::sync::atomic::AtomicBool,
+    open: std::sync::Mutex<Vec<TcpStream>>,
+}
+
+impl CuttableProxy {
+    /// Forwards 127.0.0.1:`port` (a free one) to 127.0.0.1:`upstream`.
+    pub fn start(upstream: u16) -> Result<CuttableProxy, String> {
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+        let state = std::sync::Arc::new(ProxyState::default());
+        let s = state.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                if s.cut.load(Ordering::SeqCst) {
+                    continue; // dropped: refused while cut
+                }
+                let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
+                    continue;
+                };
+                let pairs = [
+                    (client.try_clone(), server.try_clone()),
+                    (server.try_clone(), client.try_clone()),
+                ];
+                if let Ok(mut open) = s.open.lock() {
+                    open.extend(client.try_clone());
+                    open.extend(server.try_clone());
+                }
+                for (from, to) in pairs {
+                    if let (Ok(mut from), Ok(mut to)) = (from, to) {
+                        std::thread::spawn(move || {
+                            let _ = std::io::copy(&mut from, &mut to);
+                            let _ = to.shutdown(std::net::Shutdown::Both);
+                        });
+                    }
+                }
+            }
+        });
+        Ok(CuttableProxy { port, state })
+    }
+
+    pub fn url(&self) -> String {
+        format!("mqtt://127.0.0.1:{}", self.port)
+    }
+
+    /// Cuts every connection now and refuses new ones for `how_long`.
+    pub fn cut_for(&self, how_long: Duration) {
+        use std::sync::atomic::Ordering;
+        self.state.cut.store(true, Ordering::SeqCst);
+        if let Ok(mut open) = self.state.open.lock() {
+            for s in open.drain(..) {
+                let _ = s.shutdown(std::net::Shutdown::Both);
+            }
+        }
+        std::thread::sleep(how_long);
+        self.state.cut.store(false, Ordering::SeqCst);
+    }
+}

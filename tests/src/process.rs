@@ -102,6 +102,8 @@ pub enum Cabling<'a> {
     /// same journal, as after a crash.
     Broker {
         url: &'a str,
+        /// The boards' way to the broker, when not `url` (a proxy that can cut them off).
+        boards_url: Option<&'a str>,
         restart_after: Option<usize>,
     },
 }
@@ -169,8 +171,10 @@ pub fn play_table_via(
                     console_end.display().to_string(),
                 ));
             }
-            Cabling::Broker { url, .. } => ends.push((
-                vec!["--broker".to_owned(), url.to_owned()],
+            Cabling::Broker {
+                url, boards_url, ..
+            } => ends.push((
+                vec!["--broker".to_owned(), boards_url.unwrap_or(url).to_owned()],
                 format!("board:{id}"),
             )),
         }

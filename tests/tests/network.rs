@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use kriegspiel_tests::games::{self, BuiltGame, Timing};
 use kriegspiel_tests::link_util::cargo_bin;
-use kriegspiel_tests::mosquitto::Mosquitto;
+use kriegspiel_tests::mosquitto::{CuttableProxy, Mosquitto};
 use kriegspiel_tests::process::{play_table_via, Cabling, TableRun};
 use serde_json::Value;
 
@@ -54,20 +54,30 @@ fn check(name: &str, game: &BuiltGame, run: &TableRun) {
     );
 }
 
+/// The broker, and the boards' way to it (a proxy that can cut them off).
+struct Room {
+    broker: Mosquitto,
+    boards: CuttableProxy,
+}
+
 fn play(
     name: &str,
     timing: Timing,
     restart_after: Option<usize>,
-    mut during: impl FnMut(usize, &Value, &mut Mosquitto),
+    mut during: impl FnMut(usize, &Value, &mut Room),
 ) -> (BuiltGame, TableRun) {
     let game = games::load(name, timing).unwrap_or_else(|e| panic!("{name}: {e}"));
     let dir = tempfile::tempdir().unwrap();
-    let mut broker = Mosquitto::start(dir.path(), "").unwrap();
+    let broker = Mosquitto::start(dir.path(), "").unwrap();
     let url = broker.url();
+    let boards = CuttableProxy::start(broker.port).unwrap();
+    let boards_url = boards.url();
+    let mut room = Room { broker, boards };
     let mut answers = 0;
     let run = play_table_via(
         Cabling::Broker {
             url: &url,
+            boards_url: Some(&boards_url),
             restart_after,
         },
         &game,
@@ -84,7 +94,7 @@ fn play(
             if v.get("answer").is_some() {
                 answers += 1;
             }
-            during(answers, v, &mut broker);
+            during(answers, v, &mut room);
         },
     )
     .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -102,15 +112,30 @@ fn a_whole_game_through_the_broker_gives_the_referees_verdicts() {
 #[test]
 fn a_broker_killed_mid_game_loses_nothing() {
     let mut killed = false;
-    let (game, run) = play("berkeley", SLACK, None, |answers, _, broker| {
+    let (game, run) = play("berkeley", SLACK, None, |answers, _, room| {
         if answers == 12 && !killed {
             killed = true;
-            broker.kill();
+            room.broker.kill();
             std::thread::sleep(Duration::from_secs(2));
-            broker.restart().unwrap();
+            room.broker.restart().unwrap();
         }
     });
     check("berkeley", &game, &run);
+}
+
+/// Both boards are cut off from the broker for 5 s in the middle of the game (their
+/// connections closed, new ones refused), as by a pulled cable or a dead switch: they keep
+/// what they sense and send it once they are back; the table waits for them.
+#[test]
+fn boards_cut_off_for_5_s_lose_nothing() {
+    let mut cut = false;
+    let (game, run) = play("rand", SLACK, None, |answers, _, room| {
+        if answers == 15 && !cut {
+            cut = true;
+            room.boards.cut_for(Duration::from_secs(5));
+        }
+    });
+    check("rand", &game, &run);
 }
 
 /// The console is killed (SIGKILL) mid-game and started again on its journal 2 s later: the

@@ -147,20 +147,19 @@ impl Commands {
 /// A networked board that has sent nothing for this long (it sends a heartbeat every
 /// 200 ms when idle) may have frames on the way.
 const QUIET: Duration = Duration::from_millis(400);
-/// The longest the table waits for a lagging board before it goes on without it.
-pub(crate) const MAX_HOLD: Duration = Duration::from_secs(8);
+/// The longest the table waits for a lagging board before it goes on without it: a
+/// network cut of some seconds, the broker's reconnection and the boards' re-send.
+pub(crate) const MAX_HOLD: Duration = Duration::from_secs(10);
 /// How often a held table looks again at the lagging board's progress.
 pub(crate) const HOLD_POLL: Duration = Duration::from_millis(20);
 
 impl BoardFeed {
     /// For a networked board whose frames may still bring something made after the last
-    /// one it delivered: when that last one was made. A serial board never lags; one the
-    /// broker knows is gone, or silent longer than [`MAX_HOLD`], is not waited for.
+    /// one it delivered: when that last one was made. A serial board never lags; one silent
+    /// longer than [`MAX_HOLD`] is not waited for. (One the broker says is gone may come
+    /// back with what it kept: a cut cable looks so too.)
     fn lagging_through(&self, now: Instant) -> Option<Instant> {
         let progress = self.link.progress()?;
-        if progress.offline {
-            return None;
-        }
         let through = self.link.started() + progress.through?;
         let quiet = now.saturating_duration_since(through);
         (quiet < MAX_HOLD && (progress.behind || quiet > QUIET)).then_some(through)
