@@ -71,7 +71,8 @@ impl Network {
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         options.set_clean_session(true);
         options.set_request_channel_capacity(CLIENT_QUEUE);
-        let (client, eventloop) = AsyncClient::new(options, CLIENT_QUEUE);
+        let (client, mut eventloop) = AsyncClient::new(options, CLIENT_QUEUE);
+        eventloop.set_network_options(kriegspiel_net::network_options());
         let (intake_tx, intake_rx) = std::sync::mpsc::sync_channel(INTAKE_QUEUE);
         let attached = Arc::new(Mutex::new(BTreeSet::new()));
         intake::spawn(intake_rx, inbox, client.clone(), events.clone())?;

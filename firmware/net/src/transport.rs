@@ -174,7 +174,10 @@ impl BoardTransport {
             QoS::AtLeastOnce,
             true,
         ));
-        let (client, connection) = Client::new(options, BURST * 2);
+        let (client, mut connection) = Client::new(options, BURST * 2);
+        connection
+            .eventloop
+            .set_network_options(crate::broker::network_options());
         let shared = Arc::new(Mutex::new(Shared {
             outbox: Outbox::new(epoch, config.outbox_capacity),
             connected: false,
