@@ -32,6 +32,8 @@ pub enum NetInput {
     NewEpoch,
     /// The broker says the board went away (its last will) or came back.
     Present(bool),
+    /// The board stopped cleanly with everything acknowledged: nothing is on its way.
+    Stopped,
 }
 
 /// How far a networked board's stream has come, for a table that must not run ahead of it.
@@ -42,7 +44,7 @@ pub struct Progress {
     pub through: Option<Duration>,
     /// The latest frame came late (it was kept through an outage): more are on their way.
     pub behind: bool,
-    /// The broker says the board is gone (its last will): nothing is on its way.
+    /// The board stopped cleanly: nothing is on its way, nobody waits for it.
     pub offline: bool,
 }
 
@@ -203,10 +205,13 @@ impl Driver {
                 self.up = false;
             }
             NetInput::Present(present) => {
-                self.progress.send_modify(|p| p.offline = !present);
                 if !present {
                     self.down(now);
                 }
+            }
+            NetInput::Stopped => {
+                self.progress.send_modify(|p| p.offline = true);
+                self.down(now);
             }
         }
         None

@@ -321,7 +321,7 @@ fn main() -> ExitCode {
         broker,
         ..
     } = tables;
-    let network = args.broker.network(broker);
+    let network = args.broker.network(broker, args.config.as_deref());
     if let Some(e) = kriegspiel_frontend::args::missing_broker(network.as_ref(), &specs) {
         eprintln!("{PROGRAM}: {e}");
         return ExitCode::from(2);

@@ -207,19 +207,35 @@ pub struct BrokerArgs {
 }
 
 impl BrokerArgs {
-    /// The hall's broker: the command line's, else the round file's, else none.
+    /// The hall's broker: the command line's, else the round file's, else none. A round
+    /// file's `[broker]` without a user name makes this console `console-NAME`, with the
+    /// password `kriegspiel broker-config` gave it, from the round's secret (when the
+    /// secret is beside the round file).
     pub fn network(
         &self,
         from_round: Option<kriegspiel_net::Broker>,
+        round: Option<&std::path::Path>,
     ) -> Option<kriegspiel_hall::NetworkSpec> {
         let broker = match &self.broker {
             Some(url) => Some(kriegspiel_net::Broker {
                 url: url.clone(),
                 username: self.username.clone(),
                 password_file: self.password_file.clone(),
+                password: None,
                 ca_file: self.ca_file.clone(),
             }),
-            None => from_round,
+            None => from_round.map(|mut b| {
+                let secret = round
+                    .map(crate::credentials::secret_path)
+                    .filter(|s| s.exists())
+                    .and_then(|s| crate::credentials::RoundSecret::read(&s).ok());
+                if let (None, None, Some(secret)) = (&b.username, &b.password_file, secret) {
+                    let user = format!("console-{}", self.console);
+                    b.password = Some(kriegspiel_net::Password(secret.password(&user)));
+                    b.username = Some(user);
+                }
+                b
+            }),
         }?;
         Some(kriegspiel_hall::NetworkSpec {
             broker,

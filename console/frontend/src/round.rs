@@ -57,6 +57,7 @@ pub fn read_round_broker(path: &Path) -> Result<Option<Broker>, String> {
         url,
         username: b.username,
         password_file: b.password_file.map(beside),
+        password: None,
         ca_file: b.ca_file.map(beside),
     }))
 }

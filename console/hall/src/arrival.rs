@@ -155,11 +155,14 @@ pub(crate) const HOLD_POLL: Duration = Duration::from_millis(20);
 
 impl BoardFeed {
     /// For a networked board whose frames may still bring something made after the last
-    /// one it delivered: when that last one was made. A serial board never lags; one silent
-    /// longer than [`MAX_HOLD`] is not waited for. (One the broker says is gone may come
-    /// back with what it kept: a cut cable looks so too.)
+    /// one it delivered: when that last one was made. A serial board never lags; one that
+    /// stopped cleanly, or silent longer than [`MAX_HOLD`], is not waited for. (One gone
+    /// without a word may come back with what it kept: a cut cable looks so too.)
     fn lagging_through(&self, now: Instant) -> Option<Instant> {
         let progress = self.link.progress()?;
+        if progress.offline {
+            return None;
+        }
         let through = self.link.started() + progress.through?;
         let quiet = now.saturating_duration_since(through);
         (quiet < MAX_HOLD && (progress.behind || quiet > QUIET)).then_some(through)

@@ -151,10 +151,7 @@ impl Router {
                 },
             },
             TopicKind::Status => match Status::decode(payload) {
-                Some(status) => Intake::Status {
-                    board,
-                    present: status != Status::Offline,
-                },
+                Some(status) => Intake::Status { board, status },
                 None => return,
             },
             TopicKind::Ack | TopicKind::Cmd => return,

@@ -111,7 +111,7 @@ pub fn run(args: Args) -> ExitCode {
         args.player_socket,
         PROGRAM,
         true,
-        args.broker.network(broker),
+        args.broker.network(broker, Some(&args.config)),
     )
 }
 

@@ -138,7 +138,7 @@ pub fn run(args: Args) -> ExitCode {
         args.player_socket.clone(),
         PROGRAM,
         false,
-        args.broker.network(None),
+        args.broker.network(None, None),
     )
 }
 

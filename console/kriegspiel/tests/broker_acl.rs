@@ -415,6 +415,7 @@ fn the_written_configuration_starts_mosquitto_with_tls_and_keeps_messages() {
         url: format!("mqtts://localhost:{tls_port}").parse().unwrap(),
         username: Some("arbiter".to_owned()),
         password_file: Some(password),
+        password: None,
         ca_file: Some(r.broker.join("ca.crt")),
     };
     let arbiter = start(broker.options("acl-test-tls").unwrap())

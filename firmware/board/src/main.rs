@@ -118,6 +118,7 @@ impl LinkArgs {
                     url: url.clone(),
                     username: self.username.clone(),
                     password_file: self.password_file.clone(),
+                    password: None,
                     ca_file: self.ca_file.clone(),
                 };
                 BoardTransport::start(TransportConfig::new(board_id, broker))

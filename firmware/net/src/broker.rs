@@ -72,12 +72,25 @@ impl std::fmt::Display for BrokerUrl {
     }
 }
 
+/// A password held in memory (made from the round's secret): never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(pub String);
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(..)")
+    }
+}
+
 /// A broker and this client's credentials.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broker {
     pub url: BrokerUrl,
     pub username: Option<String>,
     pub password_file: Option<PathBuf>,
+    /// The password itself, when it is not in a file (a console derives its own from the
+    /// round's secret); it takes the place of `password_file`.
+    pub password: Option<Password>,
     /// The CA that signed the broker's certificate (for `mqtts://`).
     pub ca_file: Option<PathBuf>,
 }
@@ -155,6 +168,7 @@ impl Broker {
             url,
             username: None,
             password_file: None,
+            password: None,
             ca_file: None,
         }
     }
@@ -166,6 +180,10 @@ impl Broker {
         options.set_keep_alive(Duration::from_secs(5));
         options.set_max_packet_size(MAX_PACKET, MAX_PACKET);
         match (&self.username, &self.password_file) {
+            (Some(user), _) if self.password.is_some() => {
+                let password = self.password.as_ref().map(|p| p.0.clone());
+                options.set_credentials(user.clone(), password.unwrap_or_default());
+            }
             (Some(user), Some(path)) => {
                 let bytes = read_small(path, "password file", MAX_PASSWORD_FILE)?;
                 let text = String::from_utf8(bytes).map_err(|_| BrokerError::File {

@@ -15,7 +15,7 @@ mod outbox;
 mod topics;
 mod transport;
 
-pub use broker::{network_options, Broker, BrokerError, BrokerUrl, MAX_PACKET};
+pub use broker::{network_options, Broker, BrokerError, BrokerUrl, Password, MAX_PACKET};
 pub use envelope::{Ack, Envelope, EnvelopeError, MAX_ENVELOPE};
 pub use order::{Arrived, InOrder};
 pub use outbox::{Outbox, OutboxFull};

@@ -112,8 +112,13 @@ impl std::fmt::Display for Principal<'_> {
 /// board's last will when it vanishes without a word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
-    Online { epoch: u64 },
+    Online {
+        epoch: u64,
+    },
+    /// Gone without a word (the broker's last will): it may come back with what it kept.
     Offline,
+    /// Stopped cleanly, everything it made acknowledged: nothing is on its way.
+    Stopped,
 }
 
 impl Status {
@@ -121,6 +126,7 @@ impl Status {
         match self {
             Status::Online { epoch } => format!("online {epoch}").into_bytes(),
             Status::Offline => b"offline".to_vec(),
+            Status::Stopped => b"stopped".to_vec(),
         }
     }
 
@@ -128,6 +134,7 @@ impl Status {
         let text = std::str::from_utf8(bytes).ok()?;
         match text.split_once(' ') {
             None if text == "offline" => Some(Status::Offline),
+            None if text == "stopped" => Some(Status::Stopped),
             Some(("online", epoch)) => epoch.parse().ok().map(|epoch| Status::Online { epoch }),
             _ => None,
         }
@@ -173,7 +180,11 @@ mod tests {
 
     #[test]
     fn status_reads_back() {
-        for s in [Status::Online { epoch: 17 }, Status::Offline] {
+        for s in [
+            Status::Online { epoch: 17 },
+            Status::Offline,
+            Status::Stopped,
+        ] {
             assert_eq!(Status::decode(&s.encode()), Some(s));
         }
         assert_eq!(Status::decode(b"online"), None);

@@ -262,12 +262,18 @@ impl BoardTransport {
 
 impl Drop for BoardTransport {
     fn drop(&mut self) {
-        // Said plainly at a clean stop; the last will says it at an unclean one.
+        // Said plainly at a clean stop (nothing more will come when the outbox is empty);
+        // the last will says "offline" at an unclean one.
+        let status = if self.unacknowledged() == 0 {
+            Status::Stopped
+        } else {
+            Status::Offline
+        };
         let _ = self.client.try_publish(
             self.topics.status.clone(),
             QoS::AtLeastOnce,
             true,
-            Status::Offline.encode(),
+            status.encode(),
         );
         let _ = self.client.try_disconnect();
         thread::sleep(Duration::from_millis(50));

@@ -33,7 +33,7 @@ pub(crate) enum Intake {
     },
     Status {
         board: u32,
-        present: bool,
+        status: kriegspiel_net::Status,
     },
     Attach {
         board: u32,
@@ -109,9 +109,13 @@ impl State {
                     }
                 }
             }
-            Intake::Status { board, present } => {
+            Intake::Status { board, status } => {
                 if let Some(b) = self.boards.get_mut(&board) {
-                    b.queue.push_back(NetInput::Present(present));
+                    b.queue.push_back(match status {
+                        kriegspiel_net::Status::Online { .. } => NetInput::Present(true),
+                        kriegspiel_net::Status::Offline => NetInput::Present(false),
+                        kriegspiel_net::Status::Stopped => NetInput::Stopped,
+                    });
                 }
             }
             Intake::Malformed { board, why } => {
