@@ -172,3 +172,35 @@ white = "/dev/ttyACM0"
     let e = read_round_broker(&p).unwrap_err();
     assert!(e.contains("[broker] url: broker 'http://x'"), "{e}");
 }
+
+/// A console on a round whose secret is beside it derives its own broker password: the
+/// one `kriegspiel broker-config` wrote into the broker's password file.
+#[test]
+fn a_console_takes_its_password_from_the_rounds_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("round.toml");
+    std::fs::write(
+        &p,
+        "[broker]\nurl = \"mqtt://127.0.0.1:1883\"\n[[table]]\nname = \"1\"\nwhite = \"board:7\"\n",
+    )
+    .unwrap();
+    let args = crate::BrokerArgs {
+        console: "east".to_owned(),
+        ..crate::BrokerArgs::default()
+    };
+    let without = args
+        .network(read_round_broker(&p).unwrap(), Some(&p))
+        .unwrap();
+    assert_eq!(without.broker.username, None, "no secret, no user");
+    let secret = crate::credentials::RoundSecret::of_round(&p).unwrap();
+    let with = args
+        .network(read_round_broker(&p).unwrap(), Some(&p))
+        .unwrap();
+    assert_eq!(with.broker.username.as_deref(), Some("console-east"));
+    assert_eq!(
+        with.broker.password,
+        Some(kriegspiel_net::Password(secret.password("console-east")))
+    );
+    assert_eq!(format!("{:?}", with.broker.password), "Some(Password(..))");
+    assert_eq!(with.console, "east");
+}
