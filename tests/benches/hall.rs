@@ -38,6 +38,7 @@ use kriegspiel_referee::shakmaty::{Bitboard, CastlingMode, Color, Position, Role
 use kriegspiel_referee::{GameConfig, Referee, Try, Verdict};
 use kriegspiel_table::{BoardInput, Event, Input, Output, PrivateMessage, Table};
 use kriegspiel_tests::games::{self, Action, BuiltGame, GameDef, Timing};
+use kriegspiel_tests::host::{cpu_seconds, fs_type, load, quantile, scratch_dir};
 use kriegspiel_tests::process::ChildGuard;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -58,9 +59,6 @@ const BRISK: Timing = Timing {
 
 const TABLES: usize = 16;
 const STAGGER_MS: u64 = 137;
-/// Clock ticks per second of /proc/*/stat (`getconf CLK_TCK`).
-const CLK_TCK: f64 = 100.0;
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--boards-child") {
@@ -129,48 +127,6 @@ fn unix_ns() -> i128 {
             .as_nanos(),
     )
     .unwrap()
-}
-
-fn scratch_dir() -> tempfile::TempDir {
-    // KRIEGSPIEL_BENCH_SCRATCH=/dev/shm compares the disk with memory; by default
-    // target/tmp: on the workspace's disk (never a tmpfs), so fsync means a disk write.
-    if let Some(dir) = std::env::var_os("KRIEGSPIEL_BENCH_SCRATCH") {
-        let dir = tempfile::tempdir_in(dir).unwrap();
-        println!(
-            "  scratch: {} ({})",
-            dir.path().display(),
-            fs_type(dir.path())
-        );
-        return dir;
-    }
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let fs = fs_type(dir.path());
-    assert!(fs != "tmpfs", "{} is on a tmpfs", dir.path().display());
-    dir
-}
-
-/// The load average (1, 5, 15 minutes): other work on the machine.
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The file system type of the mount holding `path` (/proc/self/mounts).
-fn fs_type(path: &Path) -> String {
-    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
-    let path = path.canonicalize().unwrap_or_else(|_| path.to_owned());
-    mounts
-        .lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(' ').collect();
-            (f.len() > 2 && path.starts_with(f[1])).then(|| (f[1].len(), f[2].to_owned()))
-        })
-        .max()
-        .map_or_else(|| "?".to_owned(), |(_, t)| t)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -369,16 +325,6 @@ fn subscribe(
     seen
 }
 
-/// User + system seconds of a process (or one thread: /proc/PID/task/TID).
-fn cpu_seconds(stat_path: &Path) -> f64 {
-    let stat = std::fs::read_to_string(stat_path).unwrap_or_default();
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    // After the command: state is field 3, utime 14, stime 15.
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / CLK_TCK
-}
-
 /// The stat file of this process's thread named `name`.
 fn thread_stat(name: &str) -> Option<PathBuf> {
     std::fs::read_dir("/proc/self/task").ok()?.find_map(|t| {
@@ -401,13 +347,6 @@ fn memory_mib() -> (f64, f64) {
             / 1024.0
     };
     (kb("VmHWM:"), kb("VmRSS:"))
-}
-
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
 fn describe(label: &str, values: &mut [f64]) {
@@ -538,7 +477,7 @@ fn tables_round(pace_name: &str, timing: Timing, round: usize) -> Round {
         ports[f[1].parse::<usize>().unwrap()][f[2].parse::<usize>().unwrap()] = f[3].into();
     }
 
-    let dir = scratch_dir();
+    let dir = scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))).unwrap();
     let journal_path = dir.path().join("hall.sqlite");
     let specs = planned
         .iter()
@@ -803,7 +742,7 @@ fn tables_round(pace_name: &str, timing: Timing, round: usize) -> Round {
 // Part 2: the journal's cost per event
 
 fn journal_cost(n: usize) {
-    let dir = scratch_dir();
+    let dir = scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))).unwrap();
     println!(
         "\n== journal: {n} appends to {} ({}), load average {}",
         dir.path().display(),
@@ -936,7 +875,7 @@ fn resume(plies: usize) {
     let (def, seed) = long_game(plies + 60);
     let total_plies = def.plies.len();
     let game = games::build(def, HUMAN).unwrap();
-    let dir = scratch_dir();
+    let dir = scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))).unwrap();
     let base = dir.path().join("long.sqlite");
     let spec = game.table_spec("long", &HUMAN);
 
@@ -1076,7 +1015,7 @@ fn demo() {
         "\n== demo: {} demo [RULES] --fast --no-speech --journal FILE",
         bin.display()
     );
-    let dir = scratch_dir();
+    let dir = scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))).unwrap();
     let runs = 5;
     for (rules, _) in games::BUILTIN {
         let mut ms = Vec::new();

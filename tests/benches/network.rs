@@ -68,12 +68,11 @@ use kriegspiel_hall::{
 use kriegspiel_link::{BoardMsg, Decoder};
 use kriegspiel_net::{BoardTransport, Broker, BrokerUrl, TransportConfig, TransportError};
 use kriegspiel_referee::shakmaty::Color;
+use kriegspiel_tests::host::{cpu_seconds, fs_type, load, quantile, scratch_dir, CLK_TCK};
 use kriegspiel_tests::mosquitto::Mosquitto;
 use rusqlite::{params, Connection, OpenFlags};
 use tokio::sync::broadcast::error::RecvError;
 
-/// Clock ticks per second of /proc/*/stat (`getconf CLK_TCK`).
-const CLK_TCK: f64 = 100.0;
 /// How often the journal is read beside the hall.
 const POLL: Duration = Duration::from_millis(2);
 /// A board scans at 1 kHz this long after one of its men moved (the debounce's 5 scans and
@@ -165,37 +164,6 @@ fn wall_ms() -> i64 {
     .unwrap()
 }
 
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn fs_type(path: &Path) -> String {
-    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
-    let path = path.canonicalize().unwrap_or_else(|_| path.to_owned());
-    mounts
-        .lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(' ').collect();
-            (f.len() > 2 && path.starts_with(f[1])).then(|| (f[1].len(), f[2].to_owned()))
-        })
-        .max()
-        .map_or_else(|| "?".to_owned(), |(_, t)| t)
-}
-
-/// User + system seconds of a process or a thread from its stat file.
-fn cpu_seconds(stat_path: &Path) -> f64 {
-    let stat = std::fs::read_to_string(stat_path).unwrap_or_default();
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / CLK_TCK
-}
-
 /// CPU seconds of this process's threads, summed by thread name, and how many there are.
 fn cpu_by_thread() -> BTreeMap<String, (f64, usize)> {
     let mut out: BTreeMap<String, (f64, usize)> = BTreeMap::new();
@@ -264,18 +232,6 @@ fn vm_hwm_mib() -> f64 {
         .and_then(|v| v.parse::<f64>().ok())
         .unwrap_or(0.0)
         / 1024.0
-}
-
-fn scratch_dir() -> tempfile::TempDir {
-    // KRIEGSPIEL_BENCH_SCRATCH=/dev/shm puts the journal in memory, to tell the disk's share
-    // from the rest; by default target/tmp, on the workspace's disk (never a tmpfs).
-    if let Some(dir) = std::env::var_os("KRIEGSPIEL_BENCH_SCRATCH") {
-        return tempfile::tempdir_in(dir).unwrap();
-    }
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let fs = fs_type(dir.path());
-    assert!(fs != "tmpfs", "{} is on a tmpfs", dir.path().display());
-    dir
 }
 
 // ---------------------------------------------------------------------------------------
@@ -806,13 +762,6 @@ fn tap(url: &BrokerUrl, stop: Arc<AtomicBool>) -> Tapped {
 // ---------------------------------------------------------------------------------------
 // Figures
 
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
-}
-
 fn row(label: &str, values: &mut [f64], goal: Option<f64>) -> String {
     values.sort_by(f64::total_cmp);
     let over = goal.map_or_else(String::new, |g| {
@@ -952,7 +901,7 @@ fn main() {
         },
         load()
     );
-    let dir = scratch_dir();
+    let dir = scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))).unwrap();
     println!(
         "== boards on the network: {} tables, {} boards, {} lifts and places a second in all; steady {} s{}; journal in {} ({})",
         s.tables,

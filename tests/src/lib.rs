@@ -3,6 +3,7 @@
 /// The scripted games live in the product (`kriegspiel demo` plays them).
 pub use kriegspiel_games as games;
 pub mod console;
+pub mod host;
 pub mod link_util;
 pub mod mosquitto;
 pub mod pgn_check;
