@@ -45,7 +45,7 @@ pub struct Progress {
     /// The latest frame came late (it was kept through an outage): more are on their way.
     pub behind: bool,
     /// The board stopped cleanly: nothing is on its way, nobody waits for it.
-    pub offline: bool,
+    pub stopped: bool,
 }
 
 /// How far back the link's clock reaches.
@@ -210,7 +210,7 @@ impl Driver {
                 }
             }
             NetInput::Stopped => {
-                self.progress.send_modify(|p| p.offline = true);
+                self.progress.send_modify(|p| p.stopped = true);
                 self.down(now);
             }
         }
@@ -227,7 +227,7 @@ impl Driver {
         self.progress.send_replace(Progress {
             through: Some(at),
             behind: late > LATE,
-            offline: false,
+            stopped: false,
         });
     }
 

@@ -160,7 +160,7 @@ impl BoardFeed {
     /// without a word may come back with what it kept: a cut cable looks so too.)
     fn lagging_through(&self, now: Instant) -> Option<Instant> {
         let progress = self.link.progress()?;
-        if progress.offline {
+        if progress.stopped {
             return None;
         }
         let through = self.link.started() + progress.through?;

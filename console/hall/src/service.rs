@@ -137,7 +137,7 @@ impl Hall {
             network,
         } = self;
         if network.is_none() {
-            if let Some(p) = prepared.iter().find(|p| networked(&p.spec)) {
+            if let Some(p) = prepared.iter().find(|p| p.spec.has_networked_board()) {
                 return Err(HallError::NoBroker {
                     table: p.spec.name.clone(),
                 });
@@ -215,7 +215,7 @@ async fn run(
         // A networked table's boards kept what happened while the console was down: that
         // time is the game's (within a minute; a longer outage starts the clock afresh).
         let clock = match p.down_ms {
-            Some(down) if networked(&p.spec) && down <= CATCH_UP_MS => {
+            Some(down) if p.spec.has_networked_board() && down <= CATCH_UP_MS => {
                 TableClock::resumed(p.resume_at, std::time::Duration::from_millis(down))
             }
             _ => TableClock::starting_at(p.resume_at),
@@ -248,7 +248,7 @@ async fn run(
                     .await
                     .unwrap_or_else(|e| Err(HallError::Journal(e)));
                 match prepared {
-                    Ok(p) if network.is_none() && networked(&p.spec) => {
+                    Ok(p) if network.is_none() && p.spec.has_networked_board() => {
                         let _ = events.send(HallEvent::OpenFailed {
                             name,
                             error: HallError::NoBroker { table: p.spec.name }.to_string(),
@@ -292,10 +292,6 @@ async fn run(
 
 /// The longest console outage a networked table's time runs through.
 const CATCH_UP_MS: u64 = 60_000;
-
-fn networked(spec: &TableSpec) -> bool {
-    spec.has_networked_board()
-}
 
 /// The broker to start on the hall's runtime, if the round has one.
 struct Networking {
