@@ -95,6 +95,8 @@ struct Args {
 /// The tables the command line describes.
 struct Tables {
     specs: Vec<TableSpec>,
+    /// Each table's number (a round's own, whichever console runs it).
+    numbers: Vec<TableNo>,
     /// How each table speaks (none: silent), and its name in messages.
     audio: Vec<(Option<AudioOptions>, String)>,
     /// Demo tables on simulated boards.
@@ -148,7 +150,9 @@ fn tables(args: &Args) -> Result<Tables, String> {
                     .into(),
             );
         }
-        let (specs, audio) = tables_of(read_round_with_audio(path)?, &args.broker.console)?
+        let entries = tables_of(read_round_with_audio(path)?, &args.broker.console)?;
+        let numbers = entries.iter().map(|e| e.no).collect();
+        let (specs, audio) = entries
             .into_iter()
             .map(|mut e| {
                 e.spec.resume = kriegspiel_hall::Resume::unless_new(args.new_game);
@@ -158,6 +162,7 @@ fn tables(args: &Args) -> Result<Tables, String> {
             .unzip();
         return Ok(Tables {
             specs,
+            numbers,
             audio,
             demo: false,
             broker: read_round_broker(path)?,
@@ -176,6 +181,7 @@ fn tables(args: &Args) -> Result<Tables, String> {
         })
         .collect();
     Ok(Tables {
+        numbers: (1..=specs.len()).collect(),
         specs,
         audio,
         demo,
@@ -194,8 +200,8 @@ fn speakers(tables: &Tables) -> Result<Vec<(TableNo, Speakers)>, String> {
         .specs
         .iter()
         .zip(&tables.audio)
-        .enumerate()
-        .filter_map(|(i, (spec, (audio, label)))| Some((i + 1, audio.as_ref()?, label, spec)))
+        .zip(&tables.numbers)
+        .filter_map(|((spec, (audio, label)), no)| Some((*no, audio.as_ref()?, label, spec)))
         .collect();
     let wants = named
         .iter()
@@ -317,12 +323,13 @@ fn main() -> ExitCode {
     };
     let Tables {
         specs,
+        numbers,
         demo,
         broker,
         ..
     } = tables;
     let network = args.broker.network(broker, args.config.as_deref());
-    if let Some(e) = kriegspiel_frontend::args::missing_broker(network.as_ref(), &specs) {
+    if let Some(e) = kriegspiel_frontend::args::missing_broker(network.as_ref(), specs.iter()) {
         eprintln!("{PROGRAM}: {e}");
         return ExitCode::from(2);
     }
@@ -335,7 +342,8 @@ fn main() -> ExitCode {
         Ok(j) => j,
         Err(code) => return code,
     };
-    let hall = match Hall::open(journal, specs.clone(), TimeMode::Real) {
+    let numbered = numbers.into_iter().zip(specs.clone()).collect();
+    let hall = match Hall::open_numbered(journal, numbered, TimeMode::Real) {
         Ok(mut h) => {
             if let Some(network) = network {
                 h.use_broker(network);

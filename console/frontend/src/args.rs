@@ -246,11 +246,11 @@ impl BrokerArgs {
 
 /// Why these tables cannot run without a broker (one has a networked board and `network`
 /// is none): said before any game is begun in the journal.
-pub fn missing_broker(
+pub fn missing_broker<'a>(
     network: Option<&kriegspiel_hall::NetworkSpec>,
-    specs: &[kriegspiel_hall::TableSpec],
+    mut specs: impl Iterator<Item = &'a kriegspiel_hall::TableSpec>,
 ) -> Option<String> {
-    let table = specs.iter().find(|s| s.has_networked_board())?.name.clone();
+    let table = specs.find(|s| s.has_networked_board())?.name.clone();
     network
         .is_none()
         .then(|| kriegspiel_hall::HallError::NoBroker { table }.to_string())

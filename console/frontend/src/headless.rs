@@ -26,7 +26,7 @@ use crate::speakers::speaking;
 /// and thread per output.
 pub fn play(
     journal: Journal,
-    specs: Vec<TableSpec>,
+    specs: Vec<(TableNo, TableSpec)>,
     speakers: Vec<(TableNo, Speakers)>,
     players_socket: Option<PathBuf>,
     program: &'static str,
@@ -37,11 +37,11 @@ pub fn play(
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
     let tables = specs.len();
     // Said before any game is begun in the journal.
-    if let Some(e) = crate::args::missing_broker(network.as_ref(), &specs) {
+    if let Some(e) = crate::args::missing_broker(network.as_ref(), specs.iter().map(|(_, s)| s)) {
         eprintln!("{program}: {e}");
         return ExitCode::from(2);
     }
-    let hall = match Hall::open(journal, specs, mode) {
+    let hall = match Hall::open_numbered(journal, specs, mode) {
         Ok(mut h) => {
             if let Some(network) = network {
                 h.use_broker(network);

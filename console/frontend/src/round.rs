@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
+use kriegspiel_hall::{BoardSource, TableNo, TableSetup, TableSpec};
 use kriegspiel_net::{Broker, BrokerUrl};
 use kriegspiel_speech::{AudioKey, AudioOptions};
 use serde::Deserialize;
@@ -201,6 +201,8 @@ pub fn read_round(path: &Path) -> Result<Vec<TableSpec>, String> {
 /// One table of a round: what the hall plays, and how it speaks.
 #[derive(Debug)]
 pub struct RoundEntry {
+    /// The table's number: its place in the round file, from 1, whichever console runs it.
+    pub no: TableNo,
     pub spec: TableSpec,
     /// The table's audio keys (checked: ranges, device names, no headset shared).
     pub audio: AudioOptions,
@@ -264,7 +266,7 @@ pub fn read_round_with_audio(path: &Path) -> Result<Vec<RoundEntry>, String> {
             return Err(format!("{label}: name: another table has this name"));
         }
         taken.ports(&label, &t)?;
-        specs.push(t.entry(audio, label, round.event.as_ref())?);
+        specs.push(t.entry(i + 1, audio, label, round.event.as_ref())?);
     }
     Ok(specs)
 }
@@ -374,6 +376,7 @@ impl RoundTable {
     /// The hall's table (`event`: the round's, for a table that names none), checked.
     fn entry(
         self,
+        no: TableNo,
         audio: AudioOptions,
         label: String,
         event: Option<&String>,
@@ -394,6 +397,7 @@ impl RoundTable {
         };
         let (white, black) = (board(self.white)?, board(self.black)?);
         Ok(RoundEntry {
+            no,
             spec: TableSpec {
                 name: self.name,
                 setup,

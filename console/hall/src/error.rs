@@ -23,6 +23,10 @@ pub enum HallError {
     },
     Runtime(std::io::Error),
     NoTables,
+    /// Two tables were given the same number.
+    SameNumber {
+        table: usize,
+    },
     /// A table has a networked board (`board:N`) but the hall was given no broker.
     NoBroker {
         table: String,
@@ -53,6 +57,9 @@ impl std::fmt::Display for HallError {
             ),
             HallError::Runtime(e) => write!(f, "cannot start the hall's runtime: {e}"),
             HallError::NoTables => f.write_str("a hall needs at least one table"),
+            HallError::SameNumber { table } => {
+                write!(f, "two tables were given the number {table}")
+            }
             HallError::Conflict {
                 table,
                 game,

@@ -4,6 +4,8 @@
 //! (it is told how many), never holds a table back. Board events are timed by their arrival
 //! at the link, so a table that waits on the disk still judges tries by when the men moved.
 
+use std::collections::BTreeMap;
+
 use kriegspiel_table::Input;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
@@ -16,9 +18,12 @@ use crate::heartbeat::{heartbeat, Beating, Said};
 use crate::journal::{Inbox, Journal};
 use crate::network::{Network, NetworkSpec};
 use crate::resume::{prepare, Prepared};
-use crate::spec::{TableSpec, TimeMode};
+use crate::spec::{TableNo, TableSpec, TimeMode};
 use crate::table_task::{run_table, TableIo};
 use crate::writer::{JournalQueue, JournalThread};
+
+/// Where a running table takes its commands, each stamped with when it came.
+type TableInput = mpsc::UnboundedSender<(Input, Instant)>;
 
 /// Starts a hall on its own thread, with the subscribers it serves from its first event.
 pub fn start(
@@ -81,16 +86,31 @@ impl std::fmt::Debug for Hall {
 impl Hall {
     /// Checks every table's set-up and resumes or begins its game in the journal.
     pub fn open(
-        mut journal: Journal,
+        journal: Journal,
         specs: Vec<TableSpec>,
+        mode: TimeMode,
+    ) -> Result<Hall, HallError> {
+        let numbered = specs.into_iter().enumerate().map(|(i, s)| (i + 1, s));
+        Hall::open_numbered(journal, numbered.collect(), mode)
+    }
+
+    /// As [`Hall::open`], each table with its number in the round: a console that runs part
+    /// of a round (`--console east`) keeps the numbers its tables have on the broker's
+    /// topics, in the seat files and in every other console. Numbers are distinct.
+    pub fn open_numbered(
+        mut journal: Journal,
+        specs: Vec<(TableNo, TableSpec)>,
         mode: TimeMode,
     ) -> Result<Hall, HallError> {
         if specs.is_empty() {
             return Err(HallError::NoTables);
         }
         let mut prepared = Vec::with_capacity(specs.len());
-        for (i, spec) in specs.into_iter().enumerate() {
-            prepared.push(prepare(&mut journal, i + 1, spec, mode)?);
+        for (no, spec) in specs {
+            if prepared.iter().any(|p: &Prepared| p.no == no) {
+                return Err(HallError::SameNumber { table: no });
+            }
+            prepared.push(prepare(&mut journal, no, spec, mode)?);
         }
         let (commands_tx, commands) = mpsc::unbounded_channel();
         let (events, _) = broadcast::channel(SUBSCRIBER_QUEUE);
@@ -202,16 +222,16 @@ async fn run(
     networking: Networking,
 ) {
     let network = networking.start(&events);
-    let mut inputs = Vec::with_capacity(prepared.len());
+    let mut inputs = BTreeMap::new();
     let mut tasks = Vec::with_capacity(prepared.len());
     let beating = Beating::default();
     let said = Said::default();
     // Simulated time has no crash to survive, and a heartbeat would keep its clock running.
     let heartbeat =
         (mode == TimeMode::Real).then(|| tokio::spawn(heartbeat(beating.clone(), journal.clone())));
-    let mut spawn = |p: Prepared, inputs: &mut Vec<mpsc::UnboundedSender<(Input, Instant)>>| {
+    let mut spawn = |p: Prepared, inputs: &mut BTreeMap<TableNo, TableInput>| {
         let (tx, rx) = mpsc::unbounded_channel();
-        inputs.push(tx);
+        inputs.insert(p.no, tx);
         // A networked table's boards kept what happened while the console was down: that
         // time is the game's (within a minute; a longer outage starts the clock afresh).
         let clock = match p.down_ms {
@@ -242,7 +262,7 @@ async fn run(
         match command {
             HallCommand::Open(spec) => {
                 let name = spec.name.clone();
-                let no = inputs.len() + 1;
+                let no = inputs.keys().next_back().map_or(1, |last| last + 1);
                 let prepared = journal
                     .call(move |j| prepare(j, no, *spec, mode))
                     .await
@@ -264,7 +284,7 @@ async fn run(
                 }
             }
             HallCommand::Input { table, input } => {
-                if let Some(tx) = table.checked_sub(1).and_then(|i| inputs.get(i)) {
+                if let Some(tx) = inputs.get(&table) {
                     // Stamped now, on the clock the links stamp their reports with, so that
                     // the table takes a command and a board event in the order they came.
                     // A stopped table (journal failure) has said so already.

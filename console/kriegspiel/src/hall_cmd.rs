@@ -98,9 +98,12 @@ pub fn run(args: Args) -> ExitCode {
     };
     let specs = entries
         .into_iter()
-        .map(|e| TableSpec {
-            resume: kriegspiel_hall::Resume::unless_new(args.new_game),
-            ..e.spec
+        .map(|e| {
+            let spec = TableSpec {
+                resume: kriegspiel_hall::Resume::unless_new(args.new_game),
+                ..e.spec
+            };
+            (e.no, spec)
         })
         .collect();
     // A hall's lines name their table, however many it has.
@@ -125,18 +128,19 @@ fn table_speakers(
     probe: impl FnOnce() -> setup::Probe,
 ) -> Result<setup::Built, String> {
     let mut tables = Vec::with_capacity(entries.len());
-    for (i, (e, c)) in entries.iter().zip(checked).enumerate() {
+    for (e, c) in entries.iter().zip(checked) {
         let lang = e
             .spec
             .setup
             .config()
             .map_err(|err| format!("{}: {err}", e.label))?
             .lang;
-        tables.push((i + 1, lang, c));
+        tables.push((e.no, lang, c));
     }
     setup::build_all(&tables, probe).map_err(|(table, err)| {
         let label = entries
-            .get(table.saturating_sub(1))
+            .iter()
+            .find(|e| e.no == table)
             .map_or_else(|| format!("table {table}"), |e| e.label.clone());
         format!("{label}: {}", err.in_round_file())
     })

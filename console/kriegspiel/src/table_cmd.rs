@@ -133,7 +133,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     play(
         journal,
-        vec![spec],
+        vec![(1, spec)],
         speaker.map(|s| (1, s)).into_iter().collect(),
         args.player_socket.clone(),
         PROGRAM,
