@@ -6,12 +6,15 @@
 //! an [`Envelope`] numbered `(epoch, seq)`; the board keeps it in its [`Outbox`] until the
 //! console's cumulative [`Ack`] covers it and re-sends it on a timer; the console takes
 //! envelopes [`InOrder`], never by arrival, and acknowledges only what its journal holds.
-//! The link frames inside are the serial link's own, byte for byte.
+//! The link frames inside are the serial link's own, byte for byte. A player's seat travels
+//! the same way in lines: numbered by the console, kept, asked for again ([`seat`]).
 
 mod broker;
 mod envelope;
 mod order;
 mod outbox;
+pub mod seat;
+mod seat_lines;
 mod topics;
 mod transport;
 
@@ -19,5 +22,7 @@ pub use broker::{network_options, Broker, BrokerError, BrokerUrl, Password, MAX_
 pub use envelope::{Ack, Envelope, EnvelopeError, MAX_ENVELOPE};
 pub use order::{Arrived, InOrder};
 pub use outbox::{Outbox, OutboxFull};
+pub use seat::{SeatWireError, SessionId, ToConsole, ToSeat, MAX_LINE};
+pub use seat_lines::{Heard, HeardLines, SaidLines, ASK_EVERY_MS, HELD_LINES, KEPT_LINES};
 pub use topics::{BoardTopics, Principal, Status, TableTopics, TopicKind};
 pub use transport::{BoardTransport, TransportConfig, TransportError, TransportWriter};
