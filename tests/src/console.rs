@@ -182,11 +182,18 @@ pub struct Terminal {
 impl Terminal {
     /// Starts `kriegspiel player --table 1 --color COLOR --code CODE --socket SOCKET EXTRA`.
     pub fn start(socket: &Path, color: &str, code: &str, extra: &[&str]) -> Terminal {
+        let socket = socket.to_str().unwrap();
+        let mut args = vec!["--table", "1", "--color", color, "--code", code];
+        args.extend(["--socket", socket]);
+        args.extend_from_slice(extra);
+        Terminal::with_args(&args)
+    }
+
+    /// Starts `kriegspiel player ARGS`.
+    pub fn with_args(args: &[&str]) -> Terminal {
         let mut child = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-            .args(["player", "--table", "1", "--color", color, "--code", code])
-            .arg("--socket")
-            .arg(socket)
-            .args(extra)
+            .arg("player")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

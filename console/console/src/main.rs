@@ -345,8 +345,8 @@ fn main() -> ExitCode {
     let numbered = numbers.into_iter().zip(specs.clone()).collect();
     let hall = match Hall::open_numbered(journal, numbered, TimeMode::Real) {
         Ok(mut h) => {
-            if let Some(network) = network {
-                h.use_broker(network);
+            if let Some(network) = &network {
+                h.use_broker(network.hall.clone());
             }
             h
         }
@@ -363,6 +363,9 @@ fn main() -> ExitCode {
     // first event: a table opened here can be played from players' terminals, and a seat
     // code printed can be used at once.
     let players = Players::serve(&socket, hall.handle(), PROGRAM);
+    if let (Some(p), Some(on)) = (&players, &network) {
+        p.serve_broker(on, PROGRAM);
+    }
     let mut options = WindowOptions::new(path);
     options.sync_alert_after = Duration::from_secs(args.sync_alert);
     options.start_table = args.open;

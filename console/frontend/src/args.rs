@@ -215,7 +215,11 @@ impl BrokerArgs {
         &self,
         from_round: Option<kriegspiel_net::Broker>,
         round: Option<&std::path::Path>,
-    ) -> Option<kriegspiel_hall::NetworkSpec> {
+    ) -> Option<OnBroker> {
+        let secret = round
+            .map(crate::credentials::secret_path)
+            .filter(|s| s.exists())
+            .and_then(|s| crate::credentials::RoundSecret::read(&s).ok());
         let broker = match &self.broker {
             Some(url) => Some(kriegspiel_net::Broker {
                 url: url.clone(),
@@ -225,11 +229,7 @@ impl BrokerArgs {
                 ca_file: self.ca_file.clone(),
             }),
             None => from_round.map(|mut b| {
-                let secret = round
-                    .map(crate::credentials::secret_path)
-                    .filter(|s| s.exists())
-                    .and_then(|s| crate::credentials::RoundSecret::read(&s).ok());
-                if let (None, None, Some(secret)) = (&b.username, &b.password_file, secret) {
+                if let (None, None, Some(secret)) = (&b.username, &b.password_file, &secret) {
                     let user = format!("console-{}", self.console);
                     b.password = Some(kriegspiel_net::Password(secret.password(&user)));
                     b.username = Some(user);
@@ -237,17 +237,29 @@ impl BrokerArgs {
                 b
             }),
         }?;
-        Some(kriegspiel_hall::NetworkSpec {
-            broker,
-            console: self.console.clone(),
+        Some(OnBroker {
+            hall: kriegspiel_hall::NetworkSpec {
+                broker,
+                console: self.console.clone(),
+            },
+            round_secret: secret.map(std::sync::Arc::new),
         })
     }
+}
+
+/// A console on a broker: its hall's (the networked boards) and its players' seats.
+#[derive(Debug, Clone)]
+pub struct OnBroker {
+    pub hall: kriegspiel_hall::NetworkSpec,
+    /// The round's secret, when the console runs a round that has one: a player's seat file
+    /// then proves his seat, on the broker and on the local socket alike.
+    pub round_secret: Option<std::sync::Arc<crate::credentials::RoundSecret>>,
 }
 
 /// Why these tables cannot run without a broker (one has a networked board and `network`
 /// is none): said before any game is begun in the journal.
 pub fn missing_broker<'a>(
-    network: Option<&kriegspiel_hall::NetworkSpec>,
+    network: Option<&OnBroker>,
     mut specs: impl Iterator<Item = &'a kriegspiel_hall::TableSpec>,
 ) -> Option<String> {
     let table = specs.find(|s| s.has_networked_board())?.name.clone();

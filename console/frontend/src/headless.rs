@@ -31,7 +31,7 @@ pub fn play(
     players_socket: Option<PathBuf>,
     program: &'static str,
     tag_tables: bool,
-    network: Option<kriegspiel_hall::NetworkSpec>,
+    network: Option<crate::args::OnBroker>,
 ) -> ExitCode {
     let mode = TimeMode::Real;
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
@@ -43,8 +43,8 @@ pub fn play(
     }
     let hall = match Hall::open_numbered(journal, specs, mode) {
         Ok(mut h) => {
-            if let Some(network) = network {
-                h.use_broker(network);
+            if let Some(network) = &network {
+                h.use_broker(network.hall.clone());
             }
             h
         }
@@ -55,6 +55,9 @@ pub fn play(
     };
     // The socket is open before the hall's first event: a seat code printed can be used.
     let players = Players::serve(&socket, hall.handle(), program);
+    if let (Some(p), Some(on)) = (&players, &network) {
+        p.serve_broker(on, program);
+    }
     // Every subscriber (the players' channel, each table's speakers, and this printer on
     // the hall's first subscription) has a queue of its own from the hall's first event:
     // one that falls behind (a stalled standard output) makes no other wait or lose.

@@ -20,6 +20,7 @@
 //! player's own men change: his men alone and his castling rights (never the opponent's
 //! men), from which it builds the grammar of his tries.
 
+mod broker;
 mod handshake;
 mod limits;
 mod observe;
@@ -87,6 +88,7 @@ impl Players {
                 state: Mutex::new(State::default()),
                 hall,
                 connections: AtomicUsize::new(0),
+                round_secret: std::sync::OnceLock::new(),
             }),
             file: Arc::new(SocketFile {
                 path: path.to_path_buf(),
@@ -114,6 +116,31 @@ impl Players {
                 eprintln!("{program}: warning: {e}; no players' terminals");
                 None
             }
+        }
+    }
+
+    /// Lets a player's seat file prove his seat, besides the code the console printed: the
+    /// file's password is derived from the round's `secret`. Given once.
+    pub fn accept_seat_files(&self, secret: Arc<crate::credentials::RoundSecret>) {
+        let _ = self.shared.round_secret.set(secret);
+    }
+
+    /// Serves this console's seats over the round's broker too (`kriegspiel player
+    /// --seat-file FILE`), each seat proven by its seat file; said on standard error.
+    pub fn serve_broker(&self, on: &crate::args::OnBroker, program: &'static str) {
+        if let Some(secret) = &on.round_secret {
+            self.accept_seat_files(secret.clone());
+        }
+        match broker::start(&self.shared, &on.hall.broker, &on.hall.console, program) {
+            Ok(()) => eprintln!(
+                "{program}: players' terminals over the broker: kriegspiel player --seat-file FILE{}",
+                if on.round_secret.is_some() {
+                    " (kriegspiel seats writes them)"
+                } else {
+                    " --code CODE (no round secret here: a seat file's password proves nothing)"
+                }
+            ),
+            Err(e) => eprintln!("{program}: warning: {e}; no players' terminals over the broker"),
         }
     }
 

@@ -3,6 +3,7 @@
 //! Plain lines, for screen readers. With `--voice` he also speaks his tries and commands
 //! (push-to-talk on Enter; see [`voice`] and docs/VOICE.md).
 
+mod broker;
 mod voice;
 
 use std::io::{Read, Write};
@@ -35,12 +36,33 @@ const PROGRAM: &str = "kriegspiel player";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The table number in the hall (1 for `kriegspiel table`).
-    #[arg(long, default_value_t = 1)]
-    table: usize,
-    /// Your colour: white or black.
+    /// The table number in the hall (1 for `kriegspiel table`); a seat file names it.
     #[arg(long)]
-    color: String,
+    table: Option<usize>,
+    /// Your colour: white or black; a seat file names it.
+    #[arg(long, required_unless_present = "seat_file")]
+    color: Option<String>,
+    /// Your seat file (`kriegspiel seats` writes one per player): it names your table,
+    /// colour and the round's broker, and proves your seat. You play through the broker,
+    /// from any machine on the room's network; with --socket, on the console's own socket.
+    #[arg(long, value_name = "FILE")]
+    seat_file: Option<PathBuf>,
+    /// The broker, when not the one the seat file names (e.g. mqtt://192.168.1.10:1883).
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "seat_file",
+        conflicts_with = "socket"
+    )]
+    broker: Option<kriegspiel_net::BrokerUrl>,
+    /// The round's CA certificate, for a broker on mqtts://.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "seat_file",
+        conflicts_with = "socket"
+    )]
+    ca_file: Option<PathBuf>,
     /// Your seat code, which the arbiter gives you (the console prints one per seat); asked
     /// for when not given.
     #[arg(long, value_name = "CODE")]
@@ -89,16 +111,25 @@ pub fn run(args: Args) -> ExitCode {
 
 /// Connects, takes the seat and plays; `Err`: the terminal could not start (said why).
 fn play(args: Args) -> Result<ExitCode, ExitCode> {
-    let color = colour(&args.color)?;
-    let path = socket_path(args.socket)?;
+    let place = Place::of(&args)?;
+    let (table, color) = (place.table, place.color);
     // The recogniser first: a missing model is said before anything is connected.
     let recognizer = args.voice.then(recognizer).transpose()?;
-    let (stream, mut to_console) = connect(&path)?;
-    let code = seat_code(args.code, args.table, color)?;
+    let (stream, mut to_console) = match &place.via {
+        Via::Broker(seat) => broker::connect(seat).map_err(|e| {
+            eprintln!("{PROGRAM}: {e}");
+            ExitCode::FAILURE
+        })?,
+        Via::Socket(path) => connect(path)?,
+    };
+    let code = match place.password {
+        Some(p) if args.code.is_none() => p,
+        _ => seat_code(args.code, table, color)?,
+    };
     let hello = if args.voice {
-        format!("{} {color} {code} voice", args.table)
+        format!("{table} {color} {code} voice")
     } else {
-        format!("{} {color} {code}", args.table)
+        format!("{table} {color} {code}")
     };
     if writeln!(to_console, "{hello}").is_err() {
         eprintln!("{PROGRAM}: the console hung up");
@@ -119,6 +150,76 @@ fn play(args: Args) -> Result<ExitCode, ExitCode> {
         ));
     }
     Ok(keys_and_lines(stream, to_console))
+}
+
+/// Where the terminal connects, and as which seat.
+struct Place {
+    table: usize,
+    color: Color,
+    via: Via,
+    /// The seat file's password, which proves the seat.
+    password: Option<String>,
+}
+
+enum Via {
+    Socket(PathBuf),
+    Broker(broker::Seat),
+}
+
+impl Place {
+    /// From the command line: a seat file's seat (on its broker, or on `--socket`), or
+    /// `--table` and `--color` on the socket.
+    fn of(args: &Args) -> Result<Place, ExitCode> {
+        let usage = |e: String| {
+            eprintln!("{PROGRAM}: {e}");
+            ExitCode::from(2)
+        };
+        let Some(path) = &args.seat_file else {
+            let Some(color) = &args.color else {
+                return Err(usage(
+                    "give --color (white or black), or --seat-file".to_owned(),
+                ));
+            };
+            return Ok(Place {
+                table: args.table.unwrap_or(1),
+                color: colour(color)?,
+                via: Via::Socket(socket_path(args.socket.clone())?),
+                password: None,
+            });
+        };
+        let file = kriegspiel_frontend::credentials::SeatFile::read(path).map_err(usage)?;
+        let seat = broker::seat(&file, args.broker.clone(), args.ca_file.clone()).map_err(usage)?;
+        // What the command line says must agree with the file: a player holding another
+        // seat's file is told so, not seated elsewhere.
+        if args.table.is_some_and(|t| t != seat.table) {
+            return Err(usage(format!(
+                "{} is the seat file of table {}, not table {}",
+                path.display(),
+                seat.table,
+                args.table.unwrap_or_default()
+            )));
+        }
+        if let Some(c) = &args.color {
+            if colour(c)? != seat.color {
+                return Err(usage(format!(
+                    "{} is the seat file of {}, not {c}",
+                    path.display(),
+                    seat.color
+                )));
+            }
+        }
+        let (table, color) = (seat.table, seat.color);
+        let via = match &args.socket {
+            Some(socket) => Via::Socket(socket.clone()),
+            None => Via::Broker(seat),
+        };
+        Ok(Place {
+            table,
+            color,
+            via,
+            password: Some(file.password),
+        })
+    }
 }
 
 /// The player's colour, from `--color`.

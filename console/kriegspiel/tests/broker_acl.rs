@@ -524,3 +524,163 @@ fn a_round_without_a_broker_or_with_a_secret_others_read_is_refused() {
     );
     assert!(!r.broker.exists());
 }
+
+/// A round of one table without boards, its players at their terminals.
+const ROUND_OF_PLAYERS: &str = r#"
+[broker]
+url = "mqtt://127.0.0.1:PORT"
+
+[[table]]
+name = "Board 1"
+rules = "wild16"
+"#;
+
+/// The round of players, its broker running, its seat files naming that broker.
+fn players_round() -> (Round, tempfile::TempDir, Mosquitto) {
+    let r = round(&ROUND_OF_PLAYERS.replace("PORT", "1883"));
+    r.configure(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let m = r.mosquitto(dir.path());
+    // The round names the broker the test started (its secret, hence every password, is
+    // unchanged), and its seat files say so.
+    std::fs::write(
+        &r.file,
+        ROUND_OF_PLAYERS.replace("PORT", &m.port.to_string()),
+    )
+    .unwrap();
+    r.seat_files();
+    (r, dir, m)
+}
+
+/// `kriegspiel hall` on a round, its standard error read until it serves seats on the
+/// broker.
+fn hall(round: &Round, journal: &Path) -> kriegspiel_tests::process::ChildGuard {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
+        .args(["hall", "--no-speech", "--config", text(&round.file)])
+        .arg("--journal")
+        .arg(journal)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            eprintln!("[hall] {line}");
+            let _ = tx.send(line);
+        }
+    });
+    let guard = kriegspiel_tests::process::ChildGuard(child);
+    loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the hall never said it serves seats on the broker");
+        if line.contains("players' terminals over the broker") {
+            assert!(line.contains("kriegspiel seats writes them"), "{line}");
+            return guard;
+        }
+    }
+}
+
+#[test]
+fn players_play_through_the_broker_with_their_seat_files_and_hear_only_their_own() {
+    use kriegspiel_tests::console::Terminal;
+    let (r, dir, m) = players_round();
+    let journal = dir.path().join("j.sqlite");
+    let _hall = hall(&r, &journal);
+    // Someone holding White's seat file listens to everything he may.
+    let white_seat = r.seat("table-1-white");
+    let spy = Peer::of_seat(m.port, &white_seat).unwrap();
+    spy.subscribe("#");
+    let seat_file = |name: &str| r.seats.join(format!("{name}.seat"));
+    let white_file = seat_file("table-1-white");
+    let black_file = seat_file("table-1-black");
+    let mut white = Terminal::with_args(&["--seat-file", text(&white_file)]);
+    white.expect("Connected to table 1 as white");
+    let mut black = Terminal::with_args(&["--seat-file", text(&black_file)]);
+    black.expect("Connected to table 1 as black");
+
+    white.say("my men");
+    white.expect("Your men: king e1, queen d1");
+    white.say("f2f3");
+    white.expect("Black's move.");
+    black.expect("Black's move.");
+    black.say("my men");
+    black.expect("Your men: king e8, queen d8");
+    black.say("e7e4");
+    black.expect("Illegal move.");
+    black.say("e7e5");
+    white.expect("White's move.");
+    white.say("g2g4");
+    black.expect("Black's move.");
+    black.say("Qd8h4");
+    let mate = white.expect("Checkmate");
+    assert!(mate.contains("Black wins"), "{mate}");
+    black.expect("Checkmate");
+    white.expect("The console has closed the table.");
+    black.expect("The console has closed the table.");
+    assert!(white.exit().success(), "{:?}", white.transcript);
+    assert!(black.exit().success(), "{:?}", black.transcript);
+
+    // Each heard his own men and errors, never the other's.
+    assert!(!white
+        .transcript
+        .iter()
+        .any(|l| l.contains("king e8") || l.contains("Illegal move.")));
+    assert!(!black.transcript.iter().any(|l| l.contains("king e1")));
+    // White's seat file, listening to '#', got White's lines and nothing of Black's.
+    let t = TableTopics::new(1);
+    let mut topics: BTreeMap<String, usize> = BTreeMap::new();
+    let mut payloads = String::new();
+    while let Ok(got) = spy.got.recv_timeout(Duration::from_millis(500)) {
+        if let Got::Message(topic, payload) = got {
+            *topics.entry(topic).or_default() += 1;
+            payloads.push_str(&String::from_utf8_lossy(&payload));
+            payloads.push('\n');
+        }
+    }
+    assert!(topics.contains_key(&t.private.white), "{topics:?}");
+    assert!(
+        topics
+            .keys()
+            .all(|k| *k == t.private.white || *k == t.public),
+        "{topics:?}"
+    );
+    assert!(payloads.contains("king e1") && !payloads.contains("king e8"));
+    assert!(!payloads.contains("Illegal move."), "{payloads}");
+}
+
+#[test]
+fn a_seat_file_proves_its_seat_on_the_local_socket_too_and_nobody_elses() {
+    use kriegspiel_tests::console::Terminal;
+    let (r, dir, _broker) = players_round();
+    let journal = dir.path().join("j.sqlite");
+    let _hall = hall(&r, &journal);
+    let socket = journal.with_extension("players.sock");
+    let white_file = r.seats.join("table-1-white.seat");
+    // White's file is no proof of Black's seat, on the socket or on the broker.
+    let mut wrong = Terminal::with_args(&["--seat-file", text(&white_file), "--color", "black"]);
+    wrong.expect("is the seat file of white, not black");
+    assert_eq!(wrong.exit().code(), Some(2));
+    let white = r.seat("table-1-white");
+    let stream =
+        kriegspiel_tests::console::connect(&socket, &format!("1 black {} ", white.password));
+    let said = kriegspiel_tests::console::read_lines(&stream, Duration::from_secs(5));
+    assert!(
+        said.iter().any(|l| l.contains("wrong seat code")),
+        "{said:?}"
+    );
+    let mut on_socket =
+        Terminal::with_args(&["--seat-file", text(&white_file), "--socket", text(&socket)]);
+    on_socket.expect("Connected to table 1 as white");
+    on_socket.say("my men");
+    on_socket.expect("Your men: king e1");
+    // Held on the socket, the seat is refused to a second terminal over the broker.
+    let mut second = Terminal::with_args(&["--seat-file", text(&white_file)]);
+    let refused = second.expect("error:");
+    assert!(refused.contains("taken"), "{refused}");
+    assert_eq!(second.exit().code(), Some(1));
+}

@@ -237,7 +237,10 @@ mod tests {
         let to_console = [
             ToConsole::line(S, "1 white abcdef voice"),
             ToConsole::line(S, ""),
-            ToConsole::Resend { session: S, from: 17 },
+            ToConsole::Resend {
+                session: S,
+                from: 17,
+            },
             ToConsole::Bye { session: S },
         ];
         for m in to_console {
@@ -247,7 +250,10 @@ mod tests {
             ToSeat::line(S, 0, "Connected: table 1, White."),
             ToSeat::line(S, 3, ""),
             ToSeat::End { session: S, seq: 9 },
-            ToSeat::Alive { session: S, next: 10 },
+            ToSeat::Alive {
+                session: S,
+                next: 10,
+            },
             ToSeat::Gone { session: S },
             ToSeat::Skip { session: S, to: 4 },
         ];

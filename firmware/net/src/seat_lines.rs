@@ -221,7 +221,9 @@ mod tests {
         let end = said.end();
         let mut heard = HeardLines::new(S);
         let mut out = Vec::new();
-        for m in [&sent[1], &sent[0], &sent[0], &sent[3], &sent[2], &end, &sent[2]] {
+        for m in [
+            &sent[1], &sent[0], &sent[0], &sent[3], &sent[2], &end, &sent[2],
+        ] {
             out.extend(heard.take(m.clone()));
         }
         assert_eq!(lines(&out), ["a", "b", "c", "d", "End"]);
@@ -238,7 +240,13 @@ mod tests {
         assert_eq!(lines(&heard.take(first)), ["first"]);
         assert_eq!(heard.take(third), Vec::new());
         let ask = heard.ask(10_000);
-        assert_eq!(ask, Some(ToConsole::Resend { session: S, from: 1 }));
+        assert_eq!(
+            ask,
+            Some(ToConsole::Resend {
+                session: S,
+                from: 1
+            })
+        );
         assert_eq!(heard.ask(10_500), None, "asked again too soon");
         assert!(heard.ask(11_000).is_some());
         let mut out = Vec::new();
@@ -256,7 +264,13 @@ mod tests {
         let mut heard = HeardLines::new(S);
         assert_eq!(heard.ask(0), None);
         assert_eq!(heard.take(said.alive()), Vec::new());
-        assert_eq!(heard.ask(0), Some(ToConsole::Resend { session: S, from: 0 }));
+        assert_eq!(
+            heard.ask(0),
+            Some(ToConsole::Resend {
+                session: S,
+                from: 0
+            })
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use bounded_lines::{excerpt, LineReader};
@@ -15,6 +15,8 @@ use kriegspiel_referee::shakmaty::{ByColor, Chess, Color, Position};
 use kriegspiel_referee::{Lang, Wording};
 use kriegspiel_table::render;
 use kriegspiel_table::{Input, Output};
+
+use crate::credentials::RoundSecret;
 
 use super::handshake::{hello, read_hello, refusal_words, seat, Hello, Refusal, Seated};
 use super::limits::{Bucket, BURST, PER_SECOND, QUEUE, TABLE_WAIT};
@@ -80,6 +82,18 @@ pub(super) struct Shared {
     pub(super) state: Mutex<State>,
     pub(super) hall: HallHandle,
     pub(super) connections: AtomicUsize,
+    /// The round's secret, once given: a seat file's password proves its seat.
+    pub(super) round_secret: OnceLock<Arc<RoundSecret>>,
+}
+
+impl Shared {
+    /// Whether `password` is the one on the seat file of `table`'s `color` seat.
+    pub(super) fn seat_file_proves(&self, table: TableNo, color: Color, password: &str) -> bool {
+        self.round_secret.get().is_some_and(|secret| {
+            let user = kriegspiel_net::Principal::Seat { table, color }.to_string();
+            secret.accepts(&user, password)
+        })
+    }
 }
 
 /// Takes the sessions that `pick` chooses out of `sessions`.

@@ -116,7 +116,7 @@ pub(super) fn accept(listener: &UnixListener, shared: &Arc<Shared>) {
 }
 
 /// Counts an open connection until it is dropped.
-struct Connection(Arc<Shared>);
+pub(super) struct Connection(pub(super) Arc<Shared>);
 
 impl Drop for Connection {
     fn drop(&mut self) {

@@ -191,16 +191,20 @@ fn a_console_takes_its_password_from_the_rounds_secret() {
     let without = args
         .network(read_round_broker(&p).unwrap(), Some(&p))
         .unwrap();
-    assert_eq!(without.broker.username, None, "no secret, no user");
+    assert_eq!(without.hall.broker.username, None, "no secret, no user");
     let secret = crate::credentials::RoundSecret::of_round(&p).unwrap();
     let with = args
         .network(read_round_broker(&p).unwrap(), Some(&p))
         .unwrap();
-    assert_eq!(with.broker.username.as_deref(), Some("console-east"));
+    assert_eq!(with.hall.broker.username.as_deref(), Some("console-east"));
     assert_eq!(
-        with.broker.password,
+        with.hall.broker.password,
         Some(kriegspiel_net::Password(secret.password("console-east")))
     );
-    assert_eq!(format!("{:?}", with.broker.password), "Some(Password(..))");
-    assert_eq!(with.console, "east");
+    assert_eq!(
+        format!("{:?}", with.hall.broker.password),
+        "Some(Password(..))"
+    );
+    assert_eq!(with.hall.console, "east");
+    assert!(without.round_secret.is_none() && with.round_secret.is_some());
 }

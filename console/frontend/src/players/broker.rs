@@ -1,0 +1,378 @@
+//! Players' terminals through the round's broker: each session a player's program opens on
+//! his seat's `input` topic becomes one connection to this console's players' channel, as
+//! if made on the local socket, so that a seat is proven, limited, queued and told to the
+//! arbiter by the same code on either path. The broker's ACL lets only that seat's user
+//! (and consoles) write its input and read its private topic; his hello still carries his
+//! seat file's password, which the channel checks as it checks a seat code.
+//!
+//! What the console says to a session is numbered and kept ([`SaidLines`]): the broker may
+//! lose a message, and the terminal asks for what it misses. A sign of life every
+//! [`ALIVE_EVERY`] tells it the console runs and how many lines there are.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bounded_lines::LineReader;
+use kriegspiel_hall::TableNo;
+use kriegspiel_net::{Broker, SaidLines, SessionId, TableTopics, ToConsole, ToSeat};
+use kriegspiel_referee::shakmaty::Color;
+use rumqttc::{Client, ConnectReturnCode, ConnectionError, Event, Packet, QoS};
+
+use super::handshake::hello;
+use super::session::{serve, Shared};
+use super::socket::Connection;
+
+/// How often a console tells a session it runs.
+pub const ALIVE_EVERY: Duration = Duration::from_secs(2);
+/// Messages waiting for one seat's worker: a flood beyond is dropped (his own lines only).
+const SEAT_QUEUE: usize = 256;
+/// Requests waiting in the client: beyond, a line is not sent now, but kept and sent again
+/// when the terminal asks.
+const CLIENT_QUEUE: usize = 4096;
+/// Every seat's input, whichever table: a console takes its own tables' and ignores the
+/// rest (another console's).
+const INPUTS: &str = "kriegspiel/table/+/+/input";
+
+/// Serves this console's seats over `broker` as `console`, for as long as the process
+/// runs. The client reconnects by itself; a refusal is said once.
+pub(super) fn start(
+    shared: &Arc<Shared>,
+    broker: &Broker,
+    console: &str,
+    program: &'static str,
+) -> Result<(), String> {
+    let id = format!(
+        "kriegspiel-console-{console}-players-{}",
+        std::process::id()
+    );
+    let mut options = broker.options(&id).map_err(|e| e.to_string())?;
+    options.set_clean_session(true);
+    options.set_request_channel_capacity(CLIENT_QUEUE);
+    let (client, mut connection) = Client::new(options, CLIENT_QUEUE);
+    connection
+        .eventloop
+        .set_network_options(kriegspiel_net::network_options());
+    let router = Router {
+        shared: shared.clone(),
+        client,
+        seats: HashMap::new(),
+    };
+    std::thread::Builder::new()
+        .name("players-broker".to_owned())
+        .spawn(move || router.run(&mut connection, program))
+        .map(|_| ())
+        .map_err(|e| format!("cannot start the players' broker client: {e}"))
+}
+
+/// The listener: routes each seat's messages to that seat's worker.
+struct Router {
+    shared: Arc<Shared>,
+    client: Client,
+    seats: HashMap<(TableNo, Color), SyncSender<ToConsole>>,
+}
+
+impl Router {
+    fn run(mut self, connection: &mut rumqttc::Connection, program: &str) {
+        let mut said_down = false;
+        for event in connection.iter() {
+            match event {
+                Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                    if said_down {
+                        eprintln!("{program}: players' seats: the broker answers again");
+                    }
+                    said_down = false;
+                    let _ = self.client.try_subscribe(INPUTS, QoS::AtLeastOnce);
+                }
+                Ok(Event::Incoming(Packet::Publish(p))) => self.route(&p.topic, &p.payload),
+                Ok(_) => {}
+                Err(ConnectionError::RequestsDone) => return,
+                Err(e) => {
+                    if !said_down {
+                        let why = match e {
+                            ConnectionError::ConnectionRefused(
+                                ConnectReturnCode::BadUserNamePassword
+                                | ConnectReturnCode::NotAuthorized,
+                            ) => {
+                                "the broker refused this console's user name or password".to_owned()
+                            }
+                            other => other.to_string(),
+                        };
+                        eprintln!(
+                            "{program}: players' seats on the broker: {why}; trying again every second"
+                        );
+                        said_down = true;
+                    }
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+            }
+        }
+    }
+
+    /// One message on a seat's input topic: to the seat's worker, started on its first.
+    fn route(&mut self, topic: &str, payload: &[u8]) {
+        let Some((table, color)) = seat_of(topic) else {
+            return;
+        };
+        // A malformed message is dropped: it cannot say which session it belongs to.
+        let Ok(message) = ToConsole::decode(payload) else {
+            return;
+        };
+        let ours = self
+            .shared
+            .state
+            .lock()
+            .is_ok_and(|st| st.tables.contains_key(&table));
+        if !ours {
+            return;
+        }
+        let worker = match self.seats.get(&(table, color)) {
+            Some(w) => w.clone(),
+            None => {
+                let (tx, rx) = mpsc::sync_channel(SEAT_QUEUE);
+                let seat = Seat {
+                    shared: self.shared.clone(),
+                    client: self.client.clone(),
+                    table,
+                    color,
+                    topic: TableTopics::new(table).private.get(color).clone(),
+                    current: None,
+                };
+                let spawned = std::thread::Builder::new()
+                    .name(format!("seat-{table}-{color}"))
+                    .spawn(move || seat.run(&rx));
+                if spawned.is_err() {
+                    return;
+                }
+                self.seats.insert((table, color), tx.clone());
+                tx
+            }
+        };
+        let _ = worker.try_send(message);
+    }
+}
+
+/// `kriegspiel/table/{no}/{color}/input` → the seat.
+fn seat_of(topic: &str) -> Option<(TableNo, Color)> {
+    let rest = topic.strip_prefix("kriegspiel/table/")?;
+    let mut parts = rest.split('/');
+    let table = parts.next()?.parse().ok()?;
+    let color = parts.next()?.parse().ok()?;
+    (parts.next() == Some("input") && parts.next().is_none()).then_some((table, color))
+}
+
+/// One session of a seat: the console's end of its connection and what was said to it.
+struct Bridged {
+    session: SessionId,
+    stream: UnixStream,
+    said: Arc<Mutex<SaidLines>>,
+    /// The connection ended and its last line is said.
+    ended: Arc<std::sync::atomic::AtomicBool>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+/// One seat's worker: its sessions one after another, in the order their messages came.
+struct Seat {
+    shared: Arc<Shared>,
+    client: Client,
+    table: TableNo,
+    color: Color,
+    topic: String,
+    current: Option<Bridged>,
+}
+
+impl Seat {
+    fn run(mut self, inbox: &Receiver<ToConsole>) {
+        let mut alive_at = Instant::now();
+        loop {
+            match inbox.recv_timeout(ALIVE_EVERY) {
+                Ok(m) => self.take(m),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if alive_at.elapsed() >= ALIVE_EVERY {
+                alive_at = Instant::now();
+                if let Some(b) = self
+                    .current
+                    .as_ref()
+                    .filter(|b| !b.ended.load(Ordering::Acquire))
+                {
+                    let alive = lock(&b.said).alive();
+                    self.publish(&alive);
+                }
+            }
+        }
+    }
+
+    fn take(&mut self, m: ToConsole) {
+        let session = m.session();
+        let current = self.current.as_ref().filter(|b| b.session == session);
+        match (m, current) {
+            (ToConsole::Line { text, .. }, Some(b)) => {
+                // His lines go to the channel as typed; it limits their rate. One that cannot
+                // be written now (the session is ending) is dropped.
+                let mut stream = &b.stream;
+                let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
+                let _ = writeln!(stream, "{text}");
+            }
+            (ToConsole::Line { text, .. }, None) if hello(&text).is_some() => {
+                self.open(session, &text);
+            }
+            (ToConsole::Resend { from, .. }, Some(b)) => {
+                let again = lock(&b.said).from(from);
+                for m in &again {
+                    self.publish(m);
+                }
+            }
+            (ToConsole::Bye { .. }, Some(b)) => {
+                let _ = b.stream.shutdown(std::net::Shutdown::Write);
+            }
+            // A session this console does not know: it ended here long ago, or the console
+            // was restarted since. The terminal is told, and starts again.
+            (ToConsole::Line { .. } | ToConsole::Resend { .. }, None) => {
+                self.publish(&ToSeat::Gone { session });
+            }
+            (ToConsole::Bye { .. }, None) => {}
+        }
+    }
+
+    /// A new session of this seat: the one before it ends (the same seat's holder started
+    /// his program again), and a connection to the channel begins with his hello.
+    fn open(&mut self, session: SessionId, hello_line: &str) {
+        if let Some(mut old) = self.current.take() {
+            let _ = old.stream.shutdown(std::net::Shutdown::Both);
+            if let Some(r) = old.reader.take() {
+                let _ = r.join();
+            }
+        }
+        let said = Arc::new(Mutex::new(SaidLines::new(session)));
+        let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // The topic names the seat; a hello for another seat is refused here, where the
+        // broker proved who may write this topic.
+        let asked = hello(hello_line);
+        if asked.is_none_or(|h| h.table != self.table || h.color != self.color) {
+            let mut said_lines = lock(&said);
+            let refusal = said_lines.say(&format!(
+                "error: this is the seat of table {} {}; start with '{} {} CODE'",
+                self.table, self.color, self.table, self.color
+            ));
+            let end = said_lines.end();
+            drop(said_lines);
+            self.publish(&refusal);
+            self.publish(&end);
+            ended.store(true, Ordering::Release);
+            return;
+        }
+        let Ok((ours, theirs)) = UnixStream::pair() else {
+            return;
+        };
+        let Ok(reading) = ours.try_clone() else {
+            return;
+        };
+        let shared = self.shared.clone();
+        let open = shared.connections.fetch_add(1, Ordering::AcqRel);
+        let guard = Connection(shared.clone());
+        if open >= super::MAX_CONNECTIONS {
+            drop(guard);
+            let mut said_lines = lock(&said);
+            let refusal = said_lines.say(&format!(
+                "error: {} terminals are connected to this console already",
+                super::MAX_CONNECTIONS
+            ));
+            let end = said_lines.end();
+            drop(said_lines);
+            self.publish(&refusal);
+            self.publish(&end);
+            return;
+        }
+        let served = std::thread::Builder::new()
+            .name("player".to_owned())
+            .spawn(move || {
+                let _guard = guard;
+                serve(theirs, &shared);
+            });
+        if served.is_err() {
+            return;
+        }
+        let reader = {
+            let said = said.clone();
+            let ended = ended.clone();
+            let client = self.client.clone();
+            let topic = self.topic.clone();
+            std::thread::Builder::new()
+                .name("player-lines".to_owned())
+                .spawn(move || say_lines(reading, &said, &ended, &client, &topic))
+                .ok()
+        };
+        let mut writing = &ours;
+        let _ = writeln!(writing, "{hello_line}");
+        self.current = Some(Bridged {
+            session,
+            stream: ours,
+            said,
+            ended,
+            reader,
+        });
+    }
+
+    fn publish(&self, m: &ToSeat) {
+        publish(&self.client, &self.topic, m);
+    }
+}
+
+/// Everything the channel says to the session, numbered, kept and sent; its end, last.
+fn say_lines(
+    stream: UnixStream,
+    said: &Mutex<SaidLines>,
+    ended: &std::sync::atomic::AtomicBool,
+    client: &Client,
+    topic: &str,
+) {
+    let mut lines = LineReader::with_limit(stream, kriegspiel_net::MAX_LINE);
+    while let Ok(Some(line)) = lines.next_line() {
+        let Ok(line) = line else {
+            continue;
+        };
+        let m = lock(said).say(line);
+        publish(client, topic, &m);
+    }
+    let end = lock(said).end();
+    ended.store(true, Ordering::Release);
+    publish(client, topic, &end);
+}
+
+/// Sends without waiting: a message the client cannot take now is kept in the session's
+/// lines, and the terminal asks for it again.
+fn publish(client: &Client, topic: &str, m: &ToSeat) {
+    let _ = client.try_publish(topic, QoS::AtLeastOnce, false, m.encode());
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_seats_input_topic_names_a_seat() {
+        assert_eq!(
+            seat_of("kriegspiel/table/3/black/input"),
+            Some((3, Color::Black))
+        );
+        for other in [
+            "kriegspiel/table/3/black/private",
+            "kriegspiel/table/3/black/input/more",
+            "kriegspiel/table/x/black/input",
+            "kriegspiel/table/3/blue/input",
+            "kriegspiel/board/3/events",
+        ] {
+            assert_eq!(seat_of(other), None, "{other}");
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! A player's terminal through the round's broker. The terminal itself is the same as on
+//! the local socket: it talks to one end of a socket pair, and this bridge carries the
+//! lines between the other end and the seat's topics. It takes the console's lines in
+//! order, asks again for what the broker lost, and tells the player plainly, as lines in
+//! brackets, when the network or the console is gone.
+
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bounded_lines::LineReader;
+use kriegspiel_frontend::credentials::{SeatFile, SeatPlace};
+use kriegspiel_net::{
+    Broker, BrokerUrl, Heard, HeardLines, Password, SessionId, TableTopics, ToConsole, ToSeat,
+};
+use kriegspiel_referee::shakmaty::Color;
+use rumqttc::{Client, ConnectReturnCode, ConnectionError, Event, LastWill, Packet, QoS};
+
+/// No word from the console for this long (it says it runs every 2 s): it is gone.
+const SILENCE: Duration = Duration::from_secs(15);
+/// How long the first connection may take before the player is told it does not answer.
+const FIRST_CONNECT: Duration = Duration::from_secs(10);
+
+/// Where the seat file's holder plays: its table, colour and broker.
+#[derive(Debug)]
+pub struct Seat {
+    pub table: usize,
+    pub color: Color,
+    pub broker: Broker,
+}
+
+/// The seat a seat file gives, on its broker (or `url`, when given, with `ca_file`).
+pub fn seat(
+    file: &SeatFile,
+    url: Option<BrokerUrl>,
+    ca_file: Option<PathBuf>,
+) -> Result<Seat, String> {
+    let SeatPlace::Table { no, color } = file.place else {
+        return Err(
+            "this seat file is a board's (board = N): a player's seat file names a table and a colour"
+                .to_owned(),
+        );
+    };
+    let url = match url {
+        Some(u) => u,
+        None => file
+            .broker
+            .parse()
+            .map_err(|e| format!("the seat file's broker: {e}"))?,
+    };
+    Ok(Seat {
+        table: no,
+        color,
+        broker: Broker {
+            url,
+            username: Some(file.username.clone()),
+            password_file: None,
+            password: Some(Password(file.password.clone())),
+            ca_file,
+        },
+    })
+}
+
+/// Connects to the seat's topics; the terminal's ends of the bridge (to read from, to
+/// write to), as [`super::connect`] gives for the local socket.
+pub fn connect(seat: &Seat) -> Result<(UnixStream, UnixStream), String> {
+    let session = SessionId(random_u64());
+    let topics = TableTopics::new(seat.table);
+    let input = topics.input.get(seat.color).clone();
+    let private = topics.private.get(seat.color).clone();
+    let id = format!("kriegspiel-seat-{}-{}-{session}", seat.table, seat.color);
+    let mut options = seat.broker.options(&id).map_err(|e| e.to_string())?;
+    options.set_clean_session(true);
+    // A terminal that vanishes (its machine off, its network gone) ends its session too.
+    options.set_last_will(LastWill::new(
+        input.clone(),
+        ToConsole::Bye { session }.encode(),
+        QoS::AtLeastOnce,
+        false,
+    ));
+    let (client, mut connection) = Client::new(options, 64);
+    connection
+        .eventloop
+        .set_network_options(kriegspiel_net::network_options());
+    let (terminal, bridge) = UnixStream::pair().map_err(|e| e.to_string())?;
+    let to_console = terminal.try_clone().map_err(|e| e.to_string())?;
+    let keys = bridge.try_clone().map_err(|e| e.to_string())?;
+    let shared = Arc::new(Mutex::new(Intake {
+        heard: HeardLines::new(session),
+        out: bridge,
+        last_word: Instant::now(),
+        done: false,
+    }));
+    let (subscribed_tx, subscribed) = mpsc::sync_channel(1);
+    let listener = Listener {
+        shared: shared.clone(),
+        client: client.clone(),
+        private,
+        subscribed: Some(subscribed_tx),
+        said_down: false,
+    };
+    spawn("seat-listener", move || listener.run(&mut connection))?;
+    // Nothing is sent before the seat's lines can be heard: the first is his hello.
+    match subscribed.recv_timeout(FIRST_CONNECT) {
+        Ok(Ok(())) => {}
+        Ok(Err(why)) => return Err(why),
+        Err(_) => {
+            return Err(format!(
+                "the broker at {} does not answer; is it running, and is this the room's network?",
+                seat.broker.url
+            ))
+        }
+    }
+    {
+        let client = client.clone();
+        let input = input.clone();
+        spawn("seat-keys", move || {
+            send_keys(keys, &client, &input, session)
+        })?;
+    }
+    spawn("seat-watch", move || watch(&shared, &client, &input))?;
+    Ok((terminal, to_console))
+}
+
+fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), String> {
+    std::thread::Builder::new()
+        .name(name.to_owned())
+        .spawn(f)
+        .map(|_| ())
+        .map_err(|e| format!("cannot start the broker's thread: {e}"))
+}
+
+/// What the terminal's lines came to: the in-order intake and the terminal's end.
+struct Intake {
+    heard: HeardLines,
+    out: UnixStream,
+    last_word: Instant,
+    /// The terminal's end is closed: the session ended, or the console is lost.
+    done: bool,
+}
+
+impl Intake {
+    fn say(&mut self, line: &str) {
+        if !self.done {
+            let _ = writeln!(self.out, "{line}");
+        }
+    }
+
+    /// Ends what the terminal reads: it sees the connection close, as on the socket.
+    fn close(&mut self) {
+        self.done = true;
+        let _ = self.out.shutdown(std::net::Shutdown::Write);
+    }
+}
+
+struct Listener {
+    shared: Arc<Mutex<Intake>>,
+    client: Client,
+    private: String,
+    subscribed: Option<mpsc::SyncSender<Result<(), String>>>,
+    said_down: bool,
+}
+
+impl Listener {
+    fn run(mut self, connection: &mut rumqttc::Connection) {
+        for event in connection.iter() {
+            match event {
+                Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                    let _ = self.client.try_subscribe(&self.private, QoS::AtLeastOnce);
+                }
+                Ok(Event::Incoming(Packet::SubAck(_))) => {
+                    if let Some(tx) = self.subscribed.take() {
+                        let _ = tx.send(Ok(()));
+                    }
+                    if self.said_down {
+                        self.said_down = false;
+                        lock(&self.shared).say("(the network is back)");
+                    }
+                }
+                Ok(Event::Incoming(Packet::Publish(p))) if p.topic == self.private => {
+                    // A malformed message cannot be placed in the order: it is dropped, and
+                    // what it was is asked for again.
+                    if let Ok(m) = ToSeat::decode(&p.payload) {
+                        self.take(m);
+                    }
+                }
+                Ok(_) => {}
+                Err(ConnectionError::RequestsDone) => return,
+                Err(ConnectionError::ConnectionRefused(code)) => {
+                    let why = match code {
+                        ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized => {
+                            "the broker refused this seat file (a seat file of another round, or the round's broker files were made again)"
+                        }
+                        _ => "the broker refused the connection",
+                    };
+                    self.fail(why);
+                    return;
+                }
+                Err(e) => {
+                    if let Some(tx) = self.subscribed.take() {
+                        let _ = tx.send(Err(format!("cannot reach the broker: {e}")));
+                        return;
+                    }
+                    if !self.said_down {
+                        self.said_down = true;
+                        lock(&self.shared).say("(the network is down; waiting for it)");
+                    }
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+            }
+        }
+    }
+
+    fn take(&self, m: ToSeat) {
+        let mut intake = lock(&self.shared);
+        intake.last_word = Instant::now();
+        for heard in intake.heard.take(m) {
+            match heard {
+                Heard::Line(text) => intake.say(&text),
+                Heard::Lost(n) => intake.say(&format!(
+                    "({n} lines of the console were lost on the way; type 'repeat' for the last)"
+                )),
+                Heard::End => intake.close(),
+                Heard::Gone => {
+                    intake.say(
+                        "error: the console no longer knows this terminal (it was restarted); start kriegspiel player again",
+                    );
+                    intake.close();
+                }
+            }
+        }
+    }
+
+    fn fail(&mut self, why: &str) {
+        match self.subscribed.take() {
+            Some(tx) => {
+                let _ = tx.send(Err(why.to_owned()));
+            }
+            None => {
+                let mut intake = lock(&self.shared);
+                intake.say(&format!("error: {why}"));
+                intake.close();
+            }
+        }
+    }
+}
+
+/// What the terminal writes goes to the console, a line each; when it ends, so does the
+/// session.
+fn send_keys(keys: UnixStream, client: &Client, input: &str, session: SessionId) {
+    let mut lines = LineReader::with_limit(keys, kriegspiel_net::MAX_LINE);
+    while let Ok(Some(line)) = lines.next_line() {
+        let Ok(line) = line else {
+            continue;
+        };
+        let m = ToConsole::line(session, line);
+        if client
+            .publish(input, QoS::AtLeastOnce, false, m.encode())
+            .is_err()
+        {
+            return;
+        }
+    }
+    let _ = client.publish(
+        input,
+        QoS::AtLeastOnce,
+        false,
+        ToConsole::Bye { session }.encode(),
+    );
+}
+
+/// Asks for missing lines, and gives the console up after [`SILENCE`].
+fn watch(shared: &Mutex<Intake>, client: &Client, input: &str) {
+    let start = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let mut intake = lock(shared);
+        if intake.done {
+            return;
+        }
+        if intake.last_word.elapsed() >= SILENCE {
+            // As on the socket: closed without the console's last word, the terminal says
+            // it lost the console.
+            intake.close();
+            return;
+        }
+        let now_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if let Some(ask) = intake.heard.ask(now_ms) {
+            let _ = client.try_publish(input, QoS::AtLeastOnce, false, ask.encode());
+        }
+    }
+}
+
+/// A session id no other run of the program will pick.
+fn random_u64() -> u64 {
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    let drawn = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if drawn.is_err() {
+        // Not secret, only distinct: the time and the process do.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let mixed = nanos ^ (u128::from(std::process::id()) << 64);
+        bytes = (mixed as u64 ^ (mixed >> 64) as u64).to_le_bytes();
+    }
+    u64::from_le_bytes(bytes)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
