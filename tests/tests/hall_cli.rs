@@ -59,7 +59,10 @@ fn a_round_of_two_tables_decided_from_standard_input() {
     let out = hall.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("no table 3 (1 to 2)"), "{stderr}");
+    assert!(
+        stderr.contains("no table 3 (this console's: 1, 2)"),
+        "{stderr}"
+    );
     // --no-speech outweighs the round file: table 1's adjudication was logged by no speaker.
     assert!(!speech_log.exists(), "{stderr}");
     let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
@@ -272,4 +275,60 @@ fn a_hall_resumes_its_unfinished_games_unless_told_new_game() {
     assert!(again["resumed_events"].as_u64().unwrap() >= 1);
     let fresh = run(&["--new-game"], r#"{"color":"white","try":"e2e4"}"#);
     assert_eq!(fresh["game"], 2, "{fresh}");
+}
+
+#[test]
+fn a_console_running_part_of_a_round_keeps_the_rounds_table_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let round = dir.path().join("round.toml");
+    std::fs::write(
+        &round,
+        "[[table]]\nname = \"1\"\nrules = \"wild16\"\n\n\
+         [[table]]\nname = \"2\"\nrules = \"wild16\"\nconsole = \"east\"\n\n\
+         [[table]]\nname = \"3\"\nrules = \"wild16\"\nconsole = \"east\"\n",
+    )
+    .unwrap();
+    let mut hall = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["hall", "--no-speech", "--console", "east", "--config"])
+        .arg(&round)
+        .arg("--journal")
+        .arg(dir.path().join("east.sqlite"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = hall.stdin.take().unwrap();
+    for line in [
+        r#"{"table":1,"arbiter":"adjudicate 1-0 not this console's"}"#,
+        r#"{"table":2,"arbiter":"adjudicate 1-0 Black did not come"}"#,
+        r#"{"table":3,"color":"white","resign":true}"#,
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = hall.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("no table 1 (this console's: 2, 3)"),
+        "{stderr}"
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Every line names its table by its number in the round.
+    assert!(
+        lines.iter().all(|v| v["table"] == 2 || v["table"] == 3),
+        "{lines:?}"
+    );
+    let finals: Vec<(Value, Value)> = lines
+        .iter()
+        .filter(|v| v.get("final_fen").is_some())
+        .map(|v| (v["table"].clone(), v["result"].clone()))
+        .collect();
+    assert_eq!(finals.len(), 2, "{lines:?}");
+    assert!(finals.contains(&(2.into(), "1-0".into())));
+    assert!(finals.contains(&(3.into(), "0-1".into())));
 }

@@ -35,6 +35,7 @@ pub fn play(
 ) -> ExitCode {
     let mode = TimeMode::Real;
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
+    let numbers: Vec<TableNo> = specs.iter().map(|(no, _)| *no).collect();
     let tables = specs.len();
     // Said before any game is begun in the journal.
     if let Some(e) = crate::args::missing_broker(network.as_ref(), specs.iter().map(|(_, s)| s)) {
@@ -73,7 +74,7 @@ pub fn play(
             return ExitCode::from(2);
         }
     };
-    spawn_keypad(hall.handle.clone(), program, tables, players.clone());
+    spawn_keypad(hall.handle.clone(), program, numbers, players.clone());
     let signalled = stop_on_signals(hall.handle.clone(), program, None);
     let mut printer = Printer {
         program,

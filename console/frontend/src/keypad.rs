@@ -172,7 +172,7 @@ pub fn parse_command(line: &str) -> Result<(TableNo, Command), String> {
 pub fn spawn_keypad(
     hall: HallHandle,
     program: &'static str,
-    tables: usize,
+    tables: Vec<TableNo>,
     players: Option<Players>,
 ) {
     std::thread::spawn(move || {
@@ -197,9 +197,14 @@ pub fn spawn_keypad(
                 continue;
             }
             match parse_command(&line) {
-                Ok((table, _)) if table > tables => eprintln!(
-                    "{program}: standard input line {}: no table {table} (1 to {tables})",
-                    reader.line_number()
+                Ok((table, _)) if !tables.contains(&table) => eprintln!(
+                    "{program}: standard input line {}: no table {table} (this console's: {})",
+                    reader.line_number(),
+                    tables
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 Ok((table, Command::Input(input))) => match hall.input(table, input) {
                     Ok(()) => {}
@@ -210,7 +215,7 @@ pub fn spawn_keypad(
                     Err(kriegspiel_hall::InputError::Gone(_)) => return,
                 },
                 Ok((_, Command::StartAll)) => {
-                    for table in 1..=tables {
+                    for &table in &tables {
                         let start = Input::Arbiter(kriegspiel_table::ArbiterAction::StartAll);
                         if hall.input(table, start).is_err() {
                             return;
