@@ -36,6 +36,8 @@ pub fn play(
     let mode = TimeMode::Real;
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
     let numbers: Vec<TableNo> = specs.iter().map(|(no, _)| *no).collect();
+    let setups: Vec<(TableNo, kriegspiel_hall::TableSetup)> =
+        specs.iter().map(|(no, s)| (*no, s.setup.clone())).collect();
     let tables = specs.len();
     // Said before any game is begun in the journal.
     if let Some(e) = crate::args::missing_broker(network.as_ref(), specs.iter().map(|(_, s)| s)) {
@@ -67,6 +69,15 @@ pub fn play(
         .map(|(table, speakers)| speaking(table, speakers, Duration::from_secs(10)))
         .collect();
     subscribers.extend(players.as_ref().map(Players::subscriber));
+    if let Some(on) = &network {
+        subscribers.extend(crate::round_broker::on_round(
+            on,
+            setups,
+            hall.handle(),
+            players.clone(),
+            program,
+        ));
+    }
     let hall = match hall.start(subscribers) {
         Ok(h) => h,
         Err(e) => {

@@ -5,7 +5,8 @@
 //! standard input ([`keypad`]), the JSON event lines ([`lines`]) and the demo's readable
 //! ones ([`readable`]), stopping on signals ([`signals`]), the players' channel
 //! ([`players`]), the speaker subscribers ([`speakers`]), the demo's pace ([`demo`]), and
-//! a hall run headless with all of them ([`headless`]).
+//! a hall run headless with all of them ([`headless`]), and a console's place in a round
+//! on the broker ([`round_broker`]).
 
 pub mod args;
 pub mod credentials;
@@ -17,6 +18,7 @@ pub mod lines;
 pub mod players;
 pub mod readable;
 pub mod round;
+pub mod round_broker;
 pub mod signals;
 pub mod speakers;
 

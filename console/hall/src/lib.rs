@@ -17,6 +17,7 @@ mod service;
 pub mod setup;
 pub mod sim;
 mod spec;
+mod summary;
 mod table_task;
 mod writer;
 
@@ -34,5 +35,6 @@ pub use network::NetworkSpec;
 pub use service::{follower, start, Hall, Subscriber};
 pub use setup::{SetupError, TableSetup};
 pub use spec::{BoardSource, Resume, TableNo, TableSpec, TimeMode};
+pub use summary::{Both, SummaryClocks, SummaryError, TableSummary, MAX_SUMMARY};
 /// The channel the hall's events come on (its receivers are part of this API).
 pub use tokio::sync::broadcast;

@@ -684,3 +684,163 @@ fn a_seat_file_proves_its_seat_on_the_local_socket_too_and_nobody_elses() {
     assert!(refused.contains("taken"), "{refused}");
     assert_eq!(second.exit().code(), Some(1));
 }
+
+/// A round of two tables, the second on console "east".
+const ROUND_OF_TWO_CONSOLES: &str = r#"
+[broker]
+url = "mqtt://127.0.0.1:PORT"
+
+[[table]]
+name = "Main's"
+rules = "wild16"
+
+[[table]]
+name = "East's"
+rules = "wild16"
+white_player = "Ann"
+console = "east"
+"#;
+
+#[test]
+fn a_console_keeps_its_tables_summaries_on_the_broker_and_takes_the_arbiters_actions() {
+    let r = round(&ROUND_OF_TWO_CONSOLES.replace("PORT", "1883"));
+    r.configure(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let m = r.mosquitto(dir.path());
+    std::fs::write(
+        &r.file,
+        ROUND_OF_TWO_CONSOLES.replace("PORT", &m.port.to_string()),
+    )
+    .unwrap();
+    let secret = RoundSecret::of_round(&r.file).unwrap();
+    let arbiter = connect(m.port, "arbiter", &secret.password("arbiter")).unwrap();
+    arbiter.subscribe(kriegspiel_net::round::SUMMARIES);
+    arbiter.subscribe(kriegspiel_net::round::CONSOLES);
+    let journal = dir.path().join("east.sqlite");
+    let mut east = Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
+        .args(["hall", "--no-speech", "--console", "east", "--config"])
+        .arg(&r.file)
+        .arg("--journal")
+        .arg(&journal)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let summary_topic = TableTopics::new(2).summary;
+    let status_topic = kriegspiel_net::round::console_status("east");
+    // Waits for a message on `topic` that `pick` accepts; its payload.
+    let wait_for = |topic: &str, pick: &dyn Fn(&str) -> bool| -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match arbiter.got.recv_timeout(left) {
+                Ok(Got::Message(t, p)) => {
+                    let p = String::from_utf8(p).unwrap();
+                    if t == topic && pick(&p) {
+                        return p;
+                    }
+                }
+                Ok(Got::Subscribed(_)) => {}
+                Err(_) => panic!("nothing on {topic} that fits came within 20 s"),
+            }
+        }
+    };
+    wait_for(&status_topic, &|p| p.starts_with("online "));
+    let first = wait_for(&summary_topic, &|p| p.contains("\"fen\":\""));
+    let summary = kriegspiel_hall::TableSummary::decode(first.as_bytes()).unwrap();
+    assert_eq!((summary.table, summary.name.as_str()), (2, "East's"));
+    assert_eq!(summary.console, "east");
+    assert_eq!(
+        summary
+            .setup
+            .as_ref()
+            .and_then(|s| s.white_player.as_deref()),
+        Some("Ann")
+    );
+    assert!(!summary.over);
+    // Table 1 is main's: east publishes nothing of it and takes no action for it.
+    arbiter.publish(
+        &TableTopics::new(1).arbiter,
+        r#"{"arbiter":"adjudicate 0-1 not east's table"}"#,
+    );
+    // A player's input on the arbiter's topic is not taken; the arbiter's action is.
+    arbiter.publish(
+        &TableTopics::new(2).arbiter,
+        r#"{"color":"white","resign":true}"#,
+    );
+    arbiter.publish(
+        &TableTopics::new(2).arbiter,
+        r#"{"arbiter":"adjudicate 1-0 Black did not come"}"#,
+    );
+    let over = wait_for(&summary_topic, &|p| p.contains("\"over\":true"));
+    let over = kriegspiel_hall::TableSummary::decode(over.as_bytes()).unwrap();
+    assert_eq!(over.result.as_deref(), Some("1-0"), "{over:?}");
+    // The console ran its only table to its end and stopped: it says so.
+    assert!(east.wait().unwrap().success());
+    wait_for(&status_topic, &|p| p == "stopped");
+    // A window that comes later still finds the retained summary and the console's state.
+    let late = connect(m.port, "arbiter", &secret.password("arbiter")).unwrap();
+    late.subscribe("kriegspiel/#");
+    let mut seen = BTreeMap::new();
+    while let Ok(Got::Message(t, p)) = late.got.recv_timeout(Duration::from_secs(2)) {
+        seen.insert(t, String::from_utf8(p).unwrap());
+    }
+    assert_eq!(seen.get(&status_topic).map(String::as_str), Some("stopped"));
+    assert!(
+        seen[&summary_topic].contains("\"result\":\"1-0\""),
+        "{seen:?}"
+    );
+    assert!(
+        !seen.contains_key(&TableTopics::new(1).summary),
+        "no console ran table 1: {seen:?}"
+    );
+}
+
+#[test]
+fn a_console_that_dies_is_shown_down_by_its_last_will() {
+    let r = round(&ROUND_OF_TWO_CONSOLES.replace("PORT", "1883"));
+    r.configure(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let m = r.mosquitto(dir.path());
+    std::fs::write(
+        &r.file,
+        ROUND_OF_TWO_CONSOLES.replace("PORT", &m.port.to_string()),
+    )
+    .unwrap();
+    let secret = RoundSecret::of_round(&r.file).unwrap();
+    let arbiter = connect(m.port, "arbiter", &secret.password("arbiter")).unwrap();
+    arbiter.subscribe(kriegspiel_net::round::CONSOLES);
+    let mut east = kriegspiel_tests::process::ChildGuard(
+        Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
+            .args(["hall", "--no-speech", "--console", "east", "--config"])
+            .arg(&r.file)
+            .arg("--journal")
+            .arg(dir.path().join("east.sqlite"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let status = kriegspiel_net::round::console_status("east");
+    let statuses = |until: &str| -> Vec<String> {
+        let mut all = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if let Ok(Got::Message(t, p)) = arbiter.got.recv_timeout(left) {
+                if t == status {
+                    all.push(String::from_utf8(p).unwrap());
+                    if all.last().is_some_and(|s| s.starts_with(until)) {
+                        return all;
+                    }
+                }
+            }
+        }
+        panic!("the console's status never became '{until}': {all:?}");
+    };
+    statuses("online ");
+    east.0.kill().unwrap();
+    east.0.wait().unwrap();
+    statuses("offline");
+}

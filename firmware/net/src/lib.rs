@@ -24,5 +24,5 @@ pub use order::{Arrived, InOrder};
 pub use outbox::{Outbox, OutboxFull};
 pub use seat::{SeatWireError, SessionId, ToConsole, ToSeat, MAX_LINE};
 pub use seat_lines::{Heard, HeardLines, SaidLines, ASK_EVERY_MS, HELD_LINES, KEPT_LINES};
-pub use topics::{BoardTopics, Principal, Status, TableTopics, TopicKind};
+pub use topics::{round, BoardTopics, Principal, Status, TableTopics, TopicKind};
 pub use transport::{BoardTransport, TransportConfig, TransportError, TransportWriter};

@@ -88,6 +88,40 @@ impl TableTopics {
     }
 }
 
+/// The topics every console and the arbiter's window read: the tables' summaries, their
+/// arbiter actions, and the consoles' presence.
+pub mod round {
+    /// Every table's retained summary.
+    pub const SUMMARIES: &str = "kriegspiel/table/+/summary";
+    /// Every table's arbiter actions.
+    pub const ARBITER_ACTIONS: &str = "kriegspiel/table/+/arbiter";
+    /// Every console's retained [`super::Status`].
+    pub const CONSOLES: &str = "kriegspiel/console/+/status";
+
+    /// Console `name`'s retained [`super::Status`], with a last will.
+    pub fn console_status(name: &str) -> String {
+        format!("kriegspiel/console/{name}/status")
+    }
+
+    /// The console named in a status topic.
+    pub fn console_of(topic: &str) -> Option<&str> {
+        let name = topic
+            .strip_prefix("kriegspiel/console/")?
+            .strip_suffix("/status")?;
+        (!name.is_empty() && !name.contains('/')).then_some(name)
+    }
+
+    /// The table a table topic of `kind` (`summary`, `arbiter`) names.
+    pub fn table_of(topic: &str, kind: &str) -> Option<usize> {
+        let rest = topic.strip_prefix("kriegspiel/table/")?;
+        let (no, tail) = rest.split_once('/')?;
+        if tail != kind || no.starts_with(['0', '+']) {
+            return None;
+        }
+        no.parse().ok()
+    }
+}
+
 /// The broker user names of a round: one per board, per seat, per console, and the arbiter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Principal<'a> {
@@ -144,6 +178,32 @@ impl Status {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn round_topics_name_their_table_or_console() {
+        assert_eq!(
+            round::table_of("kriegspiel/table/12/summary", "summary"),
+            Some(12)
+        );
+        assert_eq!(
+            round::table_of("kriegspiel/table/12/arbiter", "summary"),
+            None
+        );
+        assert_eq!(
+            round::table_of("kriegspiel/table/012/summary", "summary"),
+            None
+        );
+        assert_eq!(
+            round::table_of("kriegspiel/table/x/summary", "summary"),
+            None
+        );
+        assert_eq!(
+            round::console_of(&round::console_status("east")),
+            Some("east")
+        );
+        assert_eq!(round::console_of("kriegspiel/console/a/b/status"), None);
+        assert_eq!(round::console_of("kriegspiel/board/7/status"), None);
+    }
 
     #[test]
     fn topics_name_their_board() {

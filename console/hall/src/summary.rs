@@ -1,0 +1,221 @@
+//! A table as the round's other consoles see it: the console that runs it keeps a
+//! [`TableSummary`] retained on the broker (`kriegspiel/table/N/summary`), and the
+//! arbiter's window on any console shows the round's every table from them. It is what a
+//! table's card shows (the arbiter may see it all; the broker lets no player read it), in
+//! one JSON object, replaced whole at every change.
+
+use kriegspiel_referee::shakmaty::Color;
+use kriegspiel_table::render::{self, Hearer};
+use kriegspiel_table::Millis;
+use serde::{Deserialize, Serialize};
+
+use crate::event::{HallEvent, SeatChange};
+use crate::setup::TableSetup;
+use crate::spec::TableNo;
+
+/// The longest summary a window takes (a table's set-up, a position, a sentence).
+pub const MAX_SUMMARY: usize = 16 * 1024;
+
+/// White's and Black's, in JSON as `{"white":..,"black":..}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Both<T> {
+    pub white: T,
+    pub black: T,
+}
+
+impl<T> Both<T> {
+    pub fn get(&self, c: Color) -> &T {
+        match c {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+
+    fn get_mut(&mut self, c: Color) -> &mut T {
+        match c {
+            Color::White => &mut self.white,
+            Color::Black => &mut self.black,
+        }
+    }
+}
+
+/// The clocks when the summary was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummaryClocks {
+    pub white_ms: Millis,
+    pub black_ms: Millis,
+    /// The side whose clock runs, if one does.
+    #[serde(with = "color_name")]
+    pub running: Option<Color>,
+}
+
+/// A colour as its name (`"white"`), as everywhere in the console's JSON.
+mod color_name {
+    use kriegspiel_referee::shakmaty::Color;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
+        match c {
+            Some(c) => s.serialize_some(&c.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Color>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|name| name.parse().map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TableSummary {
+    pub table: TableNo,
+    pub name: String,
+    /// The console that runs the table (`console = "east"`): arbiter actions go to it.
+    pub console: String,
+    pub setup: Option<TableSetup>,
+    /// The official position in FEN, once the table has said it.
+    pub fen: Option<String>,
+    pub paused: bool,
+    pub clocks: Option<SummaryClocks>,
+    pub clocks_waiting: bool,
+    /// The game is over; `result` is its result when it has one (none: adjudicated
+    /// without one, or abandoned).
+    pub over: bool,
+    pub result: Option<String>,
+    /// Whether each board agrees with the official position.
+    pub in_sync: Both<bool>,
+    /// Each board's link: up, down, or none (no board, or not heard yet).
+    pub links: Both<Option<bool>>,
+    /// Whether a player's terminal holds each seat.
+    pub seated: Both<bool>,
+    /// What both players heard last.
+    pub last_public: Option<String>,
+    /// The table stopped (its journal failed).
+    pub failed: Option<String>,
+}
+
+/// Why bytes on a summary topic are not a summary.
+#[derive(Debug)]
+pub enum SummaryError {
+    TooLong(usize),
+    Json(serde_json::Error),
+}
+
+impl std::fmt::Display for SummaryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SummaryError::TooLong(n) => {
+                write!(f, "a table summary of {n} bytes (at most {MAX_SUMMARY})")
+            }
+            SummaryError::Json(e) => write!(f, "not a table summary: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SummaryError {}
+
+impl TableSummary {
+    /// A table opened on `console`, before its first view.
+    pub fn new(table: TableNo, name: &str, console: &str, setup: Option<TableSetup>) -> Self {
+        TableSummary {
+            table,
+            name: name.to_owned(),
+            console: console.to_owned(),
+            setup,
+            fen: None,
+            paused: false,
+            clocks: None,
+            clocks_waiting: false,
+            over: false,
+            result: None,
+            in_sync: Both {
+                white: true,
+                black: true,
+            },
+            links: Both::default(),
+            seated: Both::default(),
+            last_public: None,
+            failed: None,
+        }
+    }
+
+    /// Takes one of the hall's events; whether the summary changed. Events of other tables
+    /// change nothing; the table's `wording` and `lang` render what both players heard.
+    pub fn take(
+        &mut self,
+        e: &HallEvent,
+        wording: &kriegspiel_referee::Wording,
+        lang: kriegspiel_referee::Lang,
+    ) -> bool {
+        let before = self.clone();
+        match e {
+            HallEvent::View(v) if v.table == self.table => {
+                self.fen = Some(v.fen());
+                self.paused = v.paused;
+                self.clocks_waiting = v.clocks_waiting;
+                self.clocks = v.clocks.map(|(c, running)| SummaryClocks {
+                    white_ms: c.white,
+                    black_ms: c.black,
+                    running,
+                });
+                for c in Color::ALL {
+                    *self.in_sync.get_mut(c) = v.boards.get(c).in_sync;
+                }
+                if let Some(r) = v.result {
+                    self.over = true;
+                    self.result = r.map(|r| r.pgn().to_owned());
+                }
+            }
+            HallEvent::Output { table, output, .. } if *table == self.table => {
+                let text = render::text(wording, lang, output).unwrap_or_default();
+                if render::hearer(output) == Some(Hearer::Both) && !text.is_empty() {
+                    self.last_public = Some(text);
+                }
+            }
+            HallEvent::Link {
+                table,
+                color,
+                event,
+                ..
+            } if *table == self.table => {
+                use kriegspiel_boardlink::LinkEvent;
+                match event {
+                    LinkEvent::Connected { .. } => *self.links.get_mut(*color) = Some(true),
+                    LinkEvent::Disconnected { .. } | LinkEvent::OpenFailed { .. } => {
+                        *self.links.get_mut(*color) = Some(false);
+                    }
+                    _ => {}
+                }
+            }
+            HallEvent::Seat(n) if n.table == self.table => {
+                *self.seated.get_mut(n.color) = matches!(n.change, SeatChange::Taken { .. });
+                if matches!(n.change, SeatChange::Refused { .. }) {
+                    // A refusal leaves the seat as it was.
+                    *self.seated.get_mut(n.color) = *before.seated.get(n.color);
+                }
+            }
+            HallEvent::Ended { table, result, .. } if *table == self.table => {
+                self.over = true;
+                self.result = result.map(|r| r.pgn().to_owned());
+            }
+            HallEvent::Failed { table, error } if *table == self.table => {
+                self.failed = Some(error.clone());
+            }
+            _ => {}
+        }
+        *self != before
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<TableSummary, SummaryError> {
+        if bytes.len() > MAX_SUMMARY {
+            return Err(SummaryError::TooLong(bytes.len()));
+        }
+        serde_json::from_slice(bytes).map_err(SummaryError::Json)
+    }
+}
