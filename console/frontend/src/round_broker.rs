@@ -126,7 +126,7 @@ fn summarise(
                 ..
             } = &e
             {
-                wordings.insert(*table, (wording.clone(), *lang));
+                wordings.insert(*table, (*wording, *lang));
                 t.summaries.insert(
                     *table,
                     TableSummary::new(*table, name, console, setups.remove(table)),
@@ -267,4 +267,97 @@ impl Listener {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A window's view of the round: the summaries and consoles' presence it reads, and the
+/// arbiter actions it sends to the console that runs a table.
+#[derive(Clone)]
+pub struct RoundActions {
+    client: Client,
+}
+
+impl std::fmt::Debug for RoundActions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoundActions").finish_non_exhaustive()
+    }
+}
+
+impl RoundActions {
+    /// Sends an arbiter action (a command line as on standard input, e.g.
+    /// `{"arbiter":"pause"}`) to the console that runs `table`; false when the client
+    /// cannot take it now (the broker has been unreachable a while).
+    pub fn send(&self, table: TableNo, line: &str) -> bool {
+        let topic = TableTopics::new(table).arbiter;
+        self.client
+            .try_publish(topic, QoS::AtLeastOnce, false, line.as_bytes().to_vec())
+            .is_ok()
+    }
+}
+
+/// News for a window beyond this many waiting is dropped: a summary is replaced whole by
+/// the next, and the broker keeps the latest of each.
+const NEWS_QUEUE: usize = 1024;
+
+/// Follows the round on the broker for a window: every table's summary and every
+/// console's presence go to `news`, as the window's own tables' events go to its store.
+pub fn watch_round(
+    broker: &Broker,
+    console: &str,
+) -> Result<
+    (
+        RoundActions,
+        std::sync::mpsc::Receiver<kriegspiel_hall::RoundNews>,
+    ),
+    String,
+> {
+    use kriegspiel_hall::RoundNews;
+    let id = format!("kriegspiel-console-{console}-window-{}", std::process::id());
+    let mut options = broker.options(&id).map_err(|e| e.to_string())?;
+    options.set_clean_session(true);
+    let (client, mut connection) = Client::new(options, CLIENT_QUEUE);
+    connection
+        .eventloop
+        .set_network_options(kriegspiel_net::network_options());
+    let (tx, rx) = std::sync::mpsc::sync_channel(NEWS_QUEUE);
+    let subscriber = client.clone();
+    std::thread::Builder::new()
+        .name("round-window".to_owned())
+        .spawn(move || {
+            for event in connection.iter() {
+                match event {
+                    Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                        for filter in [round::SUMMARIES, round::CONSOLES] {
+                            let _ = subscriber.try_subscribe(filter, QoS::AtLeastOnce);
+                        }
+                    }
+                    Ok(Event::Incoming(Packet::Publish(p))) => {
+                        let news = if let Some(name) = round::console_of(&p.topic) {
+                            Status::decode(&p.payload).map(|status| RoundNews::Console {
+                                name: name.to_owned(),
+                                status,
+                            })
+                        } else if round::table_of(&p.topic, "summary").is_some() {
+                            // A malformed summary is dropped: the next replaces it whole.
+                            TableSummary::decode(&p.payload)
+                                .ok()
+                                .map(|s| RoundNews::Summary(Box::new(s)))
+                        } else {
+                            None
+                        };
+                        if let Some(news) = news {
+                            if let Err(std::sync::mpsc::TrySendError::Disconnected(_)) =
+                                tx.try_send(news)
+                            {
+                                return;
+                            }
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(ConnectionError::RequestsDone) => return,
+                    Err(_) => std::thread::sleep(Duration::from_secs(1)),
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the round's window client: {e}"))?;
+    Ok((RoundActions { client }, rx))
 }

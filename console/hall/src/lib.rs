@@ -35,6 +35,6 @@ pub use network::NetworkSpec;
 pub use service::{follower, start, Hall, Subscriber};
 pub use setup::{SetupError, TableSetup};
 pub use spec::{BoardSource, Resume, TableNo, TableSpec, TimeMode};
-pub use summary::{Both, SummaryClocks, SummaryError, TableSummary, MAX_SUMMARY};
+pub use summary::{Both, RoundNews, SummaryClocks, SummaryError, TableSummary, MAX_SUMMARY};
 /// The channel the hall's events come on (its receivers are part of this API).
 pub use tokio::sync::broadcast;

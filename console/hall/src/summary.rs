@@ -219,3 +219,15 @@ impl TableSummary {
         serde_json::from_slice(bytes).map_err(SummaryError::Json)
     }
 }
+
+/// What a window on a round's broker learns of the round's other consoles.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RoundNews {
+    /// A table's summary, as its console last published it.
+    Summary(Box<TableSummary>),
+    /// A console's presence: online, stopped, or gone without a word (its last will).
+    Console {
+        name: String,
+        status: kriegspiel_net::Status,
+    },
+}

@@ -844,3 +844,64 @@ fn a_console_that_dies_is_shown_down_by_its_last_will() {
     east.0.wait().unwrap();
     statuses("offline");
 }
+
+#[test]
+fn a_window_on_another_console_follows_the_round_and_sends_its_actions() {
+    use kriegspiel_hall::RoundNews;
+    let r = round(&ROUND_OF_TWO_CONSOLES.replace("PORT", "1883"));
+    r.configure(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let m = r.mosquitto(dir.path());
+    std::fs::write(
+        &r.file,
+        ROUND_OF_TWO_CONSOLES.replace("PORT", &m.port.to_string()),
+    )
+    .unwrap();
+    let secret = RoundSecret::of_round(&r.file).unwrap();
+    let _east = kriegspiel_tests::process::ChildGuard(
+        Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
+            .args(["hall", "--no-speech", "--console", "east", "--config"])
+            .arg(&r.file)
+            .arg("--journal")
+            .arg(dir.path().join("east.sqlite"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // What the main console's window uses, with the main console's credentials.
+    let main = kriegspiel_net::Broker {
+        url: m.url().parse().unwrap(),
+        username: Some("console-main".to_owned()),
+        password_file: None,
+        password: Some(kriegspiel_net::Password(secret.password("console-main"))),
+        ca_file: None,
+    };
+    let (actions, news) = kriegspiel_frontend::round_broker::watch_round(&main, "main").unwrap();
+    let next = |pick: &dyn Fn(&RoundNews) -> bool| -> RoundNews {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let n = news.recv_timeout(left).expect("no such news within 20 s");
+            if pick(&n) {
+                return n;
+            }
+        }
+    };
+    let online = next(&|n| matches!(n, RoundNews::Console { name, .. } if name == "east"));
+    assert!(
+        matches!(
+            online,
+            RoundNews::Console {
+                status: kriegspiel_net::Status::Online { .. },
+                ..
+            }
+        ),
+        "{online:?}"
+    );
+    next(&|n| matches!(n, RoundNews::Summary(s) if s.table == 2 && s.fen.is_some()));
+    assert!(actions.send(2, r#"{"arbiter":"pause"}"#));
+    next(&|n| matches!(n, RoundNews::Summary(s) if s.table == 2 && s.paused));
+    assert!(actions.send(2, r#"{"arbiter":"resume"}"#));
+    next(&|n| matches!(n, RoundNews::Summary(s) if s.table == 2 && !s.paused));
+}

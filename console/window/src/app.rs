@@ -37,6 +37,25 @@ pub struct WindowOptions {
     pub start_table: Option<TableNo>,
     /// The players' channel, to release a seat (none: no players' socket).
     pub seats: Option<Arc<dyn Seats>>,
+    /// The round on the broker: the tables other consoles run (none: this hall's alone).
+    pub round: Option<RoundFeed>,
+}
+
+/// The round's other consoles, for a window on a round's broker.
+#[derive(Debug, Clone)]
+pub struct RoundFeed {
+    /// Where arbiter actions for their tables go.
+    pub link: Arc<dyn RoundLink>,
+    /// Their tables' summaries and their presence, read into the store once the window
+    /// opens.
+    pub news: Arc<std::sync::Mutex<Option<std::sync::mpsc::Receiver<kriegspiel_hall::RoundNews>>>>,
+}
+
+/// Sends an arbiter action to the console that runs a table, through the round's broker.
+pub trait RoundLink: Send + Sync + std::fmt::Debug {
+    /// `line` is a command as on standard input, e.g. `{"arbiter":"pause"}`; false when it
+    /// could not be sent.
+    fn send(&self, table: TableNo, line: &str) -> bool;
 }
 
 impl WindowOptions {
@@ -48,6 +67,7 @@ impl WindowOptions {
             export_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             start_table: None,
             seats: None,
+            round: None,
         }
     }
 }
@@ -79,6 +99,13 @@ pub(crate) enum Intent {
     },
     /// Start the waiting clocks of these tables.
     StartAll(Vec<TableNo>),
+    /// An arbiter action (`pause`, `resume`, `start`) for a table another console runs,
+    /// sent to it through the round's broker.
+    Remote {
+        table: TableNo,
+        console: String,
+        action: &'static str,
+    },
     /// An action that changes the game: asked to be confirmed first.
     Ask {
         table: TableNo,
@@ -283,6 +310,23 @@ impl ArbiterApp {
         match intent {
             Intent::Show(screen) => self.screen = screen,
             Intent::Send { table, action } => self.send(table, action),
+            Intent::Remote {
+                table,
+                console,
+                action,
+            } => {
+                let line = serde_json::json!({ "arbiter": action }).to_string();
+                let sent = self
+                    .options
+                    .round
+                    .as_ref()
+                    .is_some_and(|r| r.link.send(table, &line));
+                self.status = if sent {
+                    format!("Table {table}: asked console {console} to {action}.")
+                } else {
+                    format!("Table {table}: cannot reach console {console}: the broker does not answer.")
+                };
+            }
             Intent::StartAll(tables) => {
                 for no in tables {
                     self.send(no, ArbiterAction::StartClocks);

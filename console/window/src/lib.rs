@@ -34,12 +34,12 @@ pub mod words;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-pub use app::{ArbiterApp, Seats, WindowOptions};
+pub use app::{ArbiterApp, RoundFeed, RoundLink, Seats, WindowOptions};
 pub use export::export;
 use kriegspiel_hall::{HallCommand, RunningHall, TableSpec};
 use kriegspiel_referee::shakmaty::ByColor;
-pub use reader::{spawn_reader, SharedStore};
-pub use store::{Alert, AlertKind, Store, TableState};
+pub use reader::{spawn_reader, spawn_round_reader, SharedStore};
+pub use store::{Alert, AlertKind, RemoteTable, Store, TableState};
 
 /// Why the window could not run.
 #[derive(Debug)]
@@ -121,6 +121,18 @@ pub fn run(
                 ctx.request_repaint();
             }) {
                 reader_error = Some(e);
+            }
+            let news = options
+                .round
+                .as_ref()
+                .and_then(|r| r.news.lock().ok().and_then(|mut n| n.take()));
+            if let Some(news) = news {
+                let ctx = cc.egui_ctx.clone();
+                if let Err(e) =
+                    reader::spawn_round_reader(news, store.clone(), move || ctx.request_repaint())
+                {
+                    reader_error = Some(e);
+                }
             }
             let app = ArbiterApp::new(app_handle, store, options);
             Ok(match bench::Bench::from_env() {

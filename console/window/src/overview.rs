@@ -11,7 +11,7 @@ use kriegspiel_referee::shakmaty::Color;
 
 use crate::app::{Intent, Screen};
 use crate::dialogs::Dialog;
-use crate::store::{Store, TableState};
+use crate::store::{RemoteTable, Store, TableState};
 use crate::style::{big, ALERT, GOOD};
 use crate::words::{color_name, state_words};
 
@@ -69,7 +69,7 @@ pub(crate) fn top_bar(ui: &mut Ui, s: &Store, screen: Screen, sync_after: Durati
 /// Every table's card.
 pub(crate) fn cards(ui: &mut Ui, s: &Store, now: Instant, sync_after: Duration) -> Vec<Intent> {
     let mut out = Vec::new();
-    if s.tables.is_empty() {
+    if s.tables.is_empty() && s.remote.is_empty() {
         ui.label(big("Waiting for the hall's tables…"));
         return out;
     }
@@ -78,17 +78,32 @@ pub(crate) fn cards(ui: &mut Ui, s: &Store, now: Instant, sync_after: Duration) 
         let gap = ui.spacing().item_spacing.x;
         let fit = ((ui.available_width() + gap) / (CARD_WIDTH + gap)).floor();
         let columns = (fit as usize).max(1);
-        let tables: Vec<&TableState> = s.tables.values().collect();
+        // This console's tables, then the round's others (from their consoles' summaries).
+        let tables: Vec<Card<'_>> = s
+            .tables
+            .values()
+            .map(Card::Own)
+            .chain(s.remote.values().map(Card::Remote))
+            .collect();
         for row in tables.chunks(columns) {
             ui.columns(columns, |cols| {
                 for (col, t) in cols.iter_mut().zip(row) {
-                    card(col, t, now, sync_after, &mut out);
+                    match t {
+                        Card::Own(t) => card(col, t, now, sync_after, &mut out),
+                        Card::Remote(r) => remote_card(col, s, r, now, &mut out),
+                    }
                 }
             });
             ui.add_space(gap);
         }
     });
     out
+}
+
+/// A table on the overview: one this window's hall runs, or another console's.
+enum Card<'a> {
+    Own(&'a TableState),
+    Remote(&'a RemoteTable),
 }
 
 fn card(ui: &mut Ui, t: &TableState, now: Instant, sync_after: Duration, out: &mut Vec<Intent>) {
@@ -140,4 +155,265 @@ fn card(ui: &mut Ui, t: &TableState, now: Instant, sync_after: Duration, out: &m
                 }
             });
         });
+}
+
+/// What the arbiter must know of another console's table: its console down or stopped,
+/// its boards out of sync or their links down, its table stopped.
+pub(crate) fn remote_alerts(s: &Store, r: &RemoteTable) -> Vec<String> {
+    use kriegspiel_net::Status;
+    let sm = &r.summary;
+    let mut alerts = Vec::new();
+    match s.console(&sm.console) {
+        Some((Status::Offline, _)) => alerts.push(format!(
+            "console {} is DOWN (gone without a word): this card shows the table as it was",
+            sm.console
+        )),
+        Some((Status::Stopped, _)) if !sm.over => {
+            alerts.push(format!("console {} has stopped", sm.console));
+        }
+        None => alerts.push(format!("console {} has not been heard from", sm.console)),
+        Some(_) => {}
+    }
+    for c in Color::ALL {
+        if !sm.in_sync.get(c) && !sm.over {
+            alerts.push(format!("{}'s board is out of sync", color_name(c)));
+        }
+        if *sm.links.get(c) == Some(false) {
+            alerts.push(format!("{}'s board link is DOWN", color_name(c)));
+        }
+    }
+    if let Some(e) = &sm.failed {
+        alerts.push(format!("the table stopped: {e}"));
+    }
+    alerts
+}
+
+/// The state line of another console's table, from its summary: the clocks as it last
+/// said them, the running one counted on since (while its console is up).
+pub(crate) fn remote_state(s: &Store, r: &RemoteTable, now: Instant) -> String {
+    let sm = &r.summary;
+    let mut parts = Vec::new();
+    if sm.over {
+        parts.push(format!(
+            "Game over: {}",
+            sm.result.as_deref().unwrap_or("no result")
+        ));
+    } else {
+        let to_move = sm
+            .fen
+            .as_deref()
+            .and_then(|f| f.split(' ').nth(1))
+            .map(|side| if side == "b" { "Black" } else { "White" });
+        if let Some(side) = to_move {
+            parts.push(format!("{side} to move"));
+        }
+        if sm.paused {
+            parts.push("PAUSED".to_owned());
+        }
+        if sm.clocks_waiting {
+            parts.push("waiting to start".to_owned());
+        }
+    }
+    if let Some(c) = sm.clocks {
+        let up = matches!(
+            s.console(&sm.console),
+            Some((kriegspiel_net::Status::Online { .. }, _))
+        );
+        let gone = u64::try_from(now.saturating_duration_since(r.since).as_millis()).unwrap_or(0);
+        let left = |color: Color, ms: u64| {
+            if up && !sm.over && !sm.paused && c.running == Some(color) {
+                ms.saturating_sub(gone)
+            } else {
+                ms
+            }
+        };
+        parts.push(format!(
+            "White {} · Black {}",
+            kriegspiel_table::clock::hms(left(Color::White, c.white_ms)),
+            kriegspiel_table::clock::hms(left(Color::Black, c.black_ms))
+        ));
+    }
+    parts.join(" · ")
+}
+
+fn remote_card(ui: &mut Ui, s: &Store, r: &RemoteTable, now: Instant, out: &mut Vec<Intent>) {
+    let sm = &r.summary;
+    let alerts = remote_alerts(s, r);
+    let stroke = if alerts.is_empty() {
+        egui::Stroke::new(1.5, Color32::from_gray(140))
+    } else {
+        egui::Stroke::new(3.0, ALERT)
+    };
+    egui::Frame::group(ui.style())
+        .stroke(stroke)
+        .inner_margin(12.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.vertical(|ui| {
+                ui.label(big(format!("Table {}: {}", sm.table, sm.name)));
+                ui.label(format!("Run by console {}", sm.console));
+                let player = |name: Option<&String>, c: Color| {
+                    name.cloned().unwrap_or_else(|| color_name(c))
+                };
+                let setup = sm.setup.as_ref();
+                ui.label(format!(
+                    "{} – {}",
+                    player(setup.and_then(|x| x.white_player.as_ref()), Color::White),
+                    player(setup.and_then(|x| x.black_player.as_ref()), Color::Black)
+                ));
+                if let Some(setup) = setup {
+                    ui.label(format!("Rules: {}", setup.rules));
+                    ui.label(format!("Time control: {}", setup.time_control));
+                }
+                ui.label(remote_state(s, r, now));
+                ui.label(
+                    RichText::new(format!(
+                        "Last: {}",
+                        sm.last_public.as_deref().unwrap_or("—")
+                    ))
+                    .italics(),
+                );
+                let seat = |c: Color| if *sm.seated.get(c) { "✓" } else { "–" };
+                ui.label(format!(
+                    "Seats: White {}, Black {}",
+                    seat(Color::White),
+                    seat(Color::Black)
+                ));
+                for a in &alerts {
+                    ui.label(RichText::new(format!("⚠ {a}")).color(ALERT).strong());
+                }
+                // Actions go to the table's console; none while it is not there to take them.
+                let up = matches!(
+                    s.console(&sm.console),
+                    Some((kriegspiel_net::Status::Online { .. }, _))
+                );
+                if up && !sm.over {
+                    ui.horizontal(|ui| {
+                        let (word, line) = if sm.paused {
+                            ("Resume", "resume")
+                        } else {
+                            ("Pause", "pause")
+                        };
+                        if ui.button(word).clicked() {
+                            out.push(Intent::Remote {
+                                table: sm.table,
+                                console: sm.console.clone(),
+                                action: line,
+                            });
+                        }
+                        if sm.clocks_waiting && ui.button("Start clocks").clicked() {
+                            out.push(Intent::Remote {
+                                table: sm.table,
+                                console: sm.console.clone(),
+                                action: "start",
+                            });
+                        }
+                    });
+                }
+            });
+        });
+}
+
+#[cfg(test)]
+mod remote_tests {
+    use super::*;
+    use kriegspiel_hall::{RoundNews, SummaryClocks, TableSummary};
+    use kriegspiel_net::Status;
+
+    fn summary(table: TableNo, console: &str) -> TableSummary {
+        let mut s = TableSummary::new(table, "East's", console, None);
+        s.fen = Some("rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - 0 1".to_owned());
+        s.clocks = Some(SummaryClocks {
+            white_ms: 600_000,
+            black_ms: 300_000,
+            running: Some(Color::Black),
+        });
+        s
+    }
+
+    #[test]
+    fn another_consoles_table_is_shown_from_its_summary_and_its_console_down_is_an_alert() {
+        let t0 = Instant::now();
+        let mut s = Store::new();
+        s.round_news(RoundNews::Summary(Box::new(summary(2, "east"))), t0);
+        let r = s.remote[&2].clone();
+        assert_eq!(
+            remote_alerts(&s, &r),
+            ["console east has not been heard from"]
+        );
+        s.round_news(
+            RoundNews::Console {
+                name: "east".to_owned(),
+                status: Status::Online { epoch: 1 },
+            },
+            t0,
+        );
+        assert!(remote_alerts(&s, &r).is_empty());
+        // Black's clock runs on while his console is up.
+        let later = t0 + Duration::from_secs(60);
+        assert_eq!(
+            remote_state(&s, &r, later),
+            "Black to move · White 0:10:00 · Black 0:04:00"
+        );
+        s.round_news(
+            RoundNews::Console {
+                name: "east".to_owned(),
+                status: Status::Offline,
+            },
+            later,
+        );
+        let alerts = remote_alerts(&s, &r);
+        assert_eq!(alerts.len(), 1);
+        assert!(alerts[0].starts_with("console east is DOWN"), "{alerts:?}");
+        // Its clocks stop where it last said them: nobody knows better.
+        assert!(remote_state(&s, &r, later).ends_with("Black 0:05:00"));
+    }
+
+    #[test]
+    fn a_summary_of_the_windows_own_table_is_not_taken_and_the_same_presence_wakes_nothing() {
+        let t0 = Instant::now();
+        let mut s = Store::new();
+        s.round_news(
+            RoundNews::Console {
+                name: "main".to_owned(),
+                status: Status::Online { epoch: 1 },
+            },
+            t0,
+        );
+        let generation = s.generation;
+        s.round_news(
+            RoundNews::Console {
+                name: "main".to_owned(),
+                status: Status::Online { epoch: 1 },
+            },
+            t0,
+        );
+        assert_eq!(s.generation, generation);
+        let mut mine = summary(1, "main");
+        mine.name = "1".to_owned();
+        s.round_news(RoundNews::Summary(Box::new(mine.clone())), t0);
+        assert!(s.remote.contains_key(&1));
+        // Once the window's hall opens table 1, it is its own, shown from its events.
+        s.apply(
+            &kriegspiel_hall::HallEvent::Opened {
+                table: 1,
+                name: "1".to_owned(),
+                game: 1,
+                resumed_events: 0,
+                wording: kriegspiel_referee::Wording::new(
+                    kriegspiel_referee::RuleSet::Cincinnati,
+                    kriegspiel_referee::Options::default(),
+                    kriegspiel_referee::Lang::En,
+                ),
+                lang: kriegspiel_referee::Lang::En,
+                seats: kriegspiel_referee::shakmaty::ByColor::new_with(|_| String::new()),
+                heard: kriegspiel_referee::shakmaty::ByColor::new_with(|_| None),
+                ignored: Vec::new(),
+            },
+            t0,
+        );
+        assert!(!s.remote.contains_key(&1));
+        s.round_news(RoundNews::Summary(Box::new(mine)), t0);
+        assert!(!s.remote.contains_key(&1));
+    }
 }

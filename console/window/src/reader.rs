@@ -89,3 +89,33 @@ pub fn spawn_reader(
             }
         })
 }
+
+/// Reads news of the round's other consoles (their tables' summaries, their presence on
+/// the broker) into the store on its own thread, and wakes the window as
+/// [`spawn_reader`] does. Ends when the news stop.
+pub fn spawn_round_reader(
+    news: std::sync::mpsc::Receiver<kriegspiel_hall::RoundNews>,
+    store: SharedStore,
+    wake: impl Fn() + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let waker = crate::wake::spawn_waker(crate::wake::WAKE_INTERVAL, wake)?;
+    std::thread::Builder::new()
+        .name("window-round".to_owned())
+        .spawn(move || {
+            while let Ok(first) = news.recv() {
+                let now = Instant::now();
+                let changed = {
+                    let mut s = lock(&store);
+                    let before = s.generation;
+                    s.round_news(first, now);
+                    while let Ok(more) = news.try_recv() {
+                        s.round_news(more, now);
+                    }
+                    s.generation != before
+                };
+                if changed {
+                    let _ = waker.send(());
+                }
+            }
+        })
+}

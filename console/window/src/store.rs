@@ -39,6 +39,17 @@ pub struct Store {
     /// Bumped by events that change only a link's counters (frames, last heard, last event):
     /// the table view redraws them with its once-a-second tick, nothing wakes the window.
     pub counters: u64,
+    /// The round's tables that other consoles run, as their summaries on the broker say.
+    pub remote: BTreeMap<TableNo, RemoteTable>,
+    /// The round's consoles, as their presence on the broker says, and since when.
+    pub consoles: BTreeMap<String, (kriegspiel_net::Status, Instant)>,
+}
+
+/// Another console's table: its last summary, and when it came.
+#[derive(Debug, Clone)]
+pub struct RemoteTable {
+    pub summary: kriegspiel_hall::TableSummary,
+    pub since: Instant,
 }
 
 /// What the hall says of a table it opened (the fields of its `Opened` event).
@@ -99,9 +110,46 @@ impl Store {
         ));
     }
 
+    /// Takes news of the round's other consoles in (a table this window's own hall runs is
+    /// shown from its events, not from its summary).
+    pub fn round_news(&mut self, news: kriegspiel_hall::RoundNews, now: Instant) {
+        match news {
+            kriegspiel_hall::RoundNews::Summary(s) => {
+                if self.tables.contains_key(&s.table) {
+                    return;
+                }
+                self.remote.insert(
+                    s.table,
+                    RemoteTable {
+                        summary: *s,
+                        since: now,
+                    },
+                );
+            }
+            kriegspiel_hall::RoundNews::Console { name, status } => {
+                let same = self.consoles.get(&name).is_some_and(|(s, _)| *s == status);
+                if same {
+                    return;
+                }
+                self.consoles.insert(name, (status, now));
+            }
+        }
+        self.generation += 1;
+    }
+
+    /// Whether console `name` is down (gone without a word), stopped, or up, as last heard;
+    /// none when it has said nothing yet.
+    pub fn console(&self, name: &str) -> Option<&(kriegspiel_net::Status, Instant)> {
+        self.consoles.get(name)
+    }
+
     /// Takes one hall event in. `generation` is bumped only if the event changes something
     /// the window shows beyond a link's counters (those bump `counters`).
     pub fn apply(&mut self, event: &HallEvent, now: Instant) {
+        if let HallEvent::Opened { table, .. } = event {
+            // The window's own from now on, shown from its events.
+            self.remote.remove(table);
+        }
         match self.apply_quietly(event, now) {
             Change::Visible => self.generation += 1,
             Change::Counters => self.counters += 1,
