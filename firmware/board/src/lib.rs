@@ -3,6 +3,7 @@
 //! `main.rs` only parses the command line; the commands live here so tests can reach them.
 
 pub mod config;
+pub mod dgt;
 pub mod pacer;
 pub mod pi;
 pub mod script;

@@ -68,6 +68,8 @@ enum Command {
     },
     /// Check every square: place a magnet on a1, b1, ... h8 in turn.
     SelfTest(SelfTestArgs),
+    /// Emulate a DGT e-board on a pseudo-terminal, with faults (see docs/DGT.md).
+    DgtEmulate(kriegspiel_board::dgt::cli::Args),
 }
 
 /// Where the console is: a serial line, or a broker on the room's network.
@@ -213,6 +215,7 @@ fn main() -> ExitCode {
             simulate_cmd(&script, &link, config, start_at, quiet)
         }
         Command::SelfTest(args) => self_test(args),
+        Command::DgtEmulate(args) => kriegspiel_board::dgt::cli::main(args),
     }
 }
 
