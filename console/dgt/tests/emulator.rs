@@ -319,3 +319,23 @@ async fn a_silent_board_is_lost_then_back_when_it_answers_again() {
         "{transcript}"
     );
 }
+
+/// `dgt:auto`'s test of a port: a DGT board answers the version request, a silent port
+/// (a pseudo-terminal with nothing behind it) does not, within a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_probe_tells_a_dgt_board_from_a_silent_port() {
+    let emulator = Emulator::start("occupied start\n", &[]);
+    let mut port = kriegspiel_dgt::open_port(&emulator.port).unwrap();
+    assert!(kriegspiel_dgt::probe(&mut port).await);
+
+    let (_master, slave) = tokio_serial::SerialStream::pair().unwrap();
+    let path = PathBuf::from(tokio_serial::SerialPort::name(&slave).unwrap());
+    let mut port = kriegspiel_dgt::open_port(&path).unwrap();
+    let started = Instant::now();
+    assert!(!kriegspiel_dgt::probe(&mut port).await);
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_millis(1500),
+        "{waited:?}"
+    );
+}
