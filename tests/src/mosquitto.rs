@@ -166,6 +166,14 @@ impl CuttableProxy {
 
     /// Cuts every connection now and refuses new ones for `how_long`.
     pub fn cut_for(&self, how_long: Duration) {
+        self.cut();
+        std::thread::sleep(how_long);
+        self.restore();
+    }
+
+    /// Cuts every connection now and refuses new ones until [`CuttableProxy::restore`]:
+    /// nothing sent after this returns gets through.
+    pub fn cut(&self) {
         use std::sync::atomic::Ordering;
         self.state.cut.store(true, Ordering::SeqCst);
         if let Ok(mut open) = self.state.open.lock() {
@@ -173,7 +181,11 @@ impl CuttableProxy {
                 let _ = s.shutdown(std::net::Shutdown::Both);
             }
         }
-        std::thread::sleep(how_long);
+    }
+
+    /// Takes new connections again.
+    pub fn restore(&self) {
+        use std::sync::atomic::Ordering;
         self.state.cut.store(false, Ordering::SeqCst);
     }
 }

@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use kriegspiel_table::kriegspiel_referee::shakmaty::Color;
+
 /// Ends a child process when dropped, however the test or demo ends.
 #[derive(Debug)]
 pub struct ChildGuard(pub Child);
@@ -49,6 +51,9 @@ pub struct TableRun {
     /// How many keypad lines of the game were sent.
     pub commands_sent: usize,
     pub status: std::process::ExitStatus,
+    /// The run's folder: the table's journal, each board's stdout and stderr. Removed when
+    /// the run is dropped (kept with KS_KEEP).
+    pub folder: tempfile::TempDir,
 }
 
 impl TableRun {
@@ -63,6 +68,11 @@ impl TableRun {
     /// The lines that carry `key` (`private`, `link`, `final_fen`, ...).
     pub fn with_key(&self, key: &str) -> Vec<&serde_json::Value> {
         self.lines.iter().filter(|v| v.get(key).is_some()).collect()
+    }
+
+    /// The table's journal.
+    pub fn journal(&self) -> PathBuf {
+        self.folder.path().join("journal.sqlite")
     }
 }
 
@@ -102,10 +112,142 @@ pub enum Cabling<'a> {
     /// same journal, as after a crash.
     Broker {
         url: &'a str,
-        /// The boards' way to the broker, when not `url` (a proxy that can cut them off).
-        boards_url: Option<&'a str>,
+        /// The boards' ways to the broker (White's, Black's), when not `url`: proxies that
+        /// can cut them off.
+        boards_urls: Option<[&'a str; 2]>,
         restart_after: Option<usize>,
     },
+}
+
+/// The two `kriegspiel-board simulate` programs of a game being played: a test may kill
+/// one (SIGKILL, as a board losing its power) and start it again where its men stand.
+#[derive(Debug)]
+pub struct Boards {
+    /// White's, Black's.
+    boards: Vec<BoardProgram>,
+}
+
+/// One board's program, and how to start it again.
+#[derive(Debug)]
+struct BoardProgram {
+    /// Everything but `--from-event`.
+    command: Vec<std::ffi::OsString>,
+    program: PathBuf,
+    /// Its standard output and error go on at the end of these files.
+    stdout: PathBuf,
+    stderr: PathBuf,
+    running: Option<Running>,
+    /// The lifts and places the programs before the running one reported: its `--from-event`.
+    done: usize,
+}
+
+/// A running board program and the lifts and places it reported so far.
+#[derive(Debug)]
+struct Running {
+    child: ChildGuard,
+    reported: std::sync::Arc<(std::sync::Mutex<usize>, std::sync::Condvar)>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl BoardProgram {
+    fn start(&mut self) -> Result<(), String> {
+        use std::io::{BufRead, Write};
+        let append = |path: &Path| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("{}: {e}", path.display()))
+        };
+        let mut child = Command::new(&self.program)
+            .args(&self.command)
+            .arg("--from-event")
+            .arg(self.done.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(append(&self.stderr)?)
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", self.program.display()))?;
+        let out = child.stdout.take().ok_or("no board stdout")?;
+        let mut log = append(&self.stdout)?;
+        let reported = std::sync::Arc::new((std::sync::Mutex::new(0), std::sync::Condvar::new()));
+        let counter = reported.clone();
+        // `lift e2 at 1012 ms`: one line per lift or place, once its frame is made.
+        let reader = std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                let _ = writeln!(log, "{line}");
+                if line.starts_with("lift ") || line.starts_with("place ") {
+                    let (count, changed) = &*counter;
+                    *count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+                    changed.notify_all();
+                }
+            }
+        });
+        self.running = Some(Running {
+            child: ChildGuard(child),
+            reported,
+            reader,
+        });
+        Ok(())
+    }
+
+    fn reported(&self) -> usize {
+        self.done
+            + self.running.as_ref().map_or(0, |r| {
+                *r.reported.0.lock().unwrap_or_else(|p| p.into_inner())
+            })
+    }
+}
+
+impl Boards {
+    fn board(&mut self, color: Color) -> &mut BoardProgram {
+        &mut self.boards[usize::from(color == Color::Black)]
+    }
+
+    /// The lifts and places `color`'s board has made so far (every program it ran).
+    pub fn reported(&mut self, color: Color) -> usize {
+        self.board(color).reported()
+    }
+
+    /// Waits until `color`'s board has made `n` lifts and places; false after `limit`.
+    pub fn wait_reported(&mut self, color: Color, n: usize, limit: Duration) -> bool {
+        let board = self.board(color);
+        let Some(running) = &board.running else {
+            return board.done >= n;
+        };
+        let (count, changed) = &*running.reported;
+        let count = count.lock().unwrap_or_else(|p| p.into_inner());
+        let (count, _) = changed
+            .wait_timeout_while(count, limit, |c| board.done + *c < n)
+            .unwrap_or_else(|p| p.into_inner());
+        board.done + *count >= n
+    }
+
+    /// Kills `color`'s board program (SIGKILL: whatever it kept in memory is gone) and
+    /// returns the lifts and places made, all told, when it died.
+    pub fn kill(&mut self, color: Color) -> usize {
+        let board = self.board(color);
+        if let Some(mut running) = board.running.take() {
+            let _ = running.child.0.kill();
+            let _ = running.child.0.wait();
+            // Its output ends with it: every line it printed is counted.
+            let _ = running.reader.join();
+            board.done += *running.reported.0.lock().unwrap_or_else(|p| p.into_inner());
+        }
+        board.done
+    }
+
+    /// Starts `color`'s board again as a rebooted board: a new program (a new epoch) with
+    /// the men where the killed one left them (`--from-event`), the rest of the script at
+    /// its times.
+    pub fn start_again(&mut self, color: Color) -> Result<(), String> {
+        let board = self.board(color);
+        if board.running.is_some() {
+            return Err(format!("{color}'s board is still running"));
+        }
+        board.start()
+    }
 }
 
 /// As [`play_table`], with the boards cabled as `cabling` says.
@@ -120,10 +262,32 @@ pub fn play_table_via(
     limit: Duration,
     mut on_line: impl FnMut(&serde_json::Value),
 ) -> Result<TableRun, String> {
+    play_table_with(
+        cabling,
+        game,
+        kriegspiel,
+        board,
+        table_args,
+        first_input,
+        limit,
+        |v, _| on_line(v),
+    )
+}
+
+/// As [`play_table_via`]; `on_line` may also kill a board program and start it again.
+#[allow(clippy::too_many_arguments)]
+pub fn play_table_with(
+    cabling: Cabling<'_>,
+    game: &crate::games::BuiltGame,
+    kriegspiel: &Path,
+    board: &Path,
+    table_args: &[String],
+    first_input: Option<&str>,
+    limit: Duration,
+    mut on_line: impl FnMut(&serde_json::Value, &mut Boards),
+) -> Result<TableRun, String> {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::sync::mpsc;
-
-    use kriegspiel_table::kriegspiel_referee::shakmaty::Color;
 
     fn lines_of(reader: impl Read + Send + 'static) -> mpsc::Receiver<String> {
         let (tx, rx) = mpsc::channel();
@@ -161,7 +325,7 @@ pub fn play_table_via(
     let mut cables = Vec::new();
     // Per board: what the board program is given, what the table is given.
     let mut ends: Vec<(Vec<String>, String)> = Vec::new();
-    for (color, id) in ["white", "black"].into_iter().zip(ids) {
+    for (i, (color, id)) in ["white", "black"].into_iter().zip(ids).enumerate() {
         match cabling {
             Cabling::Serial => {
                 let (cable, board_end, console_end) = socat_cable(dir.path(), color)?;
@@ -172,9 +336,12 @@ pub fn play_table_via(
                 ));
             }
             Cabling::Broker {
-                url, boards_url, ..
+                url, boards_urls, ..
             } => ends.push((
-                vec!["--broker".to_owned(), boards_url.unwrap_or(url).to_owned()],
+                vec![
+                    "--broker".to_owned(),
+                    boards_urls.map_or(url, |u| u[i]).to_owned(),
+                ],
                 format!("board:{id}"),
             )),
         }
@@ -221,7 +388,7 @@ pub fn play_table_via(
         .map_err(|e| e.to_string())?
         .as_millis()
         + 500;
-    let mut boards = Vec::new();
+    let mut boards = Boards { boards: Vec::new() };
     for ((color, (board_args, _)), id) in
         [Color::White, Color::Black].into_iter().zip(&ends).zip(ids)
     {
@@ -231,25 +398,28 @@ pub fn play_table_via(
             .with_hold(game.duration_ms + limit.as_millis() as u64)
             .render();
         std::fs::write(&script, text).map_err(|e| e.to_string())?;
-        let child = Command::new(board)
-            .arg("simulate")
-            .arg("--script")
-            .arg(&script)
-            .args(board_args)
-            .arg("--board-id")
-            .arg(id.to_string())
-            .arg("--start-at")
-            .arg(start_at.to_string())
-            .arg("--quiet")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(
-                std::fs::File::create(dir.path().join(format!("{color}.stderr")))
-                    .map_err(|e| e.to_string())?,
-            )
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", board.display()))?;
-        boards.push(ChildGuard(child));
+        let mut command: Vec<std::ffi::OsString> =
+            vec!["simulate".into(), "--script".into(), script.into()];
+        command.extend(board_args.iter().map(Into::into));
+        command.extend(
+            [
+                "--board-id".to_owned(),
+                id.to_string(),
+                "--start-at".to_owned(),
+                start_at.to_string(),
+            ]
+            .map(Into::into),
+        );
+        let mut program = BoardProgram {
+            command,
+            program: board.to_owned(),
+            stdout: dir.path().join(format!("{color}.stdout")),
+            stderr: dir.path().join(format!("{color}.stderr")),
+            running: None,
+            done: 0,
+        };
+        program.start()?;
+        boards.boards.push(program);
     }
 
     if let Some(line) = first_input {
@@ -274,7 +444,7 @@ pub fn play_table_via(
         };
         let v: serde_json::Value =
             serde_json::from_str(&line).map_err(|e| format!("not a JSON line ({e}): {line}"))?;
-        on_line(&v);
+        on_line(&v, &mut boards);
         if let Some(dump) = std::env::var_os("KS_DUMP") {
             use std::io::Write as _;
             if let Ok(mut f) = std::fs::OpenOptions::new()
@@ -310,10 +480,12 @@ pub fn play_table_via(
     let status = table.0.wait().map_err(|e| e.to_string())?;
     // stderr closes with the process; collect what is left.
     let stderr: Vec<String> = err.iter().collect();
+    drop(boards);
     Ok(TableRun {
         lines,
         stderr,
         commands_sent: sent,
         status,
+        folder: dir,
     })
 }

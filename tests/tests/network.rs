@@ -1,14 +1,16 @@
 //! Boards on the network: `kriegspiel-board simulate --broker` boards play whole games into
 //! `kriegspiel table --white board:ID --black board:ID` through a private mosquitto, and
-//! the table's answers must be exactly the referee's, whatever happens to the broker.
+//! the table's answers must be exactly the referee's, whatever happens to the broker, the
+//! console or a board.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 
-use kriegspiel_tests::games::{self, BuiltGame, Timing};
+use kriegspiel_table::kriegspiel_referee::shakmaty::{Color, Square};
+use kriegspiel_tests::games::{self, Action, BuiltGame, Timing};
 use kriegspiel_tests::link_util::cargo_bin;
 use kriegspiel_tests::mosquitto::{CuttableProxy, Mosquitto};
-use kriegspiel_tests::process::{play_table_via, Cabling, TableRun};
+use kriegspiel_tests::process::{play_table_with, Boards, Cabling, TableRun};
 use serde_json::Value;
 
 /// The games' quick pace with more room after each verdict: a promotion choice or a
@@ -54,17 +56,23 @@ fn check(name: &str, game: &BuiltGame, run: &TableRun) {
     );
 }
 
-/// The broker, and the boards' way to it (a proxy that can cut them off).
+/// The broker, and each board's way to it (White's, Black's: proxies that can cut them off).
 struct Room {
     broker: Mosquitto,
-    boards: CuttableProxy,
+    boards: [CuttableProxy; 2],
+}
+
+impl Room {
+    fn proxy(&self, color: Color) -> &CuttableProxy {
+        &self.boards[usize::from(color == Color::Black)]
+    }
 }
 
 fn play(
     name: &str,
     timing: Timing,
     restart_after: Option<usize>,
-    mut during: impl FnMut(usize, &Value, &mut Room),
+    mut during: impl FnMut(usize, &Value, &mut Room, &mut Boards),
 ) -> (BuiltGame, TableRun) {
     // One game at a time: four programs and a broker each, on a 2-core machine, and the
     // scripted hands do not wait for a loaded machine.
@@ -74,14 +82,14 @@ fn play(
     let dir = tempfile::tempdir().unwrap();
     let broker = Mosquitto::start(dir.path(), "").unwrap();
     let url = broker.url();
-    let boards = CuttableProxy::start(broker.port).unwrap();
-    let boards_url = boards.url();
+    let boards = [(); 2].map(|()| CuttableProxy::start(broker.port).unwrap());
+    let boards_urls = boards.each_ref().map(CuttableProxy::url);
     let mut room = Room { broker, boards };
     let mut answers = 0;
-    let run = play_table_via(
+    let run = play_table_with(
         Cabling::Broker {
             url: &url,
-            boards_url: Some(&boards_url),
+            boards_urls: Some(boards_urls.each_ref().map(String::as_str)),
             restart_after,
         },
         &game,
@@ -94,11 +102,11 @@ fn play(
         ],
         None,
         Duration::from_millis(game.duration_ms + 60_000),
-        |v| {
+        |v, boards| {
             if v.get("answer").is_some() {
                 answers += 1;
             }
-            during(answers, v, &mut room);
+            during(answers, v, &mut room, boards);
         },
     )
     .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -107,7 +115,7 @@ fn play(
 
 #[test]
 fn a_whole_game_through_the_broker_gives_the_referees_verdicts() {
-    let (game, run) = play("cincinnati", SLACK, None, |_, _, _| {});
+    let (game, run) = play("cincinnati", SLACK, None, |_, _, _, _| {});
     check("cincinnati", &game, &run);
 }
 
@@ -116,7 +124,7 @@ fn a_whole_game_through_the_broker_gives_the_referees_verdicts() {
 #[test]
 fn a_broker_killed_mid_game_loses_nothing() {
     let mut killed = false;
-    let (game, run) = play("berkeley", SLACK, None, |answers, _, room| {
+    let (game, run) = play("berkeley", SLACK, None, |answers, _, room, _| {
         if answers == 12 && !killed {
             killed = true;
             room.broker.kill();
@@ -133,10 +141,16 @@ fn a_broker_killed_mid_game_loses_nothing() {
 #[test]
 fn boards_cut_off_for_5_s_lose_nothing() {
     let mut cut = false;
-    let (game, run) = play("berkeley", SLACK, None, |answers, _, room| {
+    let (game, run) = play("berkeley", SLACK, None, |answers, _, room, _| {
         if answers == 12 && !cut {
             cut = true;
-            room.boards.cut_for(Duration::from_secs(5));
+            for proxy in &room.boards {
+                proxy.cut();
+            }
+            std::thread::sleep(Duration::from_secs(5));
+            for proxy in &room.boards {
+                proxy.restore();
+            }
         }
     });
     check("berkeley", &game, &run);
@@ -147,10 +161,163 @@ fn boards_cut_off_for_5_s_lose_nothing() {
 /// with every verdict as if nothing had happened.
 #[test]
 fn a_console_killed_mid_game_resumes_with_nothing_lost_or_doubled() {
-    let (game, run) = play("berkeley", SLACK, Some(12), |_, _, _| {});
+    let (game, run) = play("berkeley", SLACK, Some(12), |_, _, _, _| {});
     check("berkeley", &game, &run);
     let resumed = run.with_key("resumed");
     assert_eq!(resumed.len(), 1, "one resume: {resumed:?}");
+}
+
+/// Whether `v` is the table's verdict on `color`'s try `uci` (`moved`, `illegal`, ...).
+fn is_verdict(v: &Value, color: &str, uci: &str, answer: &str) -> bool {
+    v["answer"] == answer && v["color"] == color && v["try"] == uci && v.get("repeat").is_none()
+}
+
+/// The lifts and places the table took from `color`'s board, in the order it took them,
+/// as its journal keeps them (`1200 white lift e2`).
+fn journaled_moves(run: &TableRun, color: Color) -> Vec<(Action, Square)> {
+    let conn = rusqlite::Connection::open_with_flags(
+        run.journal(),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let mut stmt = conn
+        .prepare("SELECT line FROM events ORDER BY game, seq")
+        .unwrap();
+    let lines: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let color = color.to_string();
+    lines
+        .iter()
+        .filter_map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let action = match words[..] {
+                [_, c, "lift", _] if c == color => Action::Lift,
+                [_, c, "place", _] if c == color => Action::Place,
+                _ => return None,
+            };
+            Some((action, words[3].parse().unwrap()))
+        })
+        .collect()
+}
+
+/// `color`'s scripted lifts and places: every one its board makes in the game.
+fn scripted_moves(game: &BuiltGame, color: Color) -> Vec<(Action, Square)> {
+    game.script(color)
+        .actions
+        .iter()
+        .map(|&(_, action, square)| (action, square))
+        .collect()
+}
+
+/// How many epochs (boots) of each board the journal's inbox holds, by board id.
+fn inbox_epochs(run: &TableRun) -> Vec<(u32, u32)> {
+    let conn = rusqlite::Connection::open_with_flags(
+        run.journal(),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT board, COUNT(DISTINCT epoch) FROM board_inbox GROUP BY board ORDER BY board",
+        )
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// Black's board loses its power (SIGKILL: the outbox in its memory is gone) right after
+/// the verdict on its own move, and boots again at once with its men where they stand: a
+/// new epoch, its own hello and snapshot, which the console resyncs from. Every lift and
+/// place it had made was already stored by the console (the verdict came from them), so
+/// nothing is lost: the journal holds each of its moves once, in the script's order, and
+/// two epochs of that board.
+#[test]
+fn a_board_rebooted_mid_game_loses_nothing_and_is_followed_in_its_new_epoch() {
+    let mut rebooted = None;
+    let (game, run) = play("berkeley", SLACK, None, |_, v, _, boards| {
+        // Black's e7e6, after two refused tries: White moves next.
+        if rebooted.is_none() && is_verdict(v, "black", "e7e6", "moved") {
+            let made = boards.kill(Color::Black);
+            boards.start_again(Color::Black).unwrap();
+            rebooted = Some(made);
+        }
+    });
+    check("berkeley", &game, &run);
+    let made = rebooted.expect("Black's board was rebooted");
+    let black = scripted_moves(&game, Color::Black);
+    assert!(
+        0 < made && made < black.len(),
+        "rebooted after {made} moves"
+    );
+    for color in [Color::White, Color::Black] {
+        assert_eq!(
+            journaled_moves(&run, color),
+            scripted_moves(&game, color),
+            "{color}'s lifts and places, as the journal took them"
+        );
+    }
+    assert_eq!(inbox_epochs(&run), [(1, 1), (2, 2)], "epochs by board");
+}
+
+/// White's board is cut off from the broker right after the verdict on its castling, moves
+/// the rook a1–d1 meanwhile (those frames wait in its outbox, never delivered), then loses
+/// its power and boots again with its men where they stand: the rook's frames are gone
+/// with it. The console resyncs from the new epoch's snapshot, which shows the rook on d1
+/// as the official position has it, and the game goes on with the referee's verdicts. The
+/// journal holds every other lift and place once, in order, none of the lost ones, and two
+/// epochs of White's board.
+#[test]
+fn a_board_rebooted_with_undelivered_events_is_resynced_from_its_snapshot() {
+    let built = games::load("berkeley", SLACK).unwrap();
+    let white = scripted_moves(&built, Color::White);
+    // The rook's moves after the castling e1c1: from its lift on a1 to its place on d1.
+    let rook = white
+        .iter()
+        .position(|&m| m == (Action::Lift, Square::A1))
+        .unwrap();
+    let rook_done = rook
+        + 1
+        + white[rook..]
+            .iter()
+            .position(|&m| m == (Action::Place, Square::D1))
+            .unwrap();
+    let mut rebooted = None;
+    let (game, run) = play("berkeley", SLACK, None, |_, v, room, boards| {
+        if rebooted.is_none() && is_verdict(v, "white", "e1c1", "moved") {
+            room.proxy(Color::White).cut();
+            let cut_at = boards.reported(Color::White);
+            let carried = boards.wait_reported(Color::White, rook_done, Duration::from_secs(10));
+            let made = boards.kill(Color::White);
+            room.proxy(Color::White).restore();
+            boards.start_again(Color::White).unwrap();
+            assert!(carried, "the rook was not moved: {made} moves made");
+            rebooted = Some((cut_at, made));
+        }
+    });
+    check("berkeley", &game, &run);
+    let (cut_at, made) = rebooted.expect("White's board was rebooted");
+    assert_eq!(made, rook_done, "killed right after the rook's move");
+    assert_eq!(
+        journaled_moves(&run, Color::Black),
+        scripted_moves(&game, Color::Black)
+    );
+    // White's journaled moves: the script but for the moves the killed program made while
+    // cut off, which never reached the console.
+    let taken = journaled_moves(&run, Color::White);
+    let lost = white.len().checked_sub(taken.len()).unwrap();
+    let kept = made - lost;
+    assert!(
+        lost > 0 && kept >= rook,
+        "lost {lost} moves (cut after {cut_at}, killed after {made}); taken {taken:?}"
+    );
+    assert_eq!(taken[..kept], white[..kept], "before the loss");
+    assert_eq!(taken[kept..], white[made..], "after the reboot");
+    assert_eq!(inbox_epochs(&run), [(1, 2), (2, 1)], "epochs by board");
 }
 
 /// A broker that wants passwords: `board-7` with the password `right`.

@@ -65,6 +65,12 @@ enum Command {
         /// of this program).
         #[arg(long, value_name = "UNIX_MS", value_parser = parse_unix_ms)]
         start_at: Option<std::time::SystemTime>,
+        /// Start as a board rebooted mid-game: the script's first N events are taken as
+        /// done, with the men standing where they left them, and the rest follow at their
+        /// times (give the same --start-at as the run it continues; events already due
+        /// follow at once, in order). What the earlier run sent is not sent again.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        from_event: usize,
     },
     /// Check every square: place a magnet on a1, b1, ... h8 in turn.
     SelfTest(SelfTestArgs),
@@ -206,13 +212,14 @@ fn main() -> ExitCode {
             debounce_scans,
             quiet,
             start_at,
+            from_event,
         } => {
             let config = BoardConfig {
                 board_id,
                 debounce_scans,
                 scan_hz,
             };
-            simulate_cmd(&script, &link, config, start_at, quiet)
+            simulate_cmd(&script, &link, config, (start_at, from_event), quiet)
         }
         Command::SelfTest(args) => self_test(args),
         Command::DgtEmulate(args) => kriegspiel_board::dgt::cli::main(args),
@@ -266,12 +273,22 @@ fn simulate_cmd(
     script_path: &std::path::Path,
     link: &LinkArgs,
     config: BoardConfig,
-    start: Option<std::time::SystemTime>,
+    (start, from_event): (Option<std::time::SystemTime>, usize),
     quiet: bool,
 ) -> ExitCode {
     let script = match load_script(script_path).and_then(|s| check_timing(config).map(|()| s)) {
         Ok(s) => s,
         Err(code) => return code,
+    };
+    let Some(script) = script.from_event(from_event) else {
+        return fail(
+            EXIT_BAD_INPUT,
+            format!(
+                "--from-event {from_event}: {} has only {} events",
+                script_path.display(),
+                script.events.len()
+            ),
+        );
     };
     let mut sent = Sent::default();
     let mut on_sent = |msg: &_| {

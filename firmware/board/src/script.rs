@@ -242,6 +242,21 @@ impl Script {
         Ok(parser.script)
     }
 
+    /// The script as a board restarted after its first `done` events finds it: the men
+    /// stand where those events left them (magnets do not move when a board reboots), and
+    /// the rest follow at their own times. `None` when the script has fewer events.
+    pub fn from_event(&self, done: usize) -> Option<Script> {
+        let (past, rest) = (self.events.get(..done)?, self.events.get(done..)?);
+        let initial = past.iter().fold(self.initial, |mut occ, e| {
+            occ.set(e.square, e.action == Action::Place);
+            occ
+        });
+        Some(Script {
+            initial,
+            events: rest.to_vec(),
+        })
+    }
+
     /// The magnets after every event.
     pub fn final_occupancy(&self) -> Occupancy {
         self.events.iter().fold(self.initial, |mut occ, e| {
@@ -390,6 +405,25 @@ mod tests {
             script.final_occupancy(),
             Occupancy::WHITE_START.without(sq("e2")).with(sq("e4"))
         );
+    }
+
+    #[test]
+    fn a_script_from_an_event_starts_where_the_earlier_events_left_the_men() {
+        let script = Script::parse(include_str!("../examples/opening.txt")).unwrap();
+        assert_eq!(script.from_event(0), Some(script.clone()));
+        let rest = script.from_event(2).unwrap();
+        assert_eq!(
+            rest.initial,
+            Occupancy::WHITE_START.without(sq("e2")).with(sq("e4"))
+        );
+        assert_eq!(rest.events, script.events[2..]);
+        assert_eq!(rest.final_occupancy(), script.final_occupancy());
+        let done = script.from_event(6).unwrap();
+        assert_eq!(
+            (done.initial, done.events.len()),
+            (script.final_occupancy(), 0)
+        );
+        assert_eq!(script.from_event(7), None);
     }
 
     #[test]

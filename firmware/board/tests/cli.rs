@@ -168,6 +168,34 @@ fn an_endless_script_ends_promptly_with_a_clear_error() {
 }
 
 #[test]
+fn a_from_event_past_the_scripts_end_is_refused_before_anything_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = file(
+        dir.path(),
+        "s.txt",
+        "occupied white\n10 lift e2\n20 place e4\n",
+    );
+    let out = Command::new(BIN)
+        .args([
+            "simulate",
+            "--port",
+            "/nonexistent/port",
+            "--from-event",
+            "3",
+        ])
+        .arg("--script")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--from-event 3: ") && stderr.contains("s.txt has only 2 events"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn long_lines_and_large_files_are_one_short_error() {
     let dir = tempfile::tempdir().unwrap();
     // A script line over 64 KiB, after a good line.

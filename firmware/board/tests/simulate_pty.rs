@@ -458,3 +458,25 @@ fn simulate_quiet_prints_nothing() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "");
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// `--from-event N`: a board rebooted mid-game starts with the men where the script's first
+/// N events left them and sends only the rest.
+#[test]
+fn simulate_from_an_event_sends_only_the_rest_from_where_the_men_stand() {
+    let out = simulate_output(
+        b"occupied white\n100 lift e2\n200 place e4\n300 lift g1\n400 place f3\n",
+        &["--from-event", "2"],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let moves: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split(" at ").next())
+        .filter(|l| !l.starts_with("sent "))
+        .collect();
+    assert_eq!(moves, ["lift g1", "place f3"], "{stdout}");
+}
