@@ -189,8 +189,13 @@ impl DgtHandle {
 
     /// The last bytes exchanged with the board, oldest first.
     pub fn raw_log(&self) -> Vec<RawEntry> {
+        self.raw_log_since(0)
+    }
+
+    /// The entries of the raw log after the one numbered `seq` (those still held).
+    pub fn raw_log_since(&self, seq: u64) -> Vec<RawEntry> {
         let log = self.raw.lock().unwrap_or_else(|p| p.into_inner());
-        log.entries().cloned().collect()
+        log.since(seq).cloned().collect()
     }
 }
 

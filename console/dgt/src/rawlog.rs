@@ -15,6 +15,8 @@ pub enum Direction {
 /// Bytes that went one way at one time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawEntry {
+    /// Counts entries from 1 since the log began, so a reader can ask for the new ones.
+    pub seq: u64,
     pub at: Duration,
     pub direction: Direction,
     pub bytes: Vec<u8>,
@@ -40,6 +42,7 @@ impl fmt::Display for RawEntry {
 pub struct RawLog {
     capacity: usize,
     held: usize,
+    seq: u64,
     entries: VecDeque<RawEntry>,
 }
 
@@ -51,6 +54,7 @@ impl RawLog {
         RawLog {
             capacity,
             held: 0,
+            seq: 0,
             entries: VecDeque::new(),
         }
     }
@@ -68,7 +72,9 @@ impl RawLog {
             }
         }
         self.held += bytes.len();
+        self.seq += 1;
         self.entries.push_back(RawEntry {
+            seq: self.seq,
             at,
             direction,
             bytes: bytes.to_vec(),
@@ -78,6 +84,11 @@ impl RawLog {
     /// The entries, oldest first.
     pub fn entries(&self) -> impl Iterator<Item = &RawEntry> {
         self.entries.iter()
+    }
+
+    /// The entries after `seq`, oldest first.
+    pub fn since(&self, seq: u64) -> impl Iterator<Item = &RawEntry> {
+        self.entries.iter().filter(move |e| e.seq > seq)
     }
 
     /// Bytes held.
@@ -117,6 +128,8 @@ mod tests {
         log.record(Duration::ZERO, Direction::FromBoard, &[9; 25]);
         assert_eq!(log.len(), 10);
         assert_eq!(log.entries().count(), 1);
+        assert_eq!(log.since(3).count(), 1);
+        assert_eq!(log.since(4).count(), 0);
         log.record(Duration::ZERO, Direction::FromBoard, &[]);
         assert_eq!(log.entries().count(), 1);
     }

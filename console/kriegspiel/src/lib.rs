@@ -4,6 +4,7 @@
 //! `kriegspiel-frontend` library's, which every subcommand uses.
 
 pub mod demo_cmd;
+pub mod dgt_monitor;
 pub mod export_cmd;
 pub mod hall_cmd;
 pub mod hear_cmd;

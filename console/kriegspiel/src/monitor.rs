@@ -8,6 +8,8 @@
 //! `--health` adds a `health` line every second. A second `disconnected` without a
 //! `connected` in between is not printed again.
 //!
+//! A DGT e-board (`dgt:PATH`, `dgt:auto`) is watched by [`crate::dgt_monitor`] instead.
+//!
 //! A port that cannot be opened is not fatal: like the link itself after an unplug, the
 //! monitor keeps retrying every 250 ms, printing an `open_failed` line (and a message on
 //! stderr) once per distinct error.
@@ -28,7 +30,8 @@ const HEALTH_EVERY: Duration = Duration::from_secs(1);
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The board's serial port (e.g. /dev/ttyACM0, /dev/serial0, or a pty path).
+    /// The board's serial port (e.g. /dev/ttyACM0, /dev/serial0, or a pty path); a DGT
+    /// e-board as dgt:PATH or dgt:auto (docs/DGT.md).
     path: PathBuf,
     /// Line speed (ignored by USB serial and pseudo-terminals).
     #[arg(long, default_value_t = 115_200)]
@@ -42,6 +45,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
+    if let Some(spec) = args.path.to_str().filter(|p| p.starts_with("dgt:")) {
+        return crate::dgt_monitor::run(spec, args.verbose, args.health);
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
