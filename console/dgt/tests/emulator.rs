@@ -339,3 +339,72 @@ async fn the_probe_tells_a_dgt_board_from_a_silent_port() {
         "{waited:?}"
     );
 }
+
+/// A board turned round (field 0 is h1), White's: the driver tells it from White's king
+/// and rooks, reports squares the right way round, and remembers it by serial number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rotated_board_is_oriented_from_its_owners_men_and_remembered() {
+    let mut emulator = Emulator::start(
+        "occupied white g6=n\n1500 lift e2\n1550 place e4\n",
+        &["--rotated", "--serial", "24680"],
+    );
+    let orientations = kriegspiel_dgt::Orientations::default();
+    let (_handle, mut reports) = DgtBoard::open(
+        DgtPort::Path(emulator.port.clone()),
+        DgtOptions {
+            owner: Some(shakmaty::Color::White),
+            orientations: orientations.clone(),
+            ..DgtOptions::default()
+        },
+    );
+    let got = collect(&mut reports, Duration::from_millis(2200)).await;
+    assert_eq!(
+        summary(&got),
+        [
+            "connected 24680",
+            "8/8/6n1/8/8/8/PPPPPPPP/RNBQKBNR",
+            "8/8/6n1/8/4P3/8/PPPP1PPP/RNBQKBNR"
+        ],
+        "{}",
+        emulator.transcript()
+    );
+    let DgtEvent::Position(p) = &got[2].1.event else {
+        panic!()
+    };
+    assert!(p.orientation_known());
+    assert_eq!(
+        orientations.get("24680"),
+        Some(kriegspiel_dgt::Orientation::Rotated)
+    );
+}
+
+/// A Bluetooth board (a long serial number, scans at half speed, 450 ms) driven with the
+/// Bluetooth timing (500 ms settle). The move falls within one scan: one a scan apart would
+/// leave only 50 ms for jitter, a margin this test does not rely on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bluetooth_board_at_half_speed_gives_one_position_per_move() {
+    let mut emulator = Emulator::start(
+        "occupied start\n1500 lift g1\n1600 place f3\n",
+        &["--bluetooth", "--serial", "3000213579"],
+    );
+    let (_handle, mut reports) = DgtBoard::open(
+        DgtPort::Path(emulator.port.clone()),
+        DgtOptions {
+            link: Some(kriegspiel_dgt::LinkKind::Bluetooth),
+            ..DgtOptions::default()
+        },
+    );
+    let got = collect(&mut reports, Duration::from_millis(3200)).await;
+    let transcript = emulator.transcript();
+    assert_eq!(
+        summary(&got),
+        [
+            "connected 3000213579",
+            START,
+            "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R"
+        ],
+        "{transcript}"
+    );
+    // The board scanned at 450 ms: its updates came at 1800 ms.
+    assert!(transcript.contains("update f3 N at 18"), "{transcript}");
+}
