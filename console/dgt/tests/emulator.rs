@@ -180,6 +180,9 @@ async fn each_move_gives_exactly_one_settled_position_though_its_updates_come_ou
         ["connected 3000147740", START, E4, E4_E5, E4_E5_NF3],
         "{transcript}"
     );
+    // Paced commands never overflow the board's ten-byte input buffer.
+    assert!(!transcript.contains("input overflow"), "{transcript}");
+    assert!(transcript.contains("mode update_board"), "{transcript}");
     // The board did report the move's new square before its old one.
     let e4 = transcript.find("update e4 P").unwrap();
     let e2 = transcript.find("update e2 .").unwrap();
