@@ -315,3 +315,132 @@ fn a_demo_killed_at_random_moments_ends_as_an_uninterrupted_one() {
         "seed {seed}: every answer once, in order"
     );
 }
+
+/// The processes whose command line names `path` (the network demo's folder: its broker's
+/// configuration, its boards' scripts, its console's journal).
+fn processes_naming(path: &Path) -> Vec<String> {
+    let needle = path.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(&needle) {
+            found.push(format!("{}: {cmdline}", name.to_string_lossy()));
+        }
+    }
+    found
+}
+
+/// `bash console/run.sh rand --network --fast --json` as a user runs it without a display:
+/// a private mosquitto, two `kriegspiel-board simulate --broker` boards and the text demo on
+/// board:1 and board:2, to the end of the game, with the referee's every answer (the demo's
+/// keypad commands included: a question, a promotion); then nothing of it is left running,
+/// and its temporary folder is gone.
+#[test]
+fn run_sh_network_plays_the_demo_through_a_private_broker_and_leaves_nothing() {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+
+    let kriegspiel = cargo_bin("kriegspiel", "kriegspiel");
+    let board = cargo_bin("kriegspiel-board", "kriegspiel-board");
+    let bin = kriegspiel.parent().unwrap();
+    assert_eq!(board.parent(), Some(bin));
+    // The answers are the referee's, whatever the pace (--fast on the network: the quick one).
+    let game = kriegspiel_tests::games::builtin("rand", Default::default()).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // mktemp makes the demo's folder in TMPDIR: here, a folder of the test's own.
+    let tmp = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let mut child = Command::new("bash")
+        .arg(root.join("console/run.sh"))
+        .args(["rand", "--network", "--fast", "--json", "--no-speech"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("KRIEGSPIEL_WHITE")
+        .env_remove("KRIEGSPIEL_BLACK")
+        .env("KRIEGSPIEL_BIN", bin)
+        .env("TMPDIR", tmp.path())
+        // Its own process group: on a timeout the test stops it and all it started.
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let reader = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = r.read_to_string(&mut s);
+            s
+        })
+    };
+    let stdout = reader(Box::new(child.stdout.take().unwrap()));
+    let stderr = reader(Box::new(child.stderr.take().unwrap()));
+    let limit = Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.wait();
+            panic!(
+                "run.sh --network did not end within {limit:?}; stderr: {}",
+                stderr.join().unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let took = start.elapsed();
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(stderr.contains("anonymous clients allowed"), "{stderr}");
+    let folder = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("Demo folder: "))
+        .and_then(|l| l.split(' ').next())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| panic!("no demo folder said: {stderr}"));
+    assert!(folder.starts_with(tmp.path()), "{}", folder.display());
+
+    // JSON lines only on standard output: the referee's every answer, in order, and the end.
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let answers: Vec<&Value> = lines
+        .iter()
+        .filter(|v| v.get("answer").is_some() && v.get("repeat").is_none())
+        .collect();
+    for (i, (printed, expected)) in answers.iter().zip(&game.expected).enumerate() {
+        assert_eq!(*printed, expected, "answer {i} (left: printed); {stderr}");
+    }
+    assert_eq!(answers.len(), game.expected.len(), "{stderr}");
+    let last = lines.last().unwrap();
+    assert_eq!(last["final_fen"], game.final_fen.as_str(), "{stdout}");
+    assert_eq!(last["result"], "1-0", "{stdout}");
+    // Both boards came over the network.
+    for color in ["white", "black"] {
+        assert!(
+            lines
+                .iter()
+                .any(|v| v["link"] == color && v["event"] == "connected"),
+            "{color}: {stdout}"
+        );
+    }
+
+    // Nothing left: no broker, no board program, no console; the folder is gone.
+    assert_eq!(processes_naming(&folder), Vec::<String>::new());
+    assert!(!folder.exists(), "{} is left", folder.display());
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    eprintln!("run.sh --network: the game in {took:?}");
+    assert!(took < Duration::from_secs(90), "took {took:?}");
+}

@@ -21,6 +21,7 @@ use kriegspiel_hall::{
 use kriegspiel_window::WindowOptions;
 
 use clap::Parser;
+use kriegspiel_frontend::demo::{count_from, on_network, parse_unix_ms, write_scripts};
 use kriegspiel_frontend::{
     default_socket, demo_timing, journal_path, read_round_broker, read_round_with_audio, speaking,
     stop_on_signals, tables_of, wait_for_stop, BrokerArgs, GameArgs, Players, Probing, SpeechArgs,
@@ -90,6 +91,14 @@ struct Args {
     audio: SpeechArgs,
     #[command(flatten)]
     broker: BrokerArgs,
+    /// The demo with --broker: the boards' --start-at (Unix milliseconds, `date +%s%3N`);
+    /// the demo's keypad commands count from that moment too (default: the table's start).
+    #[arg(long, value_name = "UNIX_MS", value_parser = parse_unix_ms, requires = "broker")]
+    start_at: Option<std::time::SystemTime>,
+    /// The demo with --broker: writes the boards' scripts into DIR (white.script,
+    /// black.script) just before the game starts (see `kriegspiel demo --help`).
+    #[arg(long, value_name = "DIR", requires = "broker")]
+    write_scripts: Option<PathBuf>,
 }
 
 /// The tables the command line describes.
@@ -103,6 +112,8 @@ struct Tables {
     demo: bool,
     /// A round file's `[broker]`, for its networked boards.
     broker: Option<kriegspiel_net::Broker>,
+    /// The demo on networked boards 1 and 2 (--demo with --broker): its game.
+    network_demo: Option<kriegspiel_games::BuiltGame>,
 }
 
 /// Whether any audio option other than --no-speech was given.
@@ -138,6 +149,11 @@ fn one_table_option(args: &Args) -> Option<&'static str> {
 /// The hall's tables the command line describes, how each speaks, and whether they are
 /// demo tables.
 fn tables(args: &Args) -> Result<Tables, String> {
+    if (args.write_scripts.is_some() || args.start_at.is_some())
+        && (args.config.is_some() || args.white.is_some())
+    {
+        return Err("--start-at and --write-scripts are for the demo on networked boards (--demo --broker URL)".into());
+    }
     if let Some(path) = &args.config {
         if let Some(option) = one_table_option(args) {
             return Err(format!(
@@ -166,9 +182,10 @@ fn tables(args: &Args) -> Result<Tables, String> {
             audio,
             demo: false,
             broker: read_round_broker(path)?,
+            network_demo: None,
         });
     }
-    let (specs, demo) = specs(args)?;
+    let (specs, demo, network_demo) = specs(args)?;
     let options = args.audio.options();
     options.check().map_err(|e| e.to_string())?;
     // One table, or the demo's first table.
@@ -186,6 +203,7 @@ fn tables(args: &Args) -> Result<Tables, String> {
         audio,
         demo,
         broker: None,
+        network_demo,
     })
 }
 
@@ -231,8 +249,12 @@ fn speakers(tables: &Tables) -> Result<Vec<(TableNo, Speakers)>, String> {
     Ok(built.speakers)
 }
 
-/// The tables of one table's boards or of the demo, and whether they are demo tables.
-fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
+/// The tables of one table's boards or of the demo, whether they are demo tables, and the
+/// game of the demo on networked boards.
+type Specs = (Vec<TableSpec>, bool, Option<kriegspiel_games::BuiltGame>);
+
+/// The tables of one table's boards or of the demo.
+fn specs(args: &Args) -> Result<Specs, String> {
     let game = args.game.clone();
     if let (Some(white), Some(black)) = (&args.white, &args.black) {
         if white == black {
@@ -263,6 +285,7 @@ fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
                 resume: kriegspiel_hall::Resume::unless_new(args.new_game),
             }],
             false,
+            None,
         ));
     }
     // The demo.
@@ -282,6 +305,14 @@ fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
     if n == 0 || n > MAX_DEMO_TABLES {
         return Err(format!("--tables: 1 to {MAX_DEMO_TABLES}"));
     }
+    let networked = args.broker.broker.is_some();
+    if networked && n > 1 {
+        return Err(
+            "the demo on networked boards (--broker) is one table, on boards 1 and 2: give one rule set and no --tables"
+                .into(),
+        );
+    }
+    let mut network_demo = None;
     let timing = demo_timing(game.settle_ms);
     let mut specs = Vec::with_capacity(n);
     for i in 0..n {
@@ -300,9 +331,13 @@ fn specs(args: &Args) -> Result<(Vec<TableSpec>, bool), String> {
         };
         spec.setup = only_rules.apply(spec.setup)?;
         spec.resume = kriegspiel_hall::Resume::unless_new(args.new_game);
+        if networked {
+            on_network(&mut spec);
+            network_demo = Some(built);
+        }
         specs.push(spec);
     }
-    Ok((specs, true))
+    Ok((specs, true, network_demo))
 }
 
 fn main() -> ExitCode {
@@ -322,10 +357,11 @@ fn main() -> ExitCode {
         }
     };
     let Tables {
-        specs,
+        mut specs,
         numbers,
         demo,
         broker,
+        network_demo,
         ..
     } = tables;
     let network = args.broker.network(broker, args.config.as_deref());
@@ -342,6 +378,24 @@ fn main() -> ExitCode {
         Ok(j) => j,
         Err(code) => return code,
     };
+    // The demo on networked boards: its boards' scripts, then its keypad commands counted
+    // from the boards' start.
+    if let Some(game) = &network_demo {
+        if let Some(dir) = &args.write_scripts {
+            if let Err(e) = write_scripts(game, dir) {
+                eprintln!("{PROGRAM}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+        if let (Some(at), Some(spec)) = (args.start_at, specs.first_mut()) {
+            count_from(spec, at);
+        }
+    }
+    let setups: Vec<(TableNo, kriegspiel_hall::TableSetup)> = numbers
+        .iter()
+        .zip(&specs)
+        .map(|(no, s)| (*no, s.setup.clone()))
+        .collect();
     let numbered = numbers.into_iter().zip(specs.clone()).collect();
     let hall = match Hall::open_numbered(journal, numbered, TimeMode::Real) {
         Ok(mut h) => {
@@ -369,6 +423,20 @@ fn main() -> ExitCode {
     let mut options = WindowOptions::new(path);
     options.sync_alert_after = Duration::from_secs(args.sync_alert);
     options.start_table = args.open;
+    // On a round's broker the window shows the round's other consoles' tables too.
+    if let Some(on) = &network {
+        match kriegspiel_frontend::round_broker::watch_round(&on.hall.broker, &on.hall.console) {
+            Ok((actions, news)) => {
+                options.round = Some(kriegspiel_window::RoundFeed {
+                    link: std::sync::Arc::new(RoundOf(actions)),
+                    news: std::sync::Arc::new(std::sync::Mutex::new(Some(news))),
+                });
+            }
+            Err(e) => {
+                eprintln!("{PROGRAM}: warning: {e}; the window shows this console's tables only")
+            }
+        }
+    }
     if demo {
         options.demo_timing = Some(kriegspiel_games::Timing::HUMAN);
     }
@@ -381,6 +449,15 @@ fn main() -> ExitCode {
         .collect();
     subscribers.push(follower("seat notes", note_seats));
     subscribers.extend(players.as_ref().map(Players::subscriber));
+    if let Some(on) = &network {
+        subscribers.extend(kriegspiel_frontend::round_broker::on_round(
+            on,
+            setups,
+            hall.handle(),
+            players.clone(),
+            PROGRAM,
+        ));
+    }
     let mut hall = match hall.start(subscribers) {
         Ok(h) => h,
         Err(e) => {
@@ -447,6 +524,16 @@ fn note_seats(mut events: tokio_broadcast::Receiver<kriegspiel_hall::HallEvent>)
 /// The players' channel behind the window's seat buttons.
 #[derive(Debug)]
 struct SeatsOf(Players);
+
+/// The round's broker, as the window sends arbiter actions to other consoles through it.
+#[derive(Debug)]
+struct RoundOf(kriegspiel_frontend::round_broker::RoundActions);
+
+impl kriegspiel_window::RoundLink for RoundOf {
+    fn send(&self, table: TableNo, line: &str) -> bool {
+        self.0.send(table, line)
+    }
+}
 
 impl kriegspiel_window::Seats for SeatsOf {
     fn release(&self, table: TableNo, color: kriegspiel_referee::shakmaty::Color) -> bool {

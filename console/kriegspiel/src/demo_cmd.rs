@@ -1,16 +1,23 @@
 //! `kriegspiel demo`: a whole scripted game on two simulated boards, through the whole
 //! chain (board logic, link, table, journal), printed as a spectator reads it and spoken.
 //! `--fast` plays the same events on simulated time. A journal that holds the demo's
-//! unfinished game resumes it.
+//! unfinished game resumes it. With `--broker` the boards are on the network instead:
+//! `kriegspiel-board simulate --broker` programs playing the scripts `--write-scripts`
+//! writes (`console/run.sh --network` starts them, with a private broker), in real time
+//! (`--fast`: at the tests' quick pace).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
-use kriegspiel_frontend::{
-    demo_timing, open_journal, print_text, speaker, speaking, GameArgs, Lines, Readable, SpeechArgs,
+use kriegspiel_frontend::demo::{
+    count_from, on_network, parse_unix_ms, quick_timing, write_scripts,
 };
-use kriegspiel_hall::{HallCommand, HallEvent, Journal, TimeMode};
+use kriegspiel_frontend::{
+    demo_timing, open_journal, print_text, speaker, speaking, BrokerArgs, GameArgs, Lines,
+    Readable, SpeechArgs,
+};
+use kriegspiel_hall::{Hall, HallCommand, HallEvent, Journal, TimeMode};
 use kriegspiel_speech::Speakers;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -24,7 +31,8 @@ pub struct Args {
     #[command(flatten)]
     game: GameArgs,
     /// Simulated time: the same game with no real waits (speech only with --speech-wav or
-    /// audio devices).
+    /// audio devices). With --broker, whose boards play in real time: the quick pace of the
+    /// end-to-end tests instead (a whole game in about half a minute).
     #[arg(long)]
     fast: bool,
     /// The journal; default: journal.sqlite in the user's data folder.
@@ -38,11 +46,26 @@ pub struct Args {
     /// Print JSON lines (as `kriegspiel table` does) instead of readable text.
     #[arg(long)]
     json: bool,
+    /// With --broker the boards are on the network: networked boards 1 (White) and 2
+    /// (Black), each a `kriegspiel-board simulate --script DIR/COLOR.script --broker URL
+    /// --board-id N --start-at UNIX_MS` program (see --write-scripts), in real time.
+    #[command(flatten)]
+    broker: BrokerArgs,
+    /// With --broker: the boards' --start-at (Unix milliseconds, `date +%s%3N`); the
+    /// demo's keypad commands count from that moment too (default: the table's start).
+    #[arg(long, value_name = "UNIX_MS", value_parser = parse_unix_ms, requires = "broker")]
+    start_at: Option<SystemTime>,
+    /// With --broker: writes the boards' scripts into DIR (white.script, black.script), at
+    /// the demo's pace and --settle-ms, just before the game starts; start the two board
+    /// programs once they are there, and stop them when done: each stays on after the game,
+    /// as a real board does (console/run.sh --network does all of it).
+    #[arg(long, value_name = "DIR", requires = "broker")]
+    write_scripts: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> ExitCode {
     match prepare(&args) {
-        Ok((journal, spec, lang, name)) => {
+        Ok((journal, spec, lang, name, game)) => {
             let devices = args.audio.public_audio.is_some()
                 || args.audio.white_audio.is_some()
                 || args.audio.black_audio.is_some();
@@ -58,9 +81,21 @@ pub fn run(args: Args) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            let network = args.broker.network(None, None);
+            let boards = match &network {
+                Some(n) => format!(
+                    "two simulated boards on the network (board:1 and board:2, through {})",
+                    n.hall.broker.url
+                ),
+                None => "two simulated boards".to_owned(),
+            };
             let header = format!(
-                "Demo: {name} on two simulated boards{}.\nHouse rules: only your own men carry magnets; guess men of the other colour are unmagnetised.\n",
-                if args.fast { " (simulated time)" } else { "" }
+                "Demo: {name} on {boards}{}.\nHouse rules: only your own men carry magnets; guess men of the other colour are unmagnetised.\n",
+                match (args.fast, &network) {
+                    (false, _) => "",
+                    (true, None) => " (simulated time)",
+                    (true, Some(_)) => " (at the tests' quick pace)",
+                }
             );
             // With --json standard output carries JSON lines only (jq reads it whole).
             if args.json {
@@ -68,12 +103,30 @@ pub fn run(args: Args) -> ExitCode {
             } else if !print_text(&header) {
                 return ExitCode::SUCCESS;
             }
-            let mode = if args.fast {
+            let mode = if args.fast && network.is_none() {
                 TimeMode::Simulated
             } else {
                 TimeMode::Real
             };
-            watch(journal, spec, speaker, mode, args.json)
+            let mut spec = spec;
+            if let Some(network) = &network {
+                on_network(&mut spec);
+                if let Some(dir) = &args.write_scripts {
+                    if let Err(e) = write_scripts(&game, dir) {
+                        eprintln!("{PROGRAM}: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+                if let Some(at) = args.start_at {
+                    count_from(&mut spec, at);
+                }
+                let hall = Hall::open(journal, vec![spec], mode).map(|mut h| {
+                    h.use_broker(network.hall.clone());
+                    h
+                });
+                return watch(hall, speaker, args.json);
+            }
+            watch(Hall::open(journal, vec![spec], mode), speaker, args.json)
         }
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
@@ -87,6 +140,7 @@ type Prepared = (
     kriegspiel_hall::TableSpec,
     kriegspiel_referee::Lang,
     String,
+    kriegspiel_games::BuiltGame,
 );
 
 fn prepare(args: &Args) -> Result<Prepared, String> {
@@ -101,7 +155,12 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
         (None, None) => "cincinnati".to_owned(),
     };
     let rule_set: kriegspiel_referee::RuleSet = rules.parse().map_err(|e| format!("{e}"))?;
-    let timing = demo_timing(args.game.settle_ms);
+    // Boards on the network play in real time: --fast is their quickest pace.
+    let timing = if args.fast && args.broker.broker.is_some() {
+        quick_timing(args.game.settle_ms)
+    } else {
+        demo_timing(args.game.settle_ms)
+    };
     let game = kriegspiel_games::builtin(rule_set.id(), timing).map_err(|e| e.to_string())?;
     let mut spec = game.table_spec(&format!("demo-{}", rule_set.id()), &timing);
     spec.setup = args.game.apply(spec.setup)?;
@@ -109,14 +168,12 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
     let lang = spec.setup.config().map_err(|e| e.to_string())?.lang;
     let journal = open_journal(PROGRAM, args.journal.clone())?;
     let name = format!("{} ({} plies)", game.def.name, game.def.plies.len());
-    Ok((journal, spec, lang, name))
+    Ok((journal, spec, lang, name, game))
 }
 
 fn watch(
-    journal: Journal,
-    spec: kriegspiel_hall::TableSpec,
+    hall: Result<Hall, kriegspiel_hall::HallError>,
     speaker: Option<Speakers>,
-    mode: TimeMode,
     json: bool,
 ) -> ExitCode {
     // The speaker follows the hall from its first event with a queue of its own: it lags
@@ -125,7 +182,7 @@ fn watch(
         .map(|s| speaking(1, s, Duration::from_secs(15)))
         .into_iter()
         .collect();
-    let mut hall = match kriegspiel_hall::start(journal, vec![spec], mode, speaking) {
+    let mut hall = match hall.and_then(|h| h.start(speaking)) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");

@@ -29,7 +29,7 @@ enum Command {
     /// The headless table: two boards, keypad commands on stdin, JSON answers on stdout.
     Table(Box<table_cmd::Args>),
     /// A whole scripted game on two simulated boards, printed and spoken.
-    Demo(demo_cmd::Args),
+    Demo(Box<demo_cmd::Args>),
     /// Every table of a round in one process (a TOML round file).
     Hall(hall_cmd::Args),
     /// A journal's games as PGN, or the full event log as JSON lines.
@@ -72,7 +72,7 @@ fn main() -> ExitCode {
         Command::Referee(args) => referee_cmd::run(args),
         Command::BoardMonitor(args) => monitor::run(args),
         Command::Table(args) => table_cmd::run(*args),
-        Command::Demo(args) => demo_cmd::run(args),
+        Command::Demo(args) => demo_cmd::run(*args),
         Command::Hall(args) => hall_cmd::run(args),
         Command::Export(args) => export_cmd::run(args),
         Command::Hear(args) => hear_cmd::run(args),
