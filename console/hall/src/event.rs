@@ -162,7 +162,7 @@ impl std::fmt::Display for BrokerNotice {
                 let lost = if *was_up { "lost" } else { "unreachable" };
                 write!(
                     f,
-                    "broker {url} {lost} ({why}); networked boards are down, retrying every second"
+                    "broker {url} {lost} ({why}); networked boards are down, retrying 4 times a second"
                 )
             }
             BrokerNotice::Refused { url, why } => write!(

@@ -27,6 +27,9 @@ pub(crate) use intake::Intake;
 const INTAKE_QUEUE: usize = 8192;
 /// Frames waiting in one board's link.
 const LINK_QUEUE: usize = 256;
+/// How long the console waits before it tries an unreachable broker again: soon, so that
+/// a game resumes as soon as the broker is back.
+const RETRY: Duration = Duration::from_millis(250);
 /// Requests waiting in the client (acks, commands, subscriptions).
 const CLIENT_QUEUE: usize = 4096;
 
@@ -169,14 +172,29 @@ impl Router {
 }
 
 async fn route(mut eventloop: EventLoop, mut r: Router) {
+    // Told apart from the connections of the console's earlier runs by the clock.
+    let mut connections: u64 = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
     let mut down = true;
     let mut said_down = false;
+    // A new connection the intake is still to hear of (its queue was full).
+    let mut connected: Option<u64> = None;
     loop {
+        if let Some(console) = connected {
+            if r.intake.try_send(Intake::Connected { console }).is_ok() {
+                connected = None;
+            }
+        }
         match eventloop.poll().await {
             Ok(Event::Incoming(Packet::ConnAck(_))) => {
                 for board in locked(&r.attached).iter() {
                     subscribe(&r.client, *board);
                 }
+                // After the subscriptions (a client's packets are taken in order): the
+                // boards' answer to the acks this brings finds the console listening.
+                connections += 1;
+                connected = Some(connections);
                 down = false;
                 said_down = false;
                 r.notice(BrokerNotice::Reached { url: r.url.clone() });
@@ -207,7 +225,7 @@ async fn route(mut eventloop: EventLoop, mut r: Router) {
                     });
                 }
                 down = true;
-                tokio::time::sleep(Duration::from_secs(1)).await;
+                tokio::time::sleep(RETRY).await;
             }
         }
     }

@@ -124,15 +124,33 @@ impl Ack {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Ack, EnvelopeError> {
-        if bytes.len() != HEADER {
-            return Err(if bytes.len() > HEADER {
-                EnvelopeError::TooLong { len: bytes.len() }
-            } else {
-                EnvelopeError::TooShort { len: bytes.len() }
-            });
-        }
+        Ack::decode_with(bytes).map(|(ack, _)| ack)
+    }
+
+    /// The ack as sent over the console's connection number `console`: a board that sees
+    /// a new number sends everything unacknowledged at once, since whatever it sent while
+    /// the console was away is lost, and waiting for its re-send timer would only delay
+    /// the game's recovery.
+    pub fn encode_with(&self, console: u64) -> Vec<u8> {
+        let mut out = self.encode();
+        out.extend_from_slice(&console.to_be_bytes());
+        out
+    }
+
+    /// An ack, and the console's connection number when it carries one.
+    pub fn decode_with(bytes: &[u8]) -> Result<(Ack, Option<u64>), EnvelopeError> {
+        let len = bytes.len();
+        let console = match len {
+            HEADER => None,
+            n if n == HEADER + 8 => bytes
+                .get(HEADER..)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .map(u64::from_be_bytes),
+            n if n > HEADER => return Err(EnvelopeError::TooLong { len }),
+            _ => return Err(EnvelopeError::TooShort { len }),
+        };
         let (epoch, next) = header(bytes)?;
-        Ok(Ack { epoch, next })
+        Ok((Ack { epoch, next }, console))
     }
 }
 
@@ -147,6 +165,14 @@ mod tests {
         fn envelopes_come_back_as_sent(epoch: u64, seq: u64, age_ms: u64, frame in proptest::collection::vec(any::<u8>(), 1..MAX_FRAME)) {
             let e = Envelope { epoch, seq, age_ms, frame };
             prop_assert_eq!(Envelope::decode(&e.encode()), Ok(e));
+        }
+
+        #[test]
+        fn acks_come_back_with_their_console(epoch: u64, next: u64, console: u64) {
+            let ack = Ack { epoch, next };
+            prop_assert_eq!(Ack::decode_with(&ack.encode_with(console)), Ok((ack, Some(console))));
+            prop_assert_eq!(Ack::decode_with(&ack.encode()), Ok((ack, None)));
+            prop_assert_eq!(Ack::decode(&ack.encode_with(console)), Ok(ack));
         }
 
         #[test]

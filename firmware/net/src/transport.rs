@@ -68,6 +68,9 @@ impl std::fmt::Display for TransportError {
 
 impl std::error::Error for TransportError {}
 
+/// How long a board waits before it tries an unreachable broker again.
+const RETRY: Duration = Duration::from_millis(250);
+
 #[derive(Debug)]
 struct Shared {
     outbox: Outbox,
@@ -75,6 +78,8 @@ struct Shared {
     fatal: Option<TransportError>,
     /// Epochs restarted because the console did not acknowledge in time.
     overflows: u64,
+    /// The console's connection its last ack came over.
+    console_seen: Option<u64>,
 }
 
 /// The running transport: its threads stop when it is dropped.
@@ -183,6 +188,7 @@ impl BoardTransport {
             connected: false,
             fatal: None,
             overflows: 0,
+            console_seen: None,
         }));
         let (incoming_tx, incoming_rx) = mpsc::sync_channel(INCOMING);
         let (wake_tx, wake_rx) = mpsc::sync_channel(1);
@@ -333,11 +339,12 @@ impl Listener {
         lock(&self.shared).connected = false;
         if !std::mem::replace(said, true) {
             eprintln!(
-                "kriegspiel-board: board {}: broker unreachable ({why}); retrying every second, events are kept",
+                "kriegspiel-board: board {}: broker unreachable ({why}); retrying 4 times a second, events are kept",
                 self.board_id
             );
         }
-        thread::sleep(Duration::from_secs(1));
+        // Soon, so that a broker back after an outage has the boards at once.
+        thread::sleep(RETRY);
     }
 
     fn connected(&self) {
@@ -369,7 +376,7 @@ impl Listener {
                 let _ = self.incoming.try_send(payload.to_vec());
             }
         } else if topic == self.topics.ack {
-            let Ok(ack) = Ack::decode(payload) else {
+            let Ok((ack, console)) = Ack::decode_with(payload) else {
                 return;
             };
             let mut s = lock(&self.shared);
@@ -379,6 +386,11 @@ impl Listener {
                 });
             } else {
                 s.outbox.acknowledged(ack);
+                // The console is back on a new connection: what it may have missed goes now.
+                if console.is_some() && console != s.console_seen {
+                    s.console_seen = console;
+                    s.outbox.resend_all();
+                }
             }
         }
     }

@@ -67,7 +67,7 @@ pub(super) fn mark_applied(tx: &Connection, stamp: NetStamp) -> Result<(), Journ
 impl Journal {
     /// A second connection to this journal for the networked boards' intake.
     pub fn inbox(&self) -> Result<Inbox, JournalError> {
-        let conn = Connection::open_with_flags(
+        let mut conn = Connection::open_with_flags(
             &self.path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
@@ -77,7 +77,7 @@ impl Journal {
         })?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(sql("opening the board inbox"))?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
+        conn.busy_handler(Some(super::open::wait_briefly))
             .map_err(sql("opening the board inbox"))?;
         Ok(Inbox { conn })
     }

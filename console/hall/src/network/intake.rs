@@ -39,6 +39,11 @@ pub(crate) enum Intake {
         board: u32,
         tx: mpsc::Sender<NetInput>,
     },
+    /// The console's client connected again (its number): every ack goes again with it,
+    /// and each board sends at once what it sent while the console was away.
+    Connected {
+        console: u64,
+    },
 }
 
 struct BoardIn {
@@ -55,6 +60,8 @@ struct State {
     events: broadcast::Sender<HallEvent>,
     boards: BTreeMap<u32, BoardIn>,
     journal_failed: bool,
+    /// The console client's connection number, sent with every ack.
+    console: u64,
 }
 
 pub(super) fn spawn(
@@ -69,6 +76,7 @@ pub(super) fn spawn(
         events,
         boards: BTreeMap::new(),
         journal_failed: false,
+        console: 0,
     };
     std::thread::Builder::new()
         .name("board-intake".into())
@@ -99,6 +107,12 @@ impl State {
     fn take(&mut self, m: Intake) {
         match m {
             Intake::Attach { board, tx } => self.attach(board, tx),
+            Intake::Connected { console } => {
+                self.console = console;
+                for b in self.boards.values_mut() {
+                    b.acked = None;
+                }
+            }
             Intake::Frame { board, envelope } => {
                 if let Some(b) = self.boards.get_mut(&board) {
                     // When it was made, on this machine's clock: the board's clock need not
@@ -239,7 +253,7 @@ impl State {
                         BoardTopics::new(*board).ack,
                         QoS::AtLeastOnce,
                         true,
-                        ack.encode(),
+                        ack.encode_with(self.console),
                     );
                     if sent.is_ok() {
                         b.acked = Some(ack);
