@@ -195,6 +195,20 @@ fn check_schema(conn: &Connection, path: &Path) -> Result<(), JournalError> {
     Ok(())
 }
 
+/// Waits for the journal's other writer (a table's events, the board inbox) in short
+/// steps, about 5 s in all. SQLite's own busy handler sleeps up to 100 ms at a time, and a
+/// board's frame waited behind it: p99 from a board to the journal was 229 ms at 800 frames
+/// a second, against the few milliseconds a commit takes.
+pub(super) fn wait_briefly(count: i32) -> bool {
+    let step = match count {
+        0..=99 => std::time::Duration::from_micros(100),
+        100..=5099 => std::time::Duration::from_millis(1),
+        _ => return false,
+    };
+    std::thread::sleep(step);
+    true
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -225,18 +239,4 @@ mod tests {
         let said = read_only_or(&path, sql("checking"))(other).to_string();
         assert!(said.starts_with("journal: checking: "), "{said}");
     }
-}
-
-/// Waits for the journal's other writer (a table's events, the board inbox) in short
-/// steps, about 5 s in all. SQLite's own busy handler sleeps up to 100 ms at a time, and a
-/// board's frame waited behind it: p99 from a board to the journal was 229 ms at 800 frames
-/// a second, against the few milliseconds a commit takes.
-pub(super) fn wait_briefly(count: i32) -> bool {
-    let step = match count {
-        0..=99 => std::time::Duration::from_micros(100),
-        100..=5099 => std::time::Duration::from_millis(1),
-        _ => return false,
-    };
-    std::thread::sleep(step);
-    true
 }
