@@ -535,21 +535,30 @@ name = "Board 1"
 rules = "wild16"
 "#;
 
-/// The round of players, its broker running, its seat files naming that broker.
-fn players_round() -> (Round, tempfile::TempDir, Mosquitto) {
-    let r = round(&ROUND_OF_PLAYERS.replace("PORT", "1883"));
+/// The round `template` (its broker's port `PORT`), its broker running, its seat files
+/// naming that broker.
+fn round_on_broker(template: &str) -> (Round, tempfile::TempDir, Mosquitto) {
+    let r = round(&template.replace("PORT", "1883"));
     r.configure(&[]);
     let dir = tempfile::tempdir().unwrap();
     let m = r.mosquitto(dir.path());
     // The round names the broker the test started (its secret, hence every password, is
     // unchanged), and its seat files say so.
-    std::fs::write(
-        &r.file,
-        ROUND_OF_PLAYERS.replace("PORT", &m.port.to_string()),
-    )
-    .unwrap();
+    std::fs::write(&r.file, template.replace("PORT", &m.port.to_string())).unwrap();
     r.seat_files();
     (r, dir, m)
+}
+
+/// `kriegspiel hall --console east` on the round, with its own journal in `dir`.
+fn east_hall(r: &Round, dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kriegspiel"));
+    c.args(["hall", "--no-speech", "--console", "east", "--config"])
+        .arg(&r.file)
+        .arg("--journal")
+        .arg(dir.join("east.sqlite"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null());
+    c
 }
 
 /// `kriegspiel hall` on a round, its standard error read until it serves seats on the
@@ -588,7 +597,7 @@ fn hall(round: &Round, journal: &Path) -> kriegspiel_tests::process::ChildGuard 
 #[test]
 fn players_play_through_the_broker_with_their_seat_files_and_hear_only_their_own() {
     use kriegspiel_tests::console::Terminal;
-    let (r, dir, m) = players_round();
+    let (r, dir, m) = round_on_broker(ROUND_OF_PLAYERS);
     let journal = dir.path().join("j.sqlite");
     let _hall = hall(&r, &journal);
     // Someone holding White's seat file listens to everything he may.
@@ -656,7 +665,7 @@ fn players_play_through_the_broker_with_their_seat_files_and_hear_only_their_own
 #[test]
 fn a_seat_file_proves_its_seat_on_the_local_socket_too_and_nobody_elses() {
     use kriegspiel_tests::console::Terminal;
-    let (r, dir, _broker) = players_round();
+    let (r, dir, _broker) = round_on_broker(ROUND_OF_PLAYERS);
     let journal = dir.path().join("j.sqlite");
     let _hall = hall(&r, &journal);
     let socket = journal.with_extension("players.sock");
@@ -703,30 +712,12 @@ console = "east"
 
 #[test]
 fn a_console_keeps_its_tables_summaries_on_the_broker_and_takes_the_arbiters_actions() {
-    let r = round(&ROUND_OF_TWO_CONSOLES.replace("PORT", "1883"));
-    r.configure(&[]);
-    let dir = tempfile::tempdir().unwrap();
-    let m = r.mosquitto(dir.path());
-    std::fs::write(
-        &r.file,
-        ROUND_OF_TWO_CONSOLES.replace("PORT", &m.port.to_string()),
-    )
-    .unwrap();
+    let (r, dir, m) = round_on_broker(ROUND_OF_TWO_CONSOLES);
     let secret = RoundSecret::of_round(&r.file).unwrap();
     let arbiter = connect(m.port, "arbiter", &secret.password("arbiter")).unwrap();
     arbiter.subscribe(kriegspiel_net::round::SUMMARIES);
     arbiter.subscribe(kriegspiel_net::round::CONSOLES);
-    let journal = dir.path().join("east.sqlite");
-    let mut east = Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
-        .args(["hall", "--no-speech", "--console", "east", "--config"])
-        .arg(&r.file)
-        .arg("--journal")
-        .arg(&journal)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::inherit())
-        .spawn()
-        .unwrap();
+    let mut east = east_hall(&r, dir.path()).spawn().unwrap();
     let summary_topic = TableTopics::new(2).summary;
     let status_topic = kriegspiel_net::round::console_status("east");
     // Waits for a message on `topic` that `pick` accepts; its payload.
@@ -799,29 +790,12 @@ fn a_console_keeps_its_tables_summaries_on_the_broker_and_takes_the_arbiters_act
 
 #[test]
 fn a_console_that_dies_is_shown_down_by_its_last_will() {
-    let r = round(&ROUND_OF_TWO_CONSOLES.replace("PORT", "1883"));
-    r.configure(&[]);
-    let dir = tempfile::tempdir().unwrap();
-    let m = r.mosquitto(dir.path());
-    std::fs::write(
-        &r.file,
-        ROUND_OF_TWO_CONSOLES.replace("PORT", &m.port.to_string()),
-    )
-    .unwrap();
+    let (r, dir, m) = round_on_broker(ROUND_OF_TWO_CONSOLES);
     let secret = RoundSecret::of_round(&r.file).unwrap();
     let arbiter = connect(m.port, "arbiter", &secret.password("arbiter")).unwrap();
     arbiter.subscribe(kriegspiel_net::round::CONSOLES);
-    let mut east = kriegspiel_tests::process::ChildGuard(
-        Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
-            .args(["hall", "--no-speech", "--console", "east", "--config"])
-            .arg(&r.file)
-            .arg("--journal")
-            .arg(dir.path().join("east.sqlite"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let mut east =
+        kriegspiel_tests::process::ChildGuard(east_hall(&r, dir.path()).spawn().unwrap());
     let status = kriegspiel_net::round::console_status("east");
     let statuses = |until: &str| -> Vec<String> {
         let mut all = Vec::new();
@@ -848,27 +822,9 @@ fn a_console_that_dies_is_shown_down_by_its_last_will() {
 #[test]
 fn a_window_on_another_console_follows_the_round_and_sends_its_actions() {
     use kriegspiel_hall::RoundNews;
-    let r = round(&ROUND_OF_TWO_CONSOLES.replace("PORT", "1883"));
-    r.configure(&[]);
-    let dir = tempfile::tempdir().unwrap();
-    let m = r.mosquitto(dir.path());
-    std::fs::write(
-        &r.file,
-        ROUND_OF_TWO_CONSOLES.replace("PORT", &m.port.to_string()),
-    )
-    .unwrap();
+    let (r, dir, m) = round_on_broker(ROUND_OF_TWO_CONSOLES);
     let secret = RoundSecret::of_round(&r.file).unwrap();
-    let _east = kriegspiel_tests::process::ChildGuard(
-        Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
-            .args(["hall", "--no-speech", "--console", "east", "--config"])
-            .arg(&r.file)
-            .arg("--journal")
-            .arg(dir.path().join("east.sqlite"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _east = kriegspiel_tests::process::ChildGuard(east_hall(&r, dir.path()).spawn().unwrap());
     // What the main console's window uses, with the main console's credentials.
     let main = kriegspiel_net::Broker {
         url: m.url().parse().unwrap(),
