@@ -632,3 +632,73 @@ fn a_table_refuses_an_input_it_cannot_journal_and_plays_on() {
     }
     running.handle.send(HallCommand::Shutdown).unwrap();
 }
+
+/// The verdicts a replay of `journal`'s last game gives: what a console killed now would
+/// know it had judged.
+fn verdicts_on_disk(journal: &Path) -> usize {
+    let j = Journal::open_read_only(journal).unwrap();
+    let Some(g) = j.games().unwrap().pop() else {
+        return 0;
+    };
+    let (mut table, _) = Table::new(g.setup.config().unwrap(), 0).unwrap();
+    j.events(g.id)
+        .events
+        .into_iter()
+        .flat_map(|e| table.apply(e.event))
+        .filter(|o| matches!(o, Output::Verdict { .. }))
+        .count()
+}
+
+/// A verdict is said only once what caused it is on disk, also when a timer (a board's
+/// settle) caused it: a console killed just after saying it replays it from the journal
+/// and says it again marked as a repeat, instead of judging it afresh and saying it twice.
+/// Another connection holds the journal's write lock in short windows; whatever the table
+/// said by the end of a window must follow from what was committed before it.
+#[test]
+fn no_verdict_is_said_before_its_cause_is_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = games::builtin("rand", Timing::default()).unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let running = start(
+        Journal::open(&journal).unwrap(),
+        vec![game.table_spec("demo", &Timing::default())],
+        TimeMode::Simulated,
+        Vec::new(),
+    )
+    .unwrap();
+    let mut events = running.events;
+    let locker = rusqlite::Connection::open(&journal).unwrap();
+    let (mut said, mut windows, mut ended) = (0, 0, false);
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while !ended {
+        assert!(std::time::Instant::now() < deadline, "the game did not end");
+        locker.execute_batch("BEGIN IMMEDIATE").unwrap();
+        // Room for the table to run into the lock (or, wrongly, past it).
+        std::thread::sleep(Duration::from_millis(5));
+        loop {
+            match events.try_recv() {
+                Ok(HallEvent::Output {
+                    output: Output::Verdict { .. },
+                    ..
+                }) => said += 1,
+                Ok(HallEvent::Ended { .. }) => ended = true,
+                Ok(HallEvent::Failed { error, .. }) => panic!("table failed: {error}"),
+                Ok(_) => {}
+                Err(TryRecvError::Empty) => break,
+                Err(e) => panic!("hall events: {e}"),
+            }
+        }
+        let on_disk = verdicts_on_disk(&journal);
+        assert!(
+            said <= on_disk,
+            "{said} verdicts said, {on_disk} derivable from the journal (window {windows})"
+        );
+        locker.execute_batch("ROLLBACK").unwrap();
+        windows += 1;
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(said > 50, "a whole game's verdicts: {said}");
+    assert!(windows > 10, "the lock was taken often: {windows}");
+    running.handle.send(HallCommand::Shutdown).unwrap();
+    running.thread.join().unwrap();
+}

@@ -378,18 +378,8 @@ fn main() -> ExitCode {
         Ok(j) => j,
         Err(code) => return code,
     };
-    // The demo on networked boards: its boards' scripts, then its keypad commands counted
-    // from the boards' start.
-    if let Some(game) = &network_demo {
-        if let Some(dir) = &args.write_scripts {
-            if let Err(e) = write_scripts(game, dir) {
-                eprintln!("{PROGRAM}: {e}");
-                return ExitCode::from(2);
-            }
-        }
-        if let (Some(at), Some(spec)) = (args.start_at, specs.first_mut()) {
-            count_from(spec, at);
-        }
+    if let Err(code) = prepare_network_demo(&args, network_demo.as_ref(), &mut specs) {
+        return code;
     }
     let setups: Vec<(TableNo, kriegspiel_hall::TableSetup)> = numbers
         .iter()
@@ -397,18 +387,16 @@ fn main() -> ExitCode {
         .map(|(no, s)| (*no, s.setup.clone()))
         .collect();
     let numbered = numbers.into_iter().zip(specs.clone()).collect();
-    let hall = match Hall::open_numbered(journal, numbered, TimeMode::Real) {
-        Ok(mut h) => {
-            if let Some(network) = &network {
-                h.use_broker(network.hall.clone());
-            }
-            h
-        }
+    let mut hall = match Hall::open_numbered(journal, numbered, TimeMode::Real) {
+        Ok(h) => h,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
         }
     };
+    if let Some(network) = &network {
+        hall.use_broker(network.hall.clone());
+    }
     let socket = args
         .player_socket
         .clone()
@@ -420,26 +408,7 @@ fn main() -> ExitCode {
     if let (Some(p), Some(on)) = (&players, &network) {
         p.serve_broker(on, PROGRAM);
     }
-    let mut options = WindowOptions::new(path);
-    options.sync_alert_after = Duration::from_secs(args.sync_alert);
-    options.start_table = args.open;
-    // On a round's broker the window shows the round's other consoles' tables too.
-    if let Some(on) = &network {
-        match kriegspiel_frontend::round_broker::watch_round(&on.hall.broker, &on.hall.console) {
-            Ok((actions, news)) => {
-                options.round = Some(kriegspiel_window::RoundFeed {
-                    link: std::sync::Arc::new(RoundOf(actions)),
-                    news: std::sync::Arc::new(std::sync::Mutex::new(Some(news))),
-                });
-            }
-            Err(e) => {
-                eprintln!("{PROGRAM}: warning: {e}; the window shows this console's tables only")
-            }
-        }
-    }
-    if demo {
-        options.demo_timing = Some(kriegspiel_games::Timing::HUMAN);
-    }
+    let mut options = window_options(&args, path, network.as_ref(), demo);
     // The window (on the hall's first subscription), the players' channel, the seat notes
     // and each speaking table: each follows the hall from its first event with a queue of
     // its own, so that a slow one lags alone and holds no other back.
@@ -469,17 +438,7 @@ fn main() -> ExitCode {
     let followers = std::mem::take(&mut hall.followers);
     // Ctrl-C or SIGTERM: the hall stops (journaling the time up to the stop), then the
     // players' terminals are told and the socket file removed, and the window ends.
-    let on_stop: Box<dyn FnOnce(i32) + Send> = {
-        let players = players.clone();
-        let handle = hall.handle.clone();
-        Box::new(move |signal| {
-            wait_for_stop(&handle, Duration::from_secs(3));
-            if let Some(p) = &players {
-                p.close_all("the console has stopped", true);
-            }
-            std::process::exit(128 + signal);
-        })
-    };
+    let on_stop = stop_then_tell_players(players.clone(), hall.handle.clone());
     stop_on_signals(hall.handle.clone(), PROGRAM, Some(on_stop));
     options.seats = players
         .clone()
@@ -499,6 +458,74 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The demo on networked boards: its boards' scripts written out, then its keypad commands
+/// counted from the boards' start.
+fn prepare_network_demo(
+    args: &Args,
+    network_demo: Option<&kriegspiel_games::BuiltGame>,
+    specs: &mut [TableSpec],
+) -> Result<(), ExitCode> {
+    let Some(game) = network_demo else {
+        return Ok(());
+    };
+    if let Some(dir) = &args.write_scripts {
+        if let Err(e) = write_scripts(game, dir) {
+            eprintln!("{PROGRAM}: {e}");
+            return Err(ExitCode::from(2));
+        }
+    }
+    if let (Some(at), Some(spec)) = (args.start_at, specs.first_mut()) {
+        count_from(spec, at);
+    }
+    Ok(())
+}
+
+/// What the window is told by the command line (its seats come once the hall runs).
+fn window_options(
+    args: &Args,
+    journal: PathBuf,
+    network: Option<&kriegspiel_frontend::args::OnBroker>,
+    demo: bool,
+) -> WindowOptions {
+    let mut options = WindowOptions::new(journal);
+    options.sync_alert_after = Duration::from_secs(args.sync_alert);
+    options.start_table = args.open;
+    options.round = network.and_then(round_feed);
+    if demo {
+        options.demo_timing = Some(kriegspiel_games::Timing::HUMAN);
+    }
+    options
+}
+
+/// On a round's broker the window shows the round's other consoles' tables too.
+fn round_feed(on: &kriegspiel_frontend::args::OnBroker) -> Option<kriegspiel_window::RoundFeed> {
+    match kriegspiel_frontend::round_broker::watch_round(&on.hall.broker, &on.hall.console) {
+        Ok((actions, news)) => Some(kriegspiel_window::RoundFeed {
+            link: std::sync::Arc::new(RoundOf(actions)),
+            news: std::sync::Arc::new(std::sync::Mutex::new(Some(news))),
+        }),
+        Err(e) => {
+            eprintln!("{PROGRAM}: warning: {e}; the window shows this console's tables only");
+            None
+        }
+    }
+}
+
+/// Ctrl-C or SIGTERM: the hall stops (journaling the time up to the stop), then the
+/// players' terminals are told and the socket file removed, and the window ends.
+fn stop_then_tell_players(
+    players: Option<Players>,
+    handle: kriegspiel_hall::HallHandle,
+) -> Box<dyn FnOnce(i32) + Send> {
+    Box::new(move |signal| {
+        wait_for_stop(&handle, Duration::from_secs(3));
+        if let Some(p) = &players {
+            p.close_all("the console has stopped", true);
+        }
+        std::process::exit(128 + signal);
+    })
 }
 
 /// Says each table's seat codes and every seat change on standard error too (the window

@@ -1,5 +1,6 @@
-//! One table's task: takes its inputs in order of arrival, journals each (timers written
-//! behind, inputs from outside before their effects), applies it, publishes what it caused.
+//! One table's task: takes its inputs in order of arrival, journals each (a timer's row
+//! written behind unless a player hears what it caused; inputs from outside before their
+//! effects), applies it, publishes what it caused.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -7,7 +8,7 @@ use std::sync::Arc;
 
 use kriegspiel_boardlink::{BoardLink, BoardLinkHandle, LinkConfig, Report};
 use kriegspiel_referee::shakmaty::{ByColor, Color};
-use kriegspiel_table::{ArbiterNote, Event, Input, Millis, Output, Table};
+use kriegspiel_table::{render, ArbiterNote, Event, Input, Millis, Output, Table};
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
@@ -350,14 +351,27 @@ impl Task {
             }
         };
         self.seq += 1;
-        // A timer follows from events on disk already: what it causes is published while its
-        // row is committed (a crash losing it loses nothing a replay cannot derive). What
-        // came from outside is on disk before anything it causes is said.
-        let written = if matches!(event.input, Input::Tick) && self.behind.len() < MAX_BEHIND {
-            self.behind.push_back(self.journal.write_behind(row));
-            Ok(())
+        let at = event.at;
+        let (written, outputs) = if matches!(event.input, Input::Tick) {
+            // A timer follows from events on disk already: what it causes is published
+            // while its row is committed (a crash losing it loses nothing a replay cannot
+            // derive). Unless a player hears it: a verdict said and then lost in a crash
+            // would be judged again after the restart and said twice, unmarked.
+            let outputs = self.table.apply(event);
+            let heard = outputs.iter().any(|o| render::hearer(o).is_some());
+            let written = if heard || self.behind.len() >= MAX_BEHIND {
+                self.journal.write(row).await
+            } else {
+                self.behind.push_back(self.journal.write_behind(row));
+                Ok(())
+            };
+            (written, outputs)
         } else {
-            self.journal.write(row).await
+            // What came from outside is on disk before anything it causes is said.
+            match self.journal.write(row).await {
+                Ok(()) => (Ok(()), self.table.apply(event)),
+                Err(e) => (Err(e), Vec::new()),
+            }
         };
         if let Err(e) = written.and_then(|()| confirmed(&mut self.behind)) {
             self.publish(HallEvent::Failed {
@@ -366,8 +380,7 @@ impl Task {
             });
             return Err(());
         }
-        let at = event.at;
-        for output in self.table.apply(event) {
+        for output in outputs {
             self.output(at, output);
         }
         self.publish(HallEvent::View(Box::new(view(self.no, &self.table))));
