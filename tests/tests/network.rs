@@ -264,6 +264,73 @@ fn a_board_rebooted_mid_game_loses_nothing_and_is_followed_in_its_new_epoch() {
     assert_eq!(inbox_epochs(&run), [(1, 1), (2, 2)], "epochs by board");
 }
 
+/// Leaves on the broker, retained, an ack of board `id`'s `epoch`: what the console said to
+/// an earlier boot of the board.
+fn keep_ack(url: &str, id: u32, epoch: u64) {
+    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    let options = rumqttc::MqttOptions::new("earlier-boot", "127.0.0.1", port);
+    let (client, mut connection) = rumqttc::Client::new(options, 10);
+    let ack = kriegspiel_net::Ack { epoch, next: 0 }.encode_with(1);
+    let topic = kriegspiel_net::BoardTopics::new(id).ack;
+    client
+        .publish(topic, rumqttc::QoS::AtLeastOnce, true, ack)
+        .unwrap();
+    for event in connection.iter() {
+        if let rumqttc::Event::Incoming(rumqttc::Packet::PubAck(_)) = event.unwrap() {
+            break;
+        }
+    }
+    client.disconnect().unwrap();
+}
+
+/// A Raspberry Pi has no battery clock: Black's board reboots into a time earlier than its
+/// last boot's, so its new epoch is lower than the one the console last followed (here:
+/// the console's retained ack is of an epoch a day ahead). The board must not take that
+/// ack for another board with its id: it moves to an epoch past it, the console resyncs
+/// from it, and the game goes on with the referee's verdicts, nothing lost.
+#[test]
+fn a_board_rebooted_into_an_earlier_time_moves_past_its_last_epoch() {
+    let ahead = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+        + 86_400_000;
+    let mut rebooted = false;
+    let (game, run) = play("berkeley", SLACK, None, |_, v, room, boards| {
+        if !rebooted && is_verdict(v, "black", "e7e6", "moved") {
+            boards.kill(Color::Black);
+            keep_ack(&room.broker.url(), 2, ahead);
+            boards.start_again(Color::Black).unwrap();
+            rebooted = true;
+        }
+    });
+    assert!(rebooted, "Black's board was rebooted");
+    check("berkeley", &game, &run);
+    for color in [Color::White, Color::Black] {
+        assert_eq!(
+            journaled_moves(&run, color),
+            scripted_moves(&game, color),
+            "{color}'s lifts and places, as the journal took them"
+        );
+    }
+    let conn = rusqlite::Connection::open_with_flags(
+        run.journal(),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let last: u64 = conn
+        .query_row(
+            "SELECT MAX(epoch) FROM board_inbox WHERE board = 2",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap() as u64;
+    assert!(
+        last > ahead,
+        "Black's board's last epoch {last} is past {ahead}"
+    );
+}
+
 /// White's board is cut off from the broker right after the verdict on its castling, moves
 /// the rook a1–d1 meanwhile (those frames wait in its outbox, never delivered), then loses
 /// its power and boots again with its men where they stand: the rook's frames are gone

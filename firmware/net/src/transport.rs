@@ -80,6 +80,28 @@ struct Shared {
     overflows: u64,
     /// The console's connection its last ack came over.
     console_seen: Option<u64>,
+    /// Whether the console has acknowledged anything of this process's epochs yet.
+    followed: bool,
+}
+
+/// What an ack of a later epoch than the board's own means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LaterAck {
+    /// Kept by the broker from before this process started, which has not been followed
+    /// yet: an earlier boot of this board whose clock was ahead (a Raspberry Pi has no
+    /// battery clock and may boot into an earlier time). The board moves past it.
+    EarlierBoot,
+    /// Sent live, or after the console has followed this process: another board with this
+    /// id started later, and the console follows it.
+    AnotherBoard,
+}
+
+fn later_ack(retained: bool, followed: bool) -> LaterAck {
+    if retained && !followed {
+        LaterAck::EarlierBoot
+    } else {
+        LaterAck::AnotherBoard
+    }
 }
 
 /// The running transport: its threads stop when it is dropped.
@@ -189,6 +211,7 @@ impl BoardTransport {
             fatal: None,
             overflows: 0,
             console_seen: None,
+            followed: false,
         }));
         let (incoming_tx, incoming_rx) = mpsc::sync_channel(INCOMING);
         let (wake_tx, wake_rx) = mpsc::sync_channel(1);
@@ -303,7 +326,9 @@ impl Listener {
                     said_down = false;
                     self.connected();
                 }
-                Ok(Event::Incoming(Packet::Publish(p))) => self.publish(&p.topic, &p.payload),
+                Ok(Event::Incoming(Packet::Publish(p))) => {
+                    self.publish(&p.topic, &p.payload, p.retain);
+                }
                 Ok(_) => {}
                 Err(ConnectionError::ConnectionRefused(code)) => {
                     let why = match code {
@@ -369,7 +394,7 @@ impl Listener {
         );
     }
 
-    fn publish(&self, topic: &str, payload: &[u8]) {
+    fn publish(&self, topic: &str, payload: &[u8], retained: bool) {
         if topic == self.topics.cmd {
             if payload.len() <= MAX_FRAME {
                 // A full queue: the console asks again.
@@ -381,10 +406,33 @@ impl Listener {
             };
             let mut s = lock(&self.shared);
             if ack.epoch > s.outbox.epoch() {
-                s.fatal = Some(TransportError::Superseded {
-                    board_id: self.board_id,
-                });
+                match later_ack(retained, s.followed) {
+                    LaterAck::EarlierBoot => {
+                        let epoch = new_epoch(ack.epoch);
+                        s.outbox.restart(epoch);
+                        eprintln!(
+                            "kriegspiel-board: board {}: the console last followed epoch {}, later than this boot's clock; starting epoch {epoch}: the console will resync from the board's snapshot",
+                            self.board_id, ack.epoch
+                        );
+                        // The board announces itself again, in the new epoch.
+                        let _ = self.incoming.try_send(hello_frame());
+                        let _ = self.client.try_publish(
+                            self.topics.status.clone(),
+                            QoS::AtLeastOnce,
+                            true,
+                            Status::Online { epoch }.encode(),
+                        );
+                    }
+                    LaterAck::AnotherBoard => {
+                        s.fatal = Some(TransportError::Superseded {
+                            board_id: self.board_id,
+                        });
+                    }
+                }
             } else {
+                if ack.epoch == s.outbox.epoch() {
+                    s.followed = true;
+                }
                 s.outbox.acknowledged(ack);
                 // The console is back on a new connection: what it may have missed goes now.
                 if console.is_some() && console != s.console_seen {
@@ -434,5 +482,25 @@ impl Pump {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_kept_ack_before_the_console_follows_is_an_earlier_boot() {
+        assert_eq!(later_ack(true, false), LaterAck::EarlierBoot);
+        assert_eq!(later_ack(false, false), LaterAck::AnotherBoard);
+        assert_eq!(later_ack(true, true), LaterAck::AnotherBoard);
+        assert_eq!(later_ack(false, true), LaterAck::AnotherBoard);
+    }
+
+    #[test]
+    fn a_new_epoch_is_later_than_the_one_it_follows_whatever_the_clock() {
+        let ahead = wall_ms() + 86_400_000;
+        assert_eq!(new_epoch(ahead), ahead + 1);
+        assert!(new_epoch(0) >= wall_ms().saturating_sub(1000));
     }
 }
