@@ -331,6 +331,48 @@ fn a_board_rebooted_into_an_earlier_time_moves_past_its_last_epoch() {
     );
 }
 
+/// The same round started twice: a second console, on a journal of its own, takes the
+/// same two boards mid-game. Each console's acknowledgements reach the other; the first
+/// tells its arbiter plainly that a board is taken by another console, and its game goes
+/// on with the referee's verdicts.
+#[test]
+fn a_board_taken_by_a_second_console_is_said_to_the_arbiter() {
+    let built = games::load("berkeley", SLACK).unwrap();
+    let second_dir = tempfile::tempdir().unwrap();
+    let mut second: Option<kriegspiel_tests::process::ChildGuard> = None;
+    let mut told = Vec::new();
+    let (game, run) = play("berkeley", SLACK, None, |answers, v, room, _| {
+        if answers == 6 && second.is_none() {
+            let child = std::process::Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+                .args([
+                    "table", "--white", "board:1", "--black", "board:2", "--broker",
+                ])
+                .arg(room.broker.url())
+                .args(built.table_args())
+                .arg("--journal")
+                .arg(second_dir.path().join("second.sqlite"))
+                .arg("--no-speech")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            second = Some(kriegspiel_tests::process::ChildGuard(child));
+        }
+        if v["broker"] == "shared" {
+            told.push(v["message"].as_str().unwrap_or_default().to_owned());
+            // Told: the arbiter stops the second console.
+            second.take();
+        }
+    });
+    assert!(
+        told.first()
+            .is_some_and(|m| m.contains("also taken by another console")),
+        "the arbiter was told: {told:?}"
+    );
+    check("berkeley", &game, &run);
+}
+
 /// White's board is cut off from the broker right after the verdict on its castling, moves
 /// the rook a1–d1 meanwhile (those frames wait in its outbox, never delivered), then loses
 /// its power and boots again with its men where they stand: the rook's frames are gone

@@ -228,6 +228,7 @@ fn broker_line(n: &kriegspiel_hall::BrokerNotice) -> Value {
         BrokerNotice::Dropped { .. } => "dropped",
         BrokerNotice::Malformed { .. } => "malformed",
         BrokerNotice::Journal { .. } => "journal",
+        BrokerNotice::Shared { .. } => "shared",
     };
     json!({"broker": what, "message": n.to_string()})
 }

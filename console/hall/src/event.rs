@@ -152,6 +152,11 @@ pub enum BrokerNotice {
     Journal {
         why: String,
     },
+    /// Another console acknowledges one of this console's boards: the same table runs on
+    /// two consoles (a round started twice, on two journals).
+    Shared {
+        board: u32,
+    },
 }
 
 impl std::fmt::Display for BrokerNotice {
@@ -179,6 +184,10 @@ impl std::fmt::Display for BrokerNotice {
             BrokerNotice::Journal { why } => write!(
                 f,
                 "board frames cannot be stored in the journal ({why}); they are not acknowledged and the boards keep them"
+            ),
+            BrokerNotice::Shared { board } => write!(
+                f,
+                "board {board} is also taken by another console: its table runs twice (a round started on two consoles or two journals?); stop the other one, each table must run on one console only"
             ),
         }
     }

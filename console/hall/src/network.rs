@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kriegspiel_boardlink::{BoardLinkHandle, LinkConfig, NetLink, Report};
-use kriegspiel_net::{BoardTopics, Broker, Envelope, Status, TopicKind};
+use kriegspiel_net::{Ack, BoardTopics, Broker, Envelope, Status, TopicKind};
 use rumqttc::{AsyncClient, ConnectReturnCode, ConnectionError, Event, EventLoop, Packet, QoS};
 use tokio::sync::{broadcast, mpsc};
 
@@ -88,6 +88,10 @@ impl Network {
                 events,
                 url: spec.broker.url.to_string(),
                 dropped: 0,
+                connections: Connections::new(
+                    u64::try_from(crate::heartbeat::wall_ms()).unwrap_or(0),
+                ),
+                shared: BTreeSet::new(),
             },
         ));
         Ok(Network {
@@ -122,6 +126,8 @@ fn subscribe(client: &AsyncClient, board: u32) {
     let t = BoardTopics::new(board);
     let _ = client.try_subscribe(t.events, QoS::AtLeastOnce);
     let _ = client.try_subscribe(t.status, QoS::AtLeastOnce);
+    // Another console's acks show the same board taken twice.
+    let _ = client.try_subscribe(t.ack, QoS::AtMostOnce);
 }
 
 struct Router {
@@ -131,6 +137,38 @@ struct Router {
     events: broadcast::Sender<HallEvent>,
     url: String,
     dropped: u64,
+    /// This console's connection numbers, sent with its acks: from `first` to `last`.
+    connections: Connections,
+    /// Boards whose acks from another console the arbiter has been told of.
+    shared: BTreeSet<u32>,
+}
+
+/// The numbers of this console's connections to the broker, each sent with its acks.
+#[derive(Debug, Clone, Copy)]
+struct Connections {
+    first: u64,
+    last: u64,
+}
+
+impl Connections {
+    /// Told apart from the connections of other consoles and of this console's earlier
+    /// runs by the clock at start.
+    fn new(wall_ms: u64) -> Connections {
+        Connections {
+            first: wall_ms + 1,
+            last: wall_ms,
+        }
+    }
+
+    fn next(&mut self) -> u64 {
+        self.last += 1;
+        self.last
+    }
+
+    /// Whether an ack sent live with `console` came from another console.
+    fn another(&self, console: Option<u64>) -> bool {
+        console.is_some_and(|c| !(self.first..=self.last).contains(&c))
+    }
 }
 
 impl Router {
@@ -138,7 +176,7 @@ impl Router {
         let _ = self.events.send(HallEvent::Broker(notice));
     }
 
-    fn publish(&mut self, topic: &str, payload: &[u8]) {
+    fn publish(&mut self, topic: &str, payload: &[u8], retained: bool) {
         let Some((board, kind)) = BoardTopics::parse(topic) else {
             return;
         };
@@ -157,7 +195,15 @@ impl Router {
                 Some(status) => Intake::Status { board, status },
                 None => return,
             },
-            TopicKind::Ack | TopicKind::Cmd => return,
+            TopicKind::Ack => {
+                // A retained one may be this console's own from an earlier run.
+                let console = Ack::decode_with(payload).ok().and_then(|(_, c)| c);
+                if !retained && self.connections.another(console) && self.shared.insert(board) {
+                    self.notice(BrokerNotice::Shared { board });
+                }
+                return;
+            }
+            TopicKind::Cmd => return,
         };
         if self.intake.try_send(message).is_err() {
             // The board sends it again: it is not acknowledged.
@@ -172,10 +218,6 @@ impl Router {
 }
 
 async fn route(mut eventloop: EventLoop, mut r: Router) {
-    // Told apart from the connections of the console's earlier runs by the clock.
-    let mut connections: u64 = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
     let mut down = true;
     let mut said_down = false;
     // A new connection the intake is still to hear of (its queue was full).
@@ -193,13 +235,12 @@ async fn route(mut eventloop: EventLoop, mut r: Router) {
                 }
                 // After the subscriptions (a client's packets are taken in order): the
                 // boards' answer to the acks this brings finds the console listening.
-                connections += 1;
-                connected = Some(connections);
+                connected = Some(r.connections.next());
                 down = false;
                 said_down = false;
                 r.notice(BrokerNotice::Reached { url: r.url.clone() });
             }
-            Ok(Event::Incoming(Packet::Publish(p))) => r.publish(&p.topic, &p.payload),
+            Ok(Event::Incoming(Packet::Publish(p))) => r.publish(&p.topic, &p.payload, p.retain),
             Ok(_) => {}
             Err(ConnectionError::ConnectionRefused(
                 code @ (ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized),
