@@ -3,14 +3,15 @@
 
 use std::time::Duration;
 
-use kriegspiel_boardlink::{BoardLinkHandle, DisconnectReason, LinkEvent, Report};
+use kriegspiel_boardlink::{BoardLinkHandle, DisconnectReason, LinkEvent, Progress, Report};
 use kriegspiel_referee::shakmaty::{Bitboard, Color, Square};
-use kriegspiel_table::{BoardInput, Input, Millis};
+use kriegspiel_table::{ArbiterNote, BoardInput, Input, Millis, Output};
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TryRecvError;
 use tokio::time::Instant;
 
 use crate::clock::TableClock;
+use crate::dgt_board::feed::{DgtFeed, DgtItem};
 use crate::event::HallEvent;
 use crate::journal::{NetStamp, Stamp};
 use crate::spec::TableNo;
@@ -66,21 +67,84 @@ pub(crate) fn board_input(event: &LinkEvent) -> Option<(BoardInput, Option<u32>)
 /// One player's board as its table reads it.
 pub(crate) struct BoardFeed {
     pub(crate) color: Color,
-    /// Dropping it stops the link.
-    pub(crate) link: BoardLinkHandle,
-    pub(crate) reports: mpsc::Receiver<Report>,
+    /// Dropping it stops the link (or the DGT board's driver).
+    pub(crate) link: FeedLink,
+    pub(crate) reports: Reports,
     /// A report taken in to compare arrivals, not yet handed to the table.
-    pub(crate) held: Option<Report>,
+    pub(crate) held: Option<Held>,
     pub(crate) ended: bool,
     /// The board's id when it is on the network: its events carry their frame's number
     /// into the journal.
     pub(crate) net_board: Option<u32>,
 }
 
+/// What runs a board: a board link (serial, networked, simulated) or a DGT board's feed.
+pub(crate) enum FeedLink {
+    Link(BoardLinkHandle),
+    Dgt(DgtFeed),
+}
+
+impl FeedLink {
+    /// The origin of its reports' times.
+    pub(crate) fn started(&self) -> Instant {
+        match self {
+            FeedLink::Link(l) => l.started(),
+            FeedLink::Dgt(d) => d.started(),
+        }
+    }
+
+    /// How far a networked board's stream has come; `None` for any other board.
+    fn progress(&self) -> Option<Progress> {
+        match self {
+            FeedLink::Link(l) => l.progress(),
+            FeedLink::Dgt(_) => None,
+        }
+    }
+}
+
+/// Where a board's reports come from.
+pub(crate) enum Reports {
+    Link(mpsc::Receiver<Report>),
+    Dgt(mpsc::Receiver<DgtItem>),
+}
+
+impl Reports {
+    fn try_recv(&mut self) -> Result<Held, TryRecvError> {
+        match self {
+            Reports::Link(rx) => rx.try_recv().map(Held::Link),
+            Reports::Dgt(rx) => rx.try_recv().map(Held::Dgt),
+        }
+    }
+
+    async fn recv(&mut self) -> Option<Held> {
+        match self {
+            Reports::Link(rx) => rx.recv().await.map(Held::Link),
+            Reports::Dgt(rx) => rx.recv().await.map(Held::Dgt),
+        }
+    }
+}
+
+/// One report of a board.
+#[derive(Debug, Clone)]
+pub(crate) enum Held {
+    Link(Report),
+    Dgt(DgtItem),
+}
+
+impl Held {
+    /// When it reached the link, on the link's clock.
+    fn at(&self) -> Duration {
+        match self {
+            Held::Link(r) => r.at,
+            Held::Dgt(d) => d.at(),
+        }
+    }
+}
+
 impl BoardFeed {
     pub(crate) fn new(
         color: Color,
-        (link, reports): (BoardLinkHandle, mpsc::Receiver<Report>),
+        (link, reports): (FeedLink, Reports),
         net_board: Option<u32>,
     ) -> Self {
         BoardFeed {
@@ -102,10 +166,10 @@ impl BoardFeed {
                 Err(TryRecvError::Empty) => {}
             }
         }
-        self.held.as_ref().map(|r| self.link.started() + r.at)
+        self.held.as_ref().map(|r| self.link.started() + r.at())
     }
 
-    pub(crate) async fn next(&mut self) -> Option<Report> {
+    pub(crate) async fn next(&mut self) -> Option<Held> {
         if let Some(r) = self.held.take() {
             return Some(r);
         }
@@ -184,7 +248,7 @@ pub(crate) fn watermark(
         .min()
 }
 
-pub(crate) async fn next_report(feed: &mut Option<BoardFeed>) -> Option<Report> {
+pub(crate) async fn next_report(feed: &mut Option<BoardFeed>) -> Option<Held> {
     match feed {
         Some(f) => f.next().await,
         None => std::future::pending().await,
@@ -227,16 +291,36 @@ pub(crate) fn command_input((input, at): (Input, Instant), clock: TableClock) ->
     (input, arrival)
 }
 
-/// Publishes a link report and gives the board input it means, timed by its arrival.
+/// Publishes a board's report and gives the input it means, timed by its arrival.
 pub(crate) fn link(
     no: TableNo,
     feed: &BoardFeed,
-    report: Option<Report>,
+    report: Option<Held>,
     clock: TableClock,
     publish: &impl Fn(HallEvent),
 ) -> Option<(Input, Arrival)> {
-    let report = report?;
     let color = feed.color;
+    let report = match report? {
+        Held::Link(report) => report,
+        Held::Dgt(DgtItem::Link(report)) => report,
+        Held::Dgt(DgtItem::Promote { at, role }) => {
+            let arrival = Arrival {
+                at: Some(clock.millis_at(feed.link.started() + at)),
+                ..Arrival::default()
+            };
+            return Some((Input::Promote { color, role }, arrival));
+        }
+        Held::Dgt(DgtItem::Notice { at, notice }) => {
+            publish(HallEvent::Output {
+                table: no,
+                at: clock.millis_at(feed.link.started() + at),
+                output: Output::Note {
+                    note: ArbiterNote::Board { color, notice },
+                },
+            });
+            return None;
+        }
+    };
     let input = board_input(&report.event);
     let arrived = clock.millis_at(feed.link.started() + report.at);
     publish(HallEvent::Link {

@@ -1,10 +1,11 @@
-//! The hall: many Kriegspiel tables in one process, each with its boards (serial,
-//! networked through an MQTT broker, or simulated), its clock and its players' channels; the journal that survives a crash; the
+//! The hall: many Kriegspiel tables in one process, each with its boards (serial, DGT
+//! e-boards, networked through an MQTT broker, or simulated), its clock and its players' channels; the journal that survives a crash; the
 //! PGN and event-log export. Front ends (the JSON-lines commands, the arbiter's window,
 //! speakers) send commands and subscribe to events; none reaches into a table.
 
 mod arrival;
 mod clock;
+pub mod dgt_board;
 mod error;
 mod event;
 mod handle;

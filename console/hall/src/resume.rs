@@ -59,9 +59,12 @@ pub(crate) fn prepare(
 ) -> Result<Prepared, HallError> {
     mark_boardless(&mut spec);
     if mode == TimeMode::Simulated
-        && [&spec.white, &spec.black]
-            .iter()
-            .any(|s| matches!(s, BoardSource::Serial(_) | BoardSource::Network(_)))
+        && [&spec.white, &spec.black].iter().any(|s| {
+            matches!(
+                s,
+                BoardSource::Serial(_) | BoardSource::Network(_) | BoardSource::Dgt(_)
+            )
+        })
     {
         return Err(HallError::SimulatedTimeNeedsSimulatedBoards { table: spec.name });
     }

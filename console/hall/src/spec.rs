@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use kriegspiel_dgt::DgtPort;
 use kriegspiel_table::{Input, Millis};
 
 use crate::journal::GameId;
@@ -14,6 +15,9 @@ use crate::sim::SimScript;
 pub enum BoardSource {
     /// A serial port or pseudo-terminal.
     Serial(PathBuf),
+    /// A DGT e-board (`dgt:/dev/ttyACM0`, or `dgt:auto` for the first that answers): only
+    /// the owner's colour is his men (docs/DGT.md).
+    Dgt(DgtPort),
     /// A board simulated in this process, playing a script in table time.
     Simulated {
         script: Arc<SimScript>,
@@ -26,9 +30,14 @@ pub enum BoardSource {
 }
 
 impl BoardSource {
-    /// A board as a table names it: `board:7` is networked board 7, anything else a serial
-    /// port's path.
+    /// A board as a table names it: `board:7` is networked board 7, `dgt:PATH` or
+    /// `dgt:auto` a DGT e-board, anything else a serial port's path.
     pub fn parse(text: &str) -> Result<BoardSource, String> {
+        if text.starts_with("dgt:") {
+            return DgtPort::parse(text)
+                .map(BoardSource::Dgt)
+                .map_err(|e| format!("{e}, e.g. dgt:/dev/ttyACM0"));
+        }
         match text.strip_prefix("board:") {
             Some(id) => id
                 .parse::<u32>()
@@ -105,3 +114,30 @@ pub enum TimeMode {
 
 /// The hall's table number: 1, 2, … in the order of the round.
 pub type TableNo = usize;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_board_is_named_as_a_port_a_networked_board_or_a_dgt_board() {
+        assert!(matches!(
+            BoardSource::parse("dgt:/dev/ttyACM0"),
+            Ok(BoardSource::Dgt(DgtPort::Path(p))) if p == std::path::Path::new("/dev/ttyACM0")
+        ));
+        assert!(matches!(
+            BoardSource::parse("dgt:auto"),
+            Ok(BoardSource::Dgt(DgtPort::Auto))
+        ));
+        let err = BoardSource::parse("dgt:").err().unwrap_or_default();
+        assert!(err.contains("expected dgt:PATH or dgt:auto"), "{err}");
+        assert!(matches!(
+            BoardSource::parse("board:7"),
+            Ok(BoardSource::Network(7))
+        ));
+        assert!(matches!(
+            BoardSource::parse("/dev/ttyUSB0"),
+            Ok(BoardSource::Serial(_))
+        ));
+    }
+}

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
-use kriegspiel_boardlink::{BoardLink, BoardLinkHandle, LinkConfig, Report};
+use kriegspiel_boardlink::{BoardLink, LinkConfig};
 use kriegspiel_referee::shakmaty::{ByColor, Color};
 use kriegspiel_table::{render, ArbiterNote, Event, Input, Millis, Output, Table};
 use tokio::sync::{broadcast, mpsc};
@@ -14,9 +14,10 @@ use tokio::time::Instant;
 
 use crate::arrival::{
     command_input, earliest, link, next_report, sleep_until, watermark, Arrival, BoardFeed,
-    Commands, Next, HOLD_POLL,
+    Commands, FeedLink, Next, Reports, HOLD_POLL,
 };
 use crate::clock::TableClock;
+use crate::dgt_board::feed::DgtFeed;
 use crate::event::{BoardSeen, HallEvent, TableView};
 use crate::heartbeat::{wall_ms, EndsLive, Live};
 use crate::journal::{EventRow, GameId, JournalError, Stamp};
@@ -28,20 +29,28 @@ use crate::writer::{Committed, JournalQueue};
 
 pub(crate) fn open_source(
     source: &BoardSource,
+    color: Color,
     clock: TableClock,
     network: Option<&Network>,
-) -> Option<(BoardLinkHandle, mpsc::Receiver<Report>)> {
+) -> Option<(FeedLink, Reports)> {
+    let link = |(l, r)| (FeedLink::Link(l), Reports::Link(r));
     match source {
         // A round without a broker never starts such a table (checked at open).
-        BoardSource::Network(id) => network.map(|n| n.attach(*id)),
-        BoardSource::Serial(path) => Some(BoardLink::spawn(path.clone(), LinkConfig::default())),
+        BoardSource::Network(id) => network.map(|n| link(n.attach(*id))),
+        BoardSource::Serial(path) => {
+            Some(link(BoardLink::spawn(path.clone(), LinkConfig::default())))
+        }
+        BoardSource::Dgt(port) => {
+            let (feed, items) = DgtFeed::spawn(port.clone(), color);
+            Some((FeedLink::Dgt(feed), Reports::Dgt(items)))
+        }
         BoardSource::Simulated { script, board_id } => {
             let script = script.clone();
             let board_id = *board_id;
-            Some(BoardLink::spawn_with(
+            Some(link(BoardLink::spawn_with(
                 move || Ok(sim::connect(script.clone(), board_id, clock)),
                 LinkConfig::default(),
-            ))
+            )))
         }
         BoardSource::Absent => None,
     }
@@ -93,7 +102,8 @@ pub(crate) async fn run_table(
             BoardSource::Network(id) => Some(*id),
             _ => None,
         };
-        open_source(source, clock, network.as_ref()).map(|l| BoardFeed::new(color, l, net_board))
+        open_source(source, color, clock, network.as_ref())
+            .map(|l| BoardFeed::new(color, l, net_board))
     };
     let mut feeds = [
         feed(&p.spec.white, Color::White),

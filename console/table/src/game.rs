@@ -143,6 +143,12 @@ pub enum ArbiterNote {
         /// Whether the game has clocks (without, the note says nothing about them).
         clocks: bool,
     },
+    /// A player's e-board shows something that is not his men (guess men, a foreign
+    /// object, a promotion piece of the wrong colour): never an input, shown to the arbiter.
+    Board {
+        color: Color,
+        notice: crate::board_notice::BoardNotice,
+    },
 }
 
 impl PublicMessage {
@@ -244,6 +250,7 @@ impl ArbiterNote {
         match self {
             ArbiterNote::Refused { .. } => "refused",
             ArbiterNote::Restarted { .. } => "restarted",
+            ArbiterNote::Board { .. } => "board",
         }
     }
 
@@ -251,12 +258,16 @@ impl ArbiterNote {
         match self {
             ArbiterNote::Refused { action, .. } => vec![(*action).to_owned()],
             ArbiterNote::Restarted { down_ms, .. } => vec![down_ms.to_string()],
+            ArbiterNote::Board { color, notice } => {
+                vec![color.to_string(), notice.id().to_owned()]
+            }
         }
     }
 
     /// The arbiter reads English, French or Russian like the table.
     pub fn text(&self, lang: Lang) -> String {
         match (self, lang) {
+            (ArbiterNote::Board { color, notice }, lang) => notice.text(*color, lang),
             (ArbiterNote::Refused { action, reason }, Lang::En) => {
                 format!("Arbiter action '{action}' refused: {reason}.")
             }

@@ -4,6 +4,7 @@
 //! rebuilds the same table.
 
 pub mod arbiter_words;
+mod board_notice;
 pub mod clock;
 mod config;
 mod error;
@@ -18,6 +19,7 @@ mod table;
 mod time;
 pub mod trace;
 
+pub use board_notice::BoardNotice;
 pub use clock::{Clock, TimeControl};
 pub use config::{
     ClockStart, TableConfig, TouchMove, GUIDE_MS, GUIDE_RANGE, SETTLE_MS, SETTLE_RANGE,

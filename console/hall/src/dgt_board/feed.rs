@@ -1,0 +1,174 @@
+//! A DGT board feeding its table: the driver's reports read by a [`DgtReader`] into what a
+//! serial board's link would report (connected, lifts, places, the occupancy, lost), plus
+//! the promotions read from the board and the arbiter's notices.
+
+use std::time::Duration;
+
+use kriegspiel_boardlink::{DisconnectReason, Health, LinkEvent, Report, ResyncReason};
+use kriegspiel_dgt::{DgtBoard, DgtEvent, DgtHandle, DgtOptions, DgtPort, Identity, LostReason};
+use kriegspiel_referee::shakmaty::{Color, Role};
+use kriegspiel_table::{BoardInput, BoardNotice};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::convert::{DgtReader, Fed};
+
+/// What a DGT board gives its table, timed on the driver's clock.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum DgtItem {
+    /// What a serial board's link would have reported.
+    Link(Report),
+    /// The promotion read from the piece put on the last rank.
+    Promote { at: Duration, role: Role },
+    /// For the arbiter.
+    Notice { at: Duration, notice: BoardNotice },
+}
+
+impl DgtItem {
+    /// When the bytes it came from reached the driver.
+    pub(crate) fn at(&self) -> Duration {
+        match self {
+            DgtItem::Link(r) => r.at,
+            DgtItem::Promote { at, .. } | DgtItem::Notice { at, .. } => *at,
+        }
+    }
+}
+
+/// Items a table has not taken yet; beyond, the feed waits (and the driver with it).
+const QUEUE: usize = 256;
+
+/// A running DGT board feed; dropping it stops the driver and closes the port.
+#[derive(Debug)]
+pub(crate) struct DgtFeed {
+    driver: DgtHandle,
+    task: JoinHandle<()>,
+}
+
+impl Drop for DgtFeed {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl DgtFeed {
+    /// Starts driving the board at `port` for `owner`'s men (on the current runtime).
+    pub(crate) fn spawn(port: DgtPort, owner: Color) -> (DgtFeed, mpsc::Receiver<DgtItem>) {
+        let mut options = DgtOptions {
+            owner: Some(owner),
+            ..DgtOptions::default()
+        };
+        if let Some(settle) = settle_override() {
+            let mut timing = kriegspiel_dgt::Timing::for_link(match &port {
+                DgtPort::Path(p) => kriegspiel_dgt::LinkKind::of_path(p),
+                DgtPort::Auto => kriegspiel_dgt::LinkKind::Usb,
+            });
+            timing.settle = settle;
+            options.timing = Some(timing);
+        }
+        let (driver, mut reports) = DgtBoard::open(port, options);
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let task = tokio::spawn(async move {
+            let mut reader = DgtReader::new(owner);
+            while let Some(report) = reports.recv().await {
+                for item in items(&mut reader, report.at, report.event) {
+                    if tx.send(item).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        (DgtFeed { driver, task }, rx)
+    }
+
+    /// The origin of the items' times.
+    pub(crate) fn started(&self) -> Instant {
+        self.driver.started()
+    }
+}
+
+/// `KRIEGSPIEL_DGT_SETTLE_MS`: a shorter settle time for emulated boards that scan faster
+/// than a real one (the tests' and benches'); a real board needs the default.
+fn settle_override() -> Option<Duration> {
+    let ms: u64 = std::env::var("KRIEGSPIEL_DGT_SETTLE_MS")
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(Duration::from_millis(ms.clamp(20, 2000)))
+}
+
+/// The board's number for the table's mix-up checks: its serial number when it is one (the
+/// five digits every board has, or the long one), else a hash of it.
+pub fn board_number(identity: &Identity) -> u32 {
+    let key = identity.key();
+    key.parse::<u32>().unwrap_or_else(|_| {
+        // FNV-1a: stable across runs and versions.
+        key.bytes().fold(0x811c_9dc5_u32, |h, b| {
+            (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+        })
+    })
+}
+
+/// What one driver event gives the table, read through `reader`.
+pub(crate) fn items(reader: &mut DgtReader, at: Duration, event: DgtEvent) -> Vec<DgtItem> {
+    let board_ms = u32::try_from(at.as_millis()).unwrap_or(u32::MAX);
+    let link = |event| {
+        DgtItem::Link(Report {
+            event,
+            health: Health::default(),
+            seq: None,
+            key: None,
+            at,
+        })
+    };
+    match event {
+        DgtEvent::Connected(identity) | DgtEvent::Back(identity) => {
+            reader.lost();
+            vec![link(LinkEvent::Connected {
+                protocol: 0,
+                firmware: [identity.version.0, identity.version.1, 0],
+                board_id: board_number(&identity),
+            })]
+        }
+        DgtEvent::Position(placement) => reader
+            .read(&placement)
+            .into_iter()
+            .filter_map(|fed| match fed {
+                Fed::Board(BoardInput::Lift(sq)) => Some(link(LinkEvent::Lift {
+                    square: square_index(sq),
+                    board_ms,
+                })),
+                Fed::Board(BoardInput::Place(sq)) => Some(link(LinkEvent::Place {
+                    square: square_index(sq),
+                    board_ms,
+                })),
+                Fed::Board(BoardInput::Snapshot(bb)) => Some(link(LinkEvent::Resync {
+                    occupancy: bb.0,
+                    board_ms,
+                    reason: ResyncReason::Connected,
+                })),
+                // The reader gives lifts, places and snapshots only.
+                Fed::Board(BoardInput::Connected { .. } | BoardInput::Disconnected) => None,
+                Fed::Promote(role) => Some(DgtItem::Promote { at, role }),
+                Fed::Notice(notice) => Some(DgtItem::Notice { at, notice }),
+            })
+            .collect(),
+        DgtEvent::Lost(reason) => {
+            reader.lost();
+            vec![link(LinkEvent::Disconnected {
+                reason: match reason {
+                    LostReason::Silent { missed } => DisconnectReason::Silence {
+                        timeout: Duration::from_millis(500) * missed,
+                    },
+                    LostReason::Closed => DisconnectReason::Closed,
+                    LostReason::Io(error) => DisconnectReason::Io { error },
+                },
+            })]
+        }
+        DgtEvent::Waiting(error) => vec![link(LinkEvent::OpenFailed { error })],
+    }
+}
+
+fn square_index(sq: kriegspiel_referee::shakmaty::Square) -> u8 {
+    u8::try_from(u32::from(sq)).unwrap_or(0)
+}
