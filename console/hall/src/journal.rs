@@ -1,5 +1,7 @@
 //! The journal: one SQLite file holding every game of every table and every input event,
-//! committed (WAL, `synchronous=FULL`) before the hall publishes what the event caused.
+//! committed (WAL, `synchronous=FULL`) before the hall publishes what the event caused. A
+//! commit of rows a replay derives again (timers, networked boards' events, whose frames
+//! the board inbox has synced) skips its own sync: a killed process loses nothing of it.
 //!
 //! Each event is stored as its trace line (docs/TRACE-FORMAT.md), with the table time, the
 //! wall-clock time, the board's own time for board events, and a CRC over all of it, so a

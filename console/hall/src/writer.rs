@@ -273,6 +273,26 @@ mod tests {
         .unwrap()
     }
 
+    /// Timer rows are committed without a sync of their own; what comes after them (a
+    /// game, a seat, a keypad line) is synced again.
+    #[test]
+    fn every_commit_after_timer_rows_is_synced_again() {
+        let (dir, rt, thread, queue, game) = one_game();
+        for seq in 1..=3 {
+            rt.block_on(queue.write(tick_row(game, seq, Input::Tick)))
+                .unwrap();
+        }
+        assert_eq!(rt.block_on(queue.call(|j| j.synchronous())).unwrap(), 2);
+        let resign = Input::Resign {
+            color: kriegspiel_referee::shakmaty::Color::White,
+        };
+        rt.block_on(queue.write(tick_row(game, 4, resign))).unwrap();
+        drop(queue);
+        thread.join();
+        let j = Journal::open_read_only(&dir.path().join("j.sqlite")).unwrap();
+        assert_eq!(j.events(game).events.len(), 4);
+    }
+
     #[test]
     fn events_from_many_writers_are_all_committed_in_order_per_game() {
         let dir = tempfile::tempdir().unwrap();

@@ -3,7 +3,7 @@
 //! back in order up to the first damage.
 
 use kriegspiel_table::event_text::{parse_event, render_event};
-use kriegspiel_table::{Event, Millis};
+use kriegspiel_table::{Event, Input, Millis};
 use rusqlite::{params, Connection};
 
 use super::beats::upsert_beats;
@@ -48,6 +48,11 @@ pub struct GameEvents {
 pub struct EventRow {
     game: GameId,
     row: Row,
+    /// Whether a replay derives this row again if it is lost with the machine's power: a
+    /// timer's, or a networked board's event, whose frame the board inbox keeps on disk
+    /// (its "applied" mark, in the same transaction, is lost with it and the frame is
+    /// taken again). Such rows need no disk sync of their own.
+    rederivable: bool,
 }
 
 impl EventRow {
@@ -75,7 +80,12 @@ impl EventRow {
             crc: 0,
         };
         row.crc = row.checksum(game);
-        Ok(EventRow { game, row })
+        let rederivable = stamp.net.is_some() || matches!(event.input, Input::Tick);
+        Ok(EventRow {
+            game,
+            row,
+            rederivable,
+        })
     }
 }
 
@@ -105,6 +115,35 @@ impl Journal {
         rows: &[EventRow],
         beats: &[Beat],
     ) -> Result<(), JournalError> {
+        // Rows a replay derives again are committed without a sync of their own (safe from
+        // a killed process all the same; a power cut loses only what a replay derives). The
+        // next synced commit syncs them too: the log is one file, written in order.
+        let sync = rows.iter().any(|r| !r.rederivable);
+        if !sync {
+            self.set_synchronous("NORMAL")?;
+        }
+        let written = self.write_rows(rows, beats);
+        if !sync {
+            self.set_synchronous("FULL")?;
+        }
+        written
+    }
+
+    /// SQLite's `synchronous` setting now (2 is FULL).
+    #[cfg(test)]
+    pub(crate) fn synchronous(&self) -> i64 {
+        self.conn
+            .pragma_query_value(None, "synchronous", |r| r.get(0))
+            .unwrap_or(-1)
+    }
+
+    fn set_synchronous(&self, mode: &str) -> Result<(), JournalError> {
+        self.conn
+            .pragma_update(None, "synchronous", mode)
+            .map_err(sql("choosing how the journal syncs"))
+    }
+
+    fn write_rows(&mut self, rows: &[EventRow], beats: &[Beat]) -> Result<(), JournalError> {
         let tx = self
             .conn
             .transaction()
@@ -202,7 +241,7 @@ fn insert_events(tx: &Connection, rows: &[EventRow]) -> Result<(), JournalError>
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )
         .map_err(sql("writing an event"))?;
-    for EventRow { game, row: r } in rows {
+    for EventRow { game, row: r, .. } in rows {
         insert
             .execute(params![
                 game,
