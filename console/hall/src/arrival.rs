@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use kriegspiel_boardlink::{BoardLinkHandle, DisconnectReason, LinkEvent, Progress, Report};
-use kriegspiel_referee::shakmaty::{Bitboard, Color, Square};
+use kriegspiel_referee::shakmaty::{Bitboard, Color, Role, Square};
 use kriegspiel_table::{ArbiterNote, BoardInput, Input, Millis, Output};
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TryRecvError;
@@ -292,17 +292,22 @@ pub(crate) fn command_input((input, at): (Input, Instant), clock: TableClock) ->
 }
 
 /// Publishes a board's report and gives the input it means, timed by its arrival.
+/// `choice`: the promotion the board's player has chosen so far (a queen read from a DGT
+/// board is no input unless it undoes another choice: a queen is what no choice means).
 pub(crate) fn link(
     no: TableNo,
     feed: &BoardFeed,
     report: Option<Held>,
     clock: TableClock,
-    publish: &impl Fn(HallEvent),
+    (publish, choice): (&impl Fn(HallEvent), Option<Role>),
 ) -> Option<(Input, Arrival)> {
     let color = feed.color;
     let report = match report? {
         Held::Link(report) => report,
         Held::Dgt(DgtItem::Link(report)) => report,
+        Held::Dgt(DgtItem::Promote {
+            role: Role::Queen, ..
+        }) if choice.is_none() => return None,
         Held::Dgt(DgtItem::Promote { at, role }) => {
             let arrival = Arrival {
                 at: Some(clock.millis_at(feed.link.started() + at)),

@@ -261,6 +261,7 @@ impl Task {
         commands: &mut Commands,
     ) -> Option<Option<(Input, Arrival)>> {
         let (no, clock) = (self.no, self.clock);
+        let choice = ByColor::new_with(|c| self.table.promotion_choice(c));
         let publish = |e: HallEvent| self.publish(e);
         let boards = feeds
             .each_mut()
@@ -275,7 +276,7 @@ impl Task {
             Some(Next::Board(i)) if !held_back(Some(i), boards[i]) => {
                 return Some(feeds[i].as_mut().and_then(|feed| {
                     let report = feed.held.take();
-                    link(no, feed, report, clock, &publish)
+                    link(no, feed, report, clock, (&publish, choice[feed.color]))
                 }));
             }
             Some(Next::Command) if !held_back(None, command) => {
@@ -311,11 +312,11 @@ impl Task {
             // While a board lags, what comes is held, to be taken in time order.
             r = next_report(white), if listen[0] => Some(match (lag, white.as_mut()) {
                 (Some(_), Some(f)) => { f.held = r; None }
-                (_, f) => f.and_then(|f| link(no, f, r, clock, &publish)),
+                (_, f) => f.and_then(|f| link(no, f, r, clock, (&publish, choice[f.color]))),
             }),
             r = next_report(black), if listen[1] => Some(match (lag, black.as_mut()) {
                 (Some(_), Some(f)) => { f.held = r; None }
-                (_, f) => f.and_then(|f| link(no, f, r, clock, &publish)),
+                (_, f) => f.and_then(|f| link(no, f, r, clock, (&publish, choice[f.color]))),
             }),
             c = commands.next(), if lag.is_none() => c.map(|c| Some(command_input(c, clock))),
             () = sleep_until(deadline), if timer_held || lag.is_some() && deadline.is_some_and(|d| d >= now + HOLD_POLL) => Some(None),

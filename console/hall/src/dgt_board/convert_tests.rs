@@ -135,6 +135,24 @@ fn a_promotion_is_read_from_the_piece_put_on_the_last_rank() {
         r.read(&board("3Q4/8/8/8/8/8/8/4K2k")),
         [Fed::Promote(Role::Queen), place(Square::D8)]
     );
+    // A queen after a knight was chosen undoes the choice.
+    let mut r = reader(Color::White, "8/3PP3/8/8/8/8/8/4K2k");
+    assert_eq!(
+        inputs(r.read(&board("4N3/3P4/8/8/8/8/8/4K2k"))),
+        [
+            Fed::Promote(Role::Knight),
+            lift(Square::E7),
+            place(Square::E8)
+        ]
+    );
+    assert_eq!(
+        inputs(r.read(&board("3QN3/8/8/8/8/8/8/4K2k"))),
+        [
+            Fed::Promote(Role::Queen),
+            lift(Square::D7),
+            place(Square::D8)
+        ]
+    );
     // Black promotes on the first rank.
     let mut r = reader(Color::Black, "4K2k/8/8/8/8/8/3p4/8");
     assert_eq!(

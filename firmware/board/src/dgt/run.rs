@@ -20,6 +20,10 @@ pub struct Options {
     pub config: Config,
     /// Stop this long after the last scripted event (default: serve until killed).
     pub exit_after_ms: Option<u32>,
+    /// Script time 0 at this wall-clock moment (default: the start of the run), so that
+    /// boards started one after another play one scripted game together. The board itself
+    /// is plugged in and answers from the start.
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 /// Why the emulator stopped.
@@ -129,6 +133,18 @@ pub fn run(
     }
     let start = Instant::now();
     let now_ms = || u32::try_from(start.elapsed().as_millis()).unwrap_or(u32::MAX);
+    let origin = options.start_at.map_or(start, |at| {
+        match at.duration_since(std::time::SystemTime::now()) {
+            Ok(ahead) => start + ahead,
+            Err(past) => start.checked_sub(past.duration()).unwrap_or(start),
+        }
+    });
+    // Script time: none before its origin.
+    let script_ms = || {
+        Instant::now()
+            .checked_duration_since(origin)
+            .map(|d| u32::try_from(d.as_millis()).unwrap_or(u32::MAX))
+    };
     let mut board = Board::new(options.config.clone(), &script.initial, 0);
     let mut cable = Some(plug(port)?);
     if let Some(c) = &cable {
@@ -150,9 +166,18 @@ pub fn run(
     let mut buf = [0u8; 64];
     loop {
         let now = now_ms();
-        while let Some(event) = script.events.get(next).filter(|e| e.at_ms <= now) {
+        let script_now = script_ms();
+        while let Some(event) = script
+            .events
+            .get(next)
+            .filter(|e| script_now.is_some_and(|t| e.at_ms <= t))
+        {
             next += 1;
-            say(format!("{} at {now} ms", event.action));
+            say(format!(
+                "{} at {} ms",
+                event.action,
+                script_now.unwrap_or_default()
+            ));
             match &event.action {
                 Action::Lift(sq) => {
                     board.lift(*sq);
@@ -174,7 +199,7 @@ pub fn run(
         }
         if next == script.events.len() {
             if let Some(after) = options.exit_after_ms {
-                if now >= last_ms.saturating_add(after) {
+                if script_now.is_some_and(|t| t >= last_ms.saturating_add(after)) {
                     unplug(port, cable.take());
                     return Ok(());
                 }

@@ -1,0 +1,117 @@
+//! Whole games on DGT e-boards: two `kriegspiel-board dgt-emulate` boards, each with its
+//! owner's men and the opponent's men as guess men, play a scripted game into
+//! `kriegspiel table --white dgt:PTY --black dgt:PTY`; the table's answers must be exactly
+//! the referee's for the game, promotions read from the piece put on the last rank (no
+//! keypad), whatever faults the boards make at quiet moments.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use kriegspiel_table::kriegspiel_referee::shakmaty::{Role, Square};
+use kriegspiel_table::Input;
+use kriegspiel_tests::dgt_games::{DgtPlan, Fault, TIMING};
+use kriegspiel_tests::dgt_play::{play_dgt_game, DgtRun};
+use kriegspiel_tests::games::{self, BuiltGame};
+use kriegspiel_tests::link_util::cargo_bin;
+use serde_json::{json, Value};
+
+/// Faults at quiet moments of both boards: field-update storms, line noise, a dump cut
+/// short, an unasked move log, guess men moved.
+fn faults() -> BTreeMap<bool, Vec<Fault>> {
+    let each = |from: Square, to: Square| {
+        vec![
+            Fault::Storm(4, 6),
+            Fault::Garbage(24),
+            Fault::GuessMove(from, to),
+            Fault::Truncated,
+            Fault::Eeprom,
+            Fault::Storm(2, 10),
+        ]
+    };
+    BTreeMap::from([
+        (true, each(Square::B8, Square::A6)),
+        (false, each(Square::G1, Square::H3)),
+    ])
+}
+
+/// Checks a run against the game's reference: every answer, the final position, the
+/// promotions read from the boards.
+fn check(game: &BuiltGame, run: &DgtRun) {
+    let name = &game.def.name;
+    assert!(
+        run.status.success(),
+        "{name}: table exited with {}: {:?}",
+        run.status,
+        run.stderr
+    );
+    let answers = run.answers();
+    for (i, (printed, expected)) in answers.iter().zip(&game.expected).enumerate() {
+        assert_eq!(
+            *printed, expected,
+            "{name}: answer {i} differs (left: printed)"
+        );
+    }
+    assert_eq!(
+        answers.len(),
+        game.expected.len(),
+        "{name}: answers missing or extra"
+    );
+    let result = game.expected.last().map(|v| v["end"]["result"].clone());
+    let finals: Vec<&Value> = run.with_key("final_fen");
+    assert_eq!(
+        finals,
+        [&json!({"final_fen": game.final_fen, "result": result})],
+        "{name}: final position"
+    );
+    // Each promotion to another piece than a queen was read from the piece on the board:
+    // its choice acknowledged (a queen is what no choice means).
+    let promotions = game
+        .commands
+        .iter()
+        .filter(|c| matches!(c.input, Input::Promote { role, .. } if role != Role::Queen))
+        .count();
+    let acknowledged = run
+        .with_key("private")
+        .iter()
+        .filter(|v| v["id"] == "promotion-choice")
+        .count();
+    assert!(
+        acknowledged >= promotions,
+        "{name}: {acknowledged} promotion choices read for {promotions} promotions"
+    );
+    // The guess men were shown to the arbiter, never taken for men.
+    let notes: Vec<&Value> = run
+        .with_key("note")
+        .into_iter()
+        .filter(|v| v["note"] == "board")
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|v| v["text"].as_str().unwrap_or("").contains("guess men")),
+        "{name}: no guess men shown: {notes:?}"
+    );
+}
+
+fn play(name: &str, plan: &DgtPlan) -> (BuiltGame, DgtRun) {
+    let game = games::load(name, TIMING).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let kriegspiel = cargo_bin("kriegspiel", "kriegspiel");
+    let board = cargo_bin("kriegspiel-board", "kriegspiel-board");
+    let pause = plan.pause.map_or(0, |p| p.1);
+    let limit = Duration::from_millis(game.duration_ms + pause + 30_000);
+    eprintln!("{name}: {} ms of script", game.duration_ms);
+    let run = play_dgt_game(&game, plan, &kriegspiel, &board, limit)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    (game, run)
+}
+
+#[test]
+fn dgt_game_rand() {
+    let plan = DgtPlan {
+        faults: faults(),
+        pause: None,
+    };
+    let (game, run) = play("rand", &plan);
+    check(&game, &run);
+}
