@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use kriegspiel_table::kriegspiel_referee::shakmaty::{Role, Square};
 use kriegspiel_table::Input;
-use kriegspiel_tests::dgt_games::{DgtPlan, Fault, TIMING};
+use kriegspiel_tests::dgt_games::{pause_start, DgtPlan, Fault, TIMING};
 use kriegspiel_tests::dgt_play::{play_dgt_game, DgtRun};
 use kriegspiel_tests::games::{self, BuiltGame};
 use kriegspiel_tests::link_util::cargo_bin;
@@ -106,12 +106,83 @@ fn play(name: &str, plan: &DgtPlan) -> (BuiltGame, DgtRun) {
     (game, run)
 }
 
-#[test]
-fn dgt_game_rand() {
-    let plan = DgtPlan {
+fn faulty() -> DgtPlan {
+    DgtPlan {
         faults: faults(),
         pause: None,
-    };
-    let (game, run) = play("rand", &plan);
+    }
+}
+
+#[test]
+fn dgt_game_cincinnati() {
+    let (game, run) = play("cincinnati", &faulty());
     check(&game, &run);
+}
+
+#[test]
+fn dgt_game_wild16() {
+    let (game, run) = play("wild16", &faulty());
+    check(&game, &run);
+}
+
+#[test]
+fn dgt_game_rand() {
+    let (game, run) = play("rand", &faulty());
+    check(&game, &run);
+}
+
+#[test]
+fn dgt_game_berkeley() {
+    let (game, run) = play("berkeley", &faulty());
+    check(&game, &run);
+}
+
+#[test]
+fn dgt_game_berkeley_any() {
+    let (game, run) = play("berkeley-any", &faulty());
+    check(&game, &run);
+}
+
+#[test]
+fn dgt_game_russian() {
+    let (game, run) = play("russian", &faulty());
+    check(&game, &run);
+}
+
+/// White's board unplugged in mid-game while both boards are idle: the table reports it
+/// within 2 s, the board comes back when plugged in again, and the game ends exactly as
+/// the reference says.
+#[test]
+fn dgt_game_traditional_with_a_board_unplugged_and_plugged_in_again() {
+    let pause_ms = 6000;
+    let name = "traditional";
+    let game = games::load(name, TIMING).unwrap();
+    let asked = game.duration_ms / 2;
+    let from = pause_start(&game, asked).expect("a quiet moment");
+    let plan = DgtPlan {
+        faults: faults(),
+        pause: Some((asked, pause_ms)),
+    };
+    let (game, run) = play(name, &plan);
+    check(&game, &run);
+    let unplugged_at = run.origin + Duration::from_millis(from + 300);
+    let white = |event: &str| {
+        run.lines
+            .iter()
+            .filter(|(_, v)| v["link"] == "white" && v["event"] == event)
+            .map(|(t, _)| *t)
+            .collect::<Vec<_>>()
+    };
+    let lost = white("disconnected");
+    assert_eq!(lost.len(), 1, "{name}: white lost once: {lost:?}");
+    let late = lost[0].saturating_duration_since(unplugged_at);
+    assert!(
+        lost[0] + Duration::from_millis(50) >= unplugged_at && late < Duration::from_secs(2),
+        "{name}: the unplug was reported {late:?} after it"
+    );
+    let back = white("connected");
+    assert!(
+        back.len() == 2 && back[1] > lost[0],
+        "{name}: white's board connected, lost, back: {back:?}"
+    );
 }

@@ -3,8 +3,6 @@
 //! serial ports), and the table spec they make. The Russian set-up has a dialog of its own
 //! (`setup`).
 
-use std::path::PathBuf;
-
 use egui::{RichText, Ui};
 use kriegspiel_games::Timing;
 use kriegspiel_hall::{BoardSource, Resume, TableSetup, TableSpec};
@@ -146,7 +144,8 @@ impl NewGame {
         self.boards(ui, demo);
     }
 
-    /// The boards: simulated (only in a window started with --demo) or serial ports.
+    /// The boards: simulated (only in a window started with --demo) or serial ports (a
+    /// DGT board as dgt:PATH).
     fn boards(&mut self, ui: &mut Ui, demo: bool) {
         ui.label("Boards");
         ui.vertical(|ui| {
@@ -199,12 +198,8 @@ impl NewGame {
                     rules: self.rules.id().to_owned(),
                     ..TableSetup::default()
                 },
-                white: text(&self.white_port).map_or(BoardSource::Absent, |p| {
-                    BoardSource::Serial(PathBuf::from(p))
-                }),
-                black: text(&self.black_port).map_or(BoardSource::Absent, |p| {
-                    BoardSource::Serial(PathBuf::from(p))
-                }),
+                white: board(&self.white_port, "White's port")?,
+                black: board(&self.black_port, "Black's port")?,
                 scripted: Vec::new(),
                 resume: Resume::New,
             },
@@ -230,5 +225,14 @@ impl NewGame {
         }
         setup.config().map_err(|e| e.to_string())?;
         Ok(spec)
+    }
+}
+
+/// A board as the dialogs name it: empty is none; a serial port's path, `dgt:PATH` or
+/// `dgt:auto` for a DGT board, `board:ID` for one on the network.
+pub(crate) fn board(text: &str, label: &str) -> Result<BoardSource, String> {
+    match text.trim() {
+        "" => Ok(BoardSource::Absent),
+        t => BoardSource::parse(t).map_err(|e| format!("{label}: {e}")),
     }
 }

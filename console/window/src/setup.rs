@@ -4,10 +4,9 @@
 //! table opens only when both set-ups are valid together.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use egui::RichText;
-use kriegspiel_hall::{BoardSource, TableNo, TableSetup, TableSpec};
+use kriegspiel_hall::{TableNo, TableSetup, TableSpec};
 use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::{
     Bitboard, Board, ByColor, Color, Piece, Rank, Role, Setup, Square,
@@ -369,16 +368,12 @@ impl SetupView {
             ..TableSetup::default()
         };
         setup.config().map_err(|e| e.to_string())?;
-        let port = |p: &str| {
-            text(p).map_or(BoardSource::Absent, |p| {
-                BoardSource::Serial(PathBuf::from(p))
-            })
-        };
+        let port = |p: &str, label: &str| crate::new_game::board(p, label);
         Ok(TableSpec {
             name,
             setup,
-            white: port(&self.white_port),
-            black: port(&self.black_port),
+            white: port(&self.white_port, "White's port")?,
+            black: port(&self.black_port, "Black's port")?,
             scripted: Vec::new(),
             resume: kriegspiel_hall::Resume::New,
         })
