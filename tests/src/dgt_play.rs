@@ -158,6 +158,8 @@ pub fn play_dgt_game(
         .collect();
     let deadline = Instant::now() + limit;
     let (mut lines, mut answers, mut sent) = (Vec::new(), 0, 0);
+    // Every line the table printed, for a run kept with KS_KEEP.
+    let mut log = std::fs::File::create(dir.path().join("table.stdout")).ok();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let line = match out.recv_timeout(left) {
@@ -182,6 +184,9 @@ pub fn play_dgt_game(
                     .map_err(|e| e.to_string())?;
                 sent += 1;
             }
+        }
+        if let Some(log) = log.as_mut() {
+            let _ = writeln!(log, "{line}");
         }
         lines.push((Instant::now(), v));
     }

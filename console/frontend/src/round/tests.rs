@@ -129,6 +129,7 @@ console = "east"
 [[table]]
 name = "2"
 white = "/dev/ttyACM0"
+black = "dgt:/dev/dgt-12345"
 "#,
     )
     .unwrap();
@@ -136,6 +137,12 @@ white = "/dev/ttyACM0"
     assert!(matches!(entries[0].spec.white, BoardSource::Network(7)));
     assert!(matches!(entries[0].spec.black, BoardSource::Network(8)));
     assert!(matches!(entries[1].spec.white, BoardSource::Serial(_)));
+    assert!(
+        matches!(&entries[1].spec.black, BoardSource::Dgt(port)
+            if port.to_string() == "dgt:/dev/dgt-12345"),
+        "a DGT board: {:?}",
+        entries[1].spec.black
+    );
     assert_eq!(entries[0].console, "east");
     assert_eq!(entries[1].console, "main");
     let broker = read_round_broker(&p).unwrap().unwrap();

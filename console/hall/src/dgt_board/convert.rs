@@ -106,13 +106,17 @@ impl DgtReader {
             .collect();
         // A king first: castling is the king's move, then the rook's.
         arrived.sort_by_key(|&(sq, r)| (r != Role::King, sq));
+        let mut fresh_from = self.hand.len();
         self.hand.extend(vacated.iter().copied());
         let mut pairs = Vec::new();
         let mut unpaired_places = Vec::new();
         for (to, role) in arrived {
-            match self.partner(to, role) {
+            match self.partner(to, role, fresh_from) {
                 Some((i, promote, undo)) => {
                     let (from, _) = self.hand.remove(i);
+                    if i < fresh_from {
+                        fresh_from -= 1;
+                    }
                     let fresh = vacated.iter().any(|&(sq, _)| sq == from);
                     pairs.push(Pair {
                         from,
@@ -159,7 +163,12 @@ impl DgtReader {
 
     /// The man in hand that came to `to` as `role`: its index, the promotion it makes, and
     /// whether it is the last move's man going back.
-    fn partner(&self, to: Square, role: Role) -> Option<(usize, Option<Role>, bool)> {
+    fn partner(
+        &self,
+        to: Square,
+        role: Role,
+        fresh_from: usize,
+    ) -> Option<(usize, Option<Role>, bool)> {
         if let Some((from, at)) = self.last_move {
             if to == from {
                 if let Some(i) = self.hand.iter().position(|&(s, r)| s == at && r == role) {
@@ -167,13 +176,14 @@ impl DgtReader {
                 }
             }
         }
-        let distance = |a: Square, b: Square| a.distance(b);
+        // A man lifted in this placement before one held longer (a captured man taken off
+        // earlier stays in the hand for good), then the nearest.
         let same = self
             .hand
             .iter()
             .enumerate()
             .filter(|(_, &(_, r))| r == role)
-            .min_by_key(|(_, &(s, _))| distance(s, to))
+            .min_by_key(|&(i, &(s, _))| (i < fresh_from, s.distance(to)))
             .map(|(i, _)| (i, None, false));
         same.or_else(|| {
             let promotable = matches!(role, Role::Queen | Role::Rook | Role::Bishop | Role::Knight);

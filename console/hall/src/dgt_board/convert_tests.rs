@@ -308,3 +308,27 @@ fn the_hand_is_bounded() {
     assert!(r.hand.len() <= MAX_HAND);
     assert!(r.hand.is_empty(), "{:?}", r.hand);
 }
+
+#[test]
+fn a_man_lifted_now_goes_before_one_held_since_an_earlier_placement() {
+    // His pawn on c3 was captured and taken off (in his hand for good); then, in one
+    // placement, the refused try's pawn goes back d6-e5 and b2-c3 is tried.
+    let mut r = reader(Color::White, "4k3/8/8/4P3/8/2P5/1P6/4K3");
+    assert_eq!(
+        r.read(&board("4k3/8/8/4P3/8/8/1P6/4K3")),
+        [lift(Square::C3)]
+    );
+    assert_eq!(
+        r.read(&board("4k3/8/3P4/8/8/8/1P6/4K3")),
+        [lift(Square::E5), place(Square::D6)]
+    );
+    assert_eq!(
+        r.read(&board("4k3/8/8/4P3/8/2P5/8/4K3")),
+        [
+            lift(Square::D6),
+            place(Square::E5),
+            lift(Square::B2),
+            place(Square::C3)
+        ]
+    );
+}
