@@ -118,6 +118,16 @@ fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
+/// The instant of script time 0: `start_at` on the wall clock, else `start`.
+fn script_origin(start: Instant, start_at: Option<std::time::SystemTime>) -> Instant {
+    start_at.map_or(start, |at| {
+        match at.duration_since(std::time::SystemTime::now()) {
+            Ok(ahead) => start + ahead,
+            Err(past) => start.checked_sub(past.duration()).unwrap_or(start),
+        }
+    })
+}
+
 /// Plays `script` on an emulated board behind PATH; `say` gets a line for each scripted
 /// event, each field update and dump sent, each mode change and each input overflow.
 pub fn run(
@@ -133,12 +143,7 @@ pub fn run(
     }
     let start = Instant::now();
     let now_ms = || u32::try_from(start.elapsed().as_millis()).unwrap_or(u32::MAX);
-    let origin = options.start_at.map_or(start, |at| {
-        match at.duration_since(std::time::SystemTime::now()) {
-            Ok(ahead) => start + ahead,
-            Err(past) => start.checked_sub(past.duration()).unwrap_or(start),
-        }
-    });
+    let origin = script_origin(start, options.start_at);
     // Script time: none before its origin.
     let script_ms = || {
         Instant::now()
