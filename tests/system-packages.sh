@@ -11,9 +11,10 @@ set -euo pipefail
 # voice: PocketSphinx (libpocketsphinx-dev, libsphinxbase-dev to link; pocketsphinx-en-us the
 # model; arecord from alsa-utils captures); the voice tests synthesise speech with flite and
 # festival (festvox-kallpc16k, festvox-kdlpc16k, festvox-us-slt-hts voices).
+# the player's terminal: its keys test runs it in a real terminal, a tmux pane (tmux).
 # network: mosquitto (the tests start their own on 127.0.0.1 and a free port; its package
 # also brings mosquitto_passwd for `kriegspiel broker-config`), openssl for the round's TLS.
-KRIEGSPIEL_PACKAGES=(socat mosquitto openssl espeak-ng sox pkg-config libclang-dev libspeechd-dev speech-dispatcher
+KRIEGSPIEL_PACKAGES=(socat tmux mosquitto openssl espeak-ng sox pkg-config libclang-dev libspeechd-dev speech-dispatcher
     speech-dispatcher-espeak-ng alsa-utils pulseaudio pulseaudio-utils
     pocketsphinx libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us flite festival
     festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts)

@@ -101,3 +101,146 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
     let said = white.drain(Duration::from_millis(200));
     assert!(!said.iter().any(|l| l.contains("cannot speak")), "{said:?}");
 }
+
+/// A private tmux server (its own socket name), killed when dropped.
+struct Tmux {
+    name: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("tmux")
+            .args(["-L", &self.name])
+            .args(args)
+            .output()
+            .expect("tmux runs (installed by the test set-up)");
+        assert!(out.status.success(), "tmux {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Presses keys in the pane, as tmux names them (`Enter`, `Escape`, `Space`).
+    fn press(&self, key: &str) {
+        self.run(&["send-keys", "-t", "player", key]);
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .args(["-L", &self.name, "kill-server"])
+            .output();
+    }
+}
+
+/// Waits until `file` has a line containing `text`.
+fn wait_for(file: &std::path::Path, text: &str) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let seen = std::fs::read_to_string(file).unwrap_or_default();
+        if let Some(line) = seen.lines().find(|l| l.contains(text)) {
+            return line.to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never saw '{text}'; the terminal printed: {seen}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// On a real terminal (a tmux pane), each read-back is answered by one key, with no Enter
+/// after it: Escape cancels, Space confirms. Enter stays push-to-talk, and a line typed
+/// while a read-back waits (cut by the terminal at each space) still arrives whole. The
+/// terminal is put back as it was when the program ends.
+#[test]
+fn a_read_back_is_answered_by_one_key_on_a_real_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let said = ["golf one to foxtrot three", "foxtrot two to foxtrot three"];
+    let wavs: Vec<PathBuf> = (0..said.len())
+        .map(|i| dir.path().join(format!("{i:02}.wav")))
+        .collect();
+    for (text, out) in said.iter().zip(&wavs) {
+        synthesise("flite:slt", text, out);
+    }
+    let mut table = Console::start(&dir.path().join("j.sqlite"), "cincinnati", &[], true);
+    let transcript = dir.path().join("white.txt");
+    let stty = dir.path().join("stty.txt");
+    let mut command = format!(
+        "{} player --table 1 --color white --code {} --socket {} --voice",
+        kriegspiel_tests::link_util::cargo_bin("kriegspiel", "kriegspiel").display(),
+        table.code("white"),
+        table.socket.display()
+    );
+    for f in &wavs {
+        command.push_str(&format!(" --mic-wav {}", f.display()));
+    }
+    // What he reads goes to a file; his keys come from the pane's terminal. After the
+    // program, the terminal's settings, to show they were put back.
+    let shell = format!(
+        "{command} > {t} 2>&1; stty -a > {s}; sleep 30",
+        t = transcript.display(),
+        s = stty.display()
+    );
+    let tmux = Tmux {
+        name: format!("kriegspiel-test-{}", std::process::id()),
+    };
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "player",
+        "-x",
+        "120",
+        "-y",
+        "30",
+        &shell,
+    ]);
+    wait_for(&transcript, "Connected to table 1");
+    let mut black = Terminal::open(&table, "black");
+
+    tmux.press("Enter");
+    wait_for(&transcript, "(listening; Enter to stop)");
+    tmux.press("Enter");
+    let read_back = wait_for(&transcript, "knight g1 to f3?");
+    assert!(
+        read_back.contains("Space confirms, Escape cancels."),
+        "{read_back}"
+    );
+    tmux.press("Escape");
+    wait_for(&transcript, "Cancelled.");
+
+    tmux.press("Enter");
+    tmux.press("Enter");
+    wait_for(&transcript, "pawn f2 to f3?");
+    // A question typed while the read-back waits arrives whole, spaces and all.
+    tmux.run(&["send-keys", "-t", "player", "-l", "any  "]);
+    tmux.press("Enter");
+    tmux.press("Space");
+    black.expect("White has moved.");
+    wait_for(&transcript, "White has moved.");
+
+    let out: Vec<serde_json::Value> = {
+        black.say("resign");
+        black.expect("Black resigns");
+        table.child.0.wait().unwrap();
+        table.lines.take().unwrap().iter().collect()
+    };
+    let tries: Vec<&serde_json::Value> = out.iter().filter(|v| v.get("try").is_some()).collect();
+    assert_eq!(
+        tries
+            .iter()
+            .map(|v| v["try"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["f2f3"],
+        "only the confirmed try reached the table: {tries:?}"
+    );
+    assert!(
+        out.iter().any(|v| v.to_string().contains("\"any\"")),
+        "the question typed during the read-back reached the table: {out:?}"
+    );
+    // The terminal as it was: Escape and Space are no longer ends of lines.
+    wait_for(&stty, "eol2");
+    let settings = std::fs::read_to_string(&stty).unwrap();
+    assert!(settings.contains("eol = <undef>"), "{settings}");
+    assert!(settings.contains("eol2 = <undef>"), "{settings}");
+}

@@ -72,7 +72,8 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     socket: Option<PathBuf>,
     /// Play by voice too: Enter on an empty line starts listening, Enter again stops; a try
-    /// heard is read back ("knight g1 to f3?") and played only when you say "confirm".
+    /// heard is read back ("knight g1 to f3?") and played only when you say "confirm" or
+    /// press Enter; "cancel" or Escape drops it.
     #[arg(long)]
     voice: bool,
     /// The microphone: an ALSA capture device as `arecord -L` lists it

@@ -77,6 +77,25 @@ impl VoiceChannel {
         self.pending = None;
     }
 
+    /// "confirm", said or keyed (Enter): what waits goes to the hall.
+    pub fn confirm(&mut self) -> Outcome {
+        let color = self.color;
+        match self.pending.take() {
+            Some(Pending::Try(tried)) => Outcome::Submit(Input::Play { color, tried }),
+            Some(Pending::Resign) => Outcome::Submit(Input::Resign { color }),
+            Some(Pending::Draw) => Outcome::Submit(Input::Draw { color }),
+            None => Outcome::NothingPending,
+        }
+    }
+
+    /// "cancel", said or keyed (Escape): what waits is dropped.
+    pub fn cancel(&mut self) -> Outcome {
+        match self.pending.take() {
+            Some(_) => Outcome::Cancelled,
+            None => Outcome::NothingPending,
+        }
+    }
+
     /// One recognition at table time `at`, heard with this turn's `grammar` (for the echo's
     /// wording).
     pub fn heard(&mut self, at: Millis, grammar: &TurnGrammar, heard: Heard) -> Outcome {
@@ -91,16 +110,8 @@ impl VoiceChannel {
                 Outcome::Echo(echo(grammar.man(t), t))
             }
             Heard::Command(c) => match c {
-                Command::Confirm => match self.pending.take() {
-                    Some(Pending::Try(tried)) => Outcome::Submit(Input::Play { color, tried }),
-                    Some(Pending::Resign) => Outcome::Submit(Input::Resign { color }),
-                    Some(Pending::Draw) => Outcome::Submit(Input::Draw { color }),
-                    None => Outcome::NothingPending,
-                },
-                Command::Cancel => match self.pending.take() {
-                    Some(_) => Outcome::Cancelled,
-                    None => Outcome::NothingPending,
-                },
+                Command::Confirm => self.confirm(),
+                Command::Cancel => self.cancel(),
                 Command::Resign => {
                     self.pending = Some(Pending::Resign);
                     Outcome::Echo("resign?".into())

@@ -13,6 +13,7 @@
 //! are spoken elsewhere (his screen reader, or the console's speech in his headset): Enter
 //! waits about as long as the last line takes to say (60 ms a character).
 
+mod keys;
 mod speaker;
 
 use std::io::Write;
@@ -158,7 +159,9 @@ pub fn run(
         speaker: speak.map(|to| Speaker::start(to, muted_until.clone(), t0)),
     };
     let (tx, events) = mpsc::channel::<Event>();
-    read_keys(tx.clone());
+    // His terminal is put back as it was when this ends.
+    let keys = keys::Keys::on_terminal();
+    read_keys(tx.clone(), keys.on_a_terminal());
     read_console(stream, tx);
     let files = match &source {
         Source::Files(f) => f.clone().into_iter(),
@@ -177,6 +180,8 @@ pub fn run(
         capture: None,
         closed: false,
         have_board: false,
+        hints_left: keys::HINTS,
+        keys,
     };
     loop {
         let event = match events.recv_timeout(terminal.wait()) {
@@ -187,18 +192,17 @@ pub fn run(
         if let ControlFlow::Break(code) = terminal.handle(event) {
             return code;
         }
+        let waiting = terminal.channel.pending().is_some();
+        terminal.keys.waiting(waiting);
     }
 }
 
 /// His keys, a line at a time, as events.
-fn read_keys(tx: mpsc::Sender<Event>) {
+fn read_keys(tx: mpsc::Sender<Event>, terminal: bool) {
     std::thread::spawn(move || {
-        let mut keys = LineReader::with_limit(std::io::stdin(), 1024);
-        while let Ok(Some(line)) = keys.next_line() {
-            let Ok(line) = line else {
-                continue;
-            };
-            if tx.send(Event::Key(line.to_owned())).is_err() {
+        let mut keys = keys::KeyLines::new(std::io::stdin(), terminal);
+        while let Some(line) = keys.next_line() {
+            if tx.send(Event::Key(line)).is_err() {
                 return;
             }
         }
@@ -245,6 +249,9 @@ struct Terminal {
     closed: bool,
     /// The console has sent his board: his words can be recognised.
     have_board: bool,
+    /// Read-backs still to be followed by how to answer them by key.
+    hints_left: u8,
+    keys: keys::Keys,
 }
 
 impl Terminal {
@@ -311,14 +318,34 @@ impl Terminal {
                 )
             }
         };
+        // The first read-backs say how to answer them by key too.
+        let said = if self.channel.pending().is_some() && self.hints_left > 0 {
+            self.hints_left -= 1;
+            format!("{said} {}", keys::HINT)
+        } else {
+            said
+        };
         if !said.is_empty() && !self.screen.show(&said, true) {
             return ControlFlow::Break(ExitCode::SUCCESS);
         }
         ControlFlow::Continue(())
     }
 
-    /// A line he typed goes to the console; Enter on an empty line starts listening.
+    /// A line he typed goes to the console; Escape cancels what waits for "confirm" and
+    /// Enter confirms it; otherwise Enter on an empty line starts listening.
     fn key(&mut self, line: &str) -> ControlFlow<ExitCode> {
+        let line = match self.keys.line(line, self.channel.pending().is_some()) {
+            keys::Keyed::Cancel => {
+                let outcome = self.channel.cancel();
+                return self.keyed(outcome);
+            }
+            keys::Keyed::Confirm => {
+                let outcome = self.channel.confirm();
+                return self.keyed(outcome);
+            }
+            keys::Keyed::Part => return ControlFlow::Continue(()),
+            keys::Keyed::Line(line) => line,
+        };
         let line = line.trim();
         if !line.is_empty() {
             if !self.send(line) {
@@ -332,6 +359,17 @@ impl Terminal {
             return ControlFlow::Continue(());
         }
         self.listen();
+        ControlFlow::Continue(())
+    }
+
+    /// What a key did to the read-back, said to him as the spoken command's outcome is.
+    fn keyed(&mut self, outcome: Outcome) -> ControlFlow<ExitCode> {
+        let to_console = &mut self.to_console;
+        let mut send = |line: &str| writeln!(to_console, "{line}").is_ok();
+        let said = outcome_words(outcome, &mut send);
+        if !said.is_empty() && !self.screen.show(&said, true) {
+            return ControlFlow::Break(ExitCode::SUCCESS);
+        }
         ControlFlow::Continue(())
     }
 
@@ -430,7 +468,13 @@ fn hear(
     let Some(grammar) = recognizer.grammar() else {
         return "Not ready: the console has not sent your board yet.".to_owned();
     };
-    match channel.heard(began, grammar, rec.heard) {
+    outcome_words(channel.heard(began, grammar, rec.heard), send)
+}
+
+/// What the terminal does with the channel's outcome (a line to the console), and the
+/// words it says to him.
+fn outcome_words(outcome: Outcome, send: &mut impl FnMut(&str) -> bool) -> String {
+    match outcome {
         Outcome::Echo(s) => s,
         Outcome::Submit(input) => match typed_line(&input) {
             Some(line) if send(&line) => String::new(),
