@@ -176,22 +176,25 @@ impl DgtReader {
                 }
             }
         }
-        // A man lifted in this placement before one held longer (a captured man taken off
-        // earlier stays in the hand for good), then the nearest.
-        let same = self
-            .hand
-            .iter()
-            .enumerate()
-            .filter(|(_, &(_, r))| r == role)
-            .min_by_key(|&(i, &(s, _))| (i < fresh_from, s.distance(to)))
-            .map(|(i, _)| (i, None, false));
-        same.or_else(|| {
-            let promotable = matches!(role, Role::Queen | Role::Rook | Role::Bishop | Role::Knight);
+        // A man of the same piece lifted in this placement, else a pawn promoting, else one
+        // held since an earlier placement (a captured man taken off stays in the hand for
+        // good): the nearest of each.
+        let same = |fresh: bool| {
+            self.hand
+                .iter()
+                .enumerate()
+                .filter(|&(i, &(_, r))| r == role && (i >= fresh_from) == fresh)
+                .min_by_key(|&(_, &(s, _))| s.distance(to))
+                .map(|(i, _)| (i, None, false))
+        };
+        let promotable = matches!(role, Role::Queen | Role::Rook | Role::Bishop | Role::Knight);
+        let promoting = || {
             (promotable && to.rank() == self.last_rank())
                 .then(|| self.promoting_pawn(to))
                 .flatten()
                 .map(|i| (i, Some(role), false))
-        })
+        };
+        same(true).or_else(promoting).or_else(|| same(false))
     }
 
     /// His rank of promotion.

@@ -332,3 +332,18 @@ fn a_man_lifted_now_goes_before_one_held_since_an_earlier_placement() {
         ]
     );
 }
+
+#[test]
+fn a_promotion_goes_before_a_man_of_that_piece_held_since_earlier() {
+    // His knight was captured and taken off; later his pawn promotes to a knight.
+    let mut r = reader(Color::White, "4k3/P7/8/8/8/8/8/1N2K3");
+    assert_eq!(r.read(&board("4k3/P7/8/8/8/8/8/4K3")), [lift(Square::B1)]);
+    assert_eq!(
+        inputs(r.read(&board("N3k3/8/8/8/8/8/8/4K3"))),
+        [
+            Fed::Promote(Role::Knight),
+            lift(Square::A7),
+            place(Square::A8)
+        ]
+    );
+}
