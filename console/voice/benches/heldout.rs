@@ -1,0 +1,605 @@
+//! Commands, "confirm" and "cancel" on a held-out set, clean and in room noise (issue 21;
+//! docs/VOICE.md, Commands and answers): `cargo bench -p kriegspiel-voice --bench heldout`.
+//!
+//! Every utterance is synthesised at run time (flite, festival), changed by sox (pitch ±250
+//! cents, tempo ±12 %) and resampled to 16 kHz; the room noise is made here too: sox's pink
+//! noise (`sox -R`, the same every run) plus espeak-ng voices saying other sentences (6 dB
+//! under the pink noise), the whole noise scaled to 20 or 15 dB under the speech's power
+//! (its active 20 ms frames). Each utterance is heard twice where both matter: as in a free
+//! turn (`Recognizer::hear`) and while a read-back waits for "confirm" (`Recognizer::hear_reply`).
+//!
+//! `-- tuning` runs the tuning set instead (the tuning voices, unshifted and shifted by at
+//! most 150 cents and 6 %, the tuning chatter and positions) and prints every score: the
+//! thresholds are chosen on it. The held-out set (the default) never is. `-- dump` prints
+//! every utterance of the set run.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use kriegspiel_referee::Try;
+use kriegspiel_voice::{wav, FileNames, Heard, Model, Recognition, Recognizer, TurnGrammar};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Color};
+
+/// Held out: voices, shifts, positions and sentences no threshold was chosen on.
+const HELD_OUT_VOICES: [&str; 8] = [
+    "flite:kal|pitch 250 tempo 1.12",
+    "flite:slt|pitch -250 tempo 0.88",
+    "flite:awb|pitch 250 tempo 0.88",
+    "flite:rms|pitch 250 tempo 1.12",
+    "flite:kal16|pitch -250 tempo 1.12",
+    "festival:ked_diphone|pitch 250",
+    "festival:kal_diphone|pitch -250 tempo 0.88",
+    "festival:cmu_us_slt_arctic_hts|pitch -250 tempo 1.12",
+];
+const HELD_OUT_POSITIONS: [(&str, Color); 4] = [
+    (
+        "rnbqkb1r/pppp1ppp/5n2/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR w KQkq - 2 3",
+        Color::White,
+    ),
+    (
+        "r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3",
+        Color::Black,
+    ),
+    (
+        "r4rk1/pp3ppp/2n1b3/3p4/3P4/2PB1N2/P4PPP/R4RK1 w - - 0 1",
+        Color::White,
+    ),
+    ("2r3k1/5ppp/8/8/8/8/1q3PPP/6K1 b - - 0 1", Color::Black),
+];
+const HELD_OUT_CHATTER: [&str; 24] = [
+    "can I have some water",
+    "the light is too bright",
+    "shall we take a break",
+    "I forgot my glasses",
+    "how long is the game",
+    "wait a moment",
+    "is anyone there",
+    "what did you say",
+    "never mind",
+    "I will be right back",
+    "eighty seven",
+    "thirty three",
+    "nineteen",
+    "carpet",
+    "lemon",
+    "airport",
+    "blanket",
+    "sandwich",
+    "purple",
+    "volcano",
+    "confused",
+    "concert",
+    "castle",
+    "yellow",
+];
+
+/// Tuning: the closed loop's tuning voices, plain and mildly shifted.
+const TUNING_VOICES: [&str; 11] = [
+    "flite:slt",
+    "flite:rms",
+    "flite:awb",
+    "flite:kal16",
+    "festival:kal_diphone",
+    "festival:ked_diphone",
+    "festival:cmu_us_slt_arctic_hts",
+    "flite:slt|pitch 150",
+    "flite:awb|tempo 0.94",
+    "flite:rms|pitch -150 tempo 1.06",
+    "festival:ked_diphone|pitch -150",
+];
+const TUNING_POSITIONS: [(&str, Color); 3] = [
+    (
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        Color::White,
+    ),
+    (
+        "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 5 4",
+        Color::Black,
+    ),
+    (
+        "r3k2r/pP3ppp/8/8/8/8/P4PPP/R3K2R w KQkq - 0 1",
+        Color::White,
+    ),
+];
+const TUNING_CHATTER: [&str; 24] = [
+    "the weather is nice today",
+    "what time is it",
+    "hello how are you",
+    "that was a great game",
+    "where is the bathroom",
+    "nice move",
+    "is it my turn",
+    "good luck",
+    "excuse me",
+    "please be quiet",
+    "seventeen",
+    "forty two",
+    "one hundred",
+    "sixty",
+    "banana",
+    "computer",
+    "table",
+    "window",
+    "pencil",
+    "happy",
+    "conference",
+    "counsel",
+    "fine",
+    "yesterday",
+];
+/// The background talkers (espeak-ng), never a target voice.
+const BABBLE: [(&str, &str); 3] = [
+    ("en-us", "the committee will meet again on thursday to discuss the budget for next year and the new building"),
+    ("en-gb-x-rp", "she said that the train was late again so they walked along the river until the rain stopped"),
+    ("en", "several people were standing near the door talking about the results of the last round"),
+];
+
+/// Noise levels: None is clean, Some(snr) in dB.
+const LEVELS: [Option<f64>; 3] = [None, Some(20.0), Some(15.0)];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A command said in a free turn (the full grammar).
+    Command,
+    /// "confirm", "cancel", "yes", "no" said while a read-back waits.
+    Answer,
+    /// A new try said while a read-back waits (it replaces the pending one).
+    TryInReadBack,
+    /// Chatter, heard both ways: never a try, never a "confirm".
+    Chatter,
+}
+
+#[derive(Debug, Clone)]
+struct Clip {
+    kind: Kind,
+    voice: &'static str,
+    text: String,
+    position: usize,
+    /// The expected id (try UCI, command id, "rejected").
+    expect: String,
+    level: Option<f64>,
+    samples: Vec<i16>,
+}
+
+struct Set {
+    voices: &'static [&'static str],
+    positions: &'static [(&'static str, Color)],
+    chatter: &'static [&'static str],
+    seed: u64,
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n
+    }
+}
+
+fn chess(fen: &str) -> Chess {
+    fen.parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap()
+}
+
+fn id(h: Heard) -> String {
+    match h {
+        Heard::Try(t) => t.to_uci(),
+        Heard::Command(c) => c.id(),
+        Heard::Rejected => "rejected".into(),
+    }
+}
+
+fn run(cmd: &mut Command, input: Option<&str>) {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    if let Some(text) = input {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `text` said by `voice` ("engine:name|sox effects"), as 16 kHz mono samples.
+fn synthesise(voice: &str, text: &str, dir: &Path, name: &str) -> Vec<i16> {
+    let raw = dir.join(format!("{name}.raw.wav"));
+    let out = dir.join(format!("{name}.wav"));
+    let (voice, effects) = voice.split_once('|').unwrap_or((voice, ""));
+    let (engine, v) = voice.split_once(':').unwrap();
+    match engine {
+        "flite" => run(
+            Command::new("flite")
+                .args(["-voice", v, "-t", text, "-o"])
+                .arg(&raw),
+            None,
+        ),
+        "festival" => run(
+            Command::new("text2wave")
+                .args(["-eval", &format!("(voice_{v})"), "-o"])
+                .arg(&raw)
+                .current_dir(dir),
+            Some(text),
+        ),
+        "espeak" => run(
+            Command::new("espeak-ng")
+                .args(["-v", v, "-w"])
+                .arg(&raw)
+                .arg(text),
+            None,
+        ),
+        _ => panic!("unknown voice {voice}"),
+    }
+    run(
+        Command::new("sox")
+            .arg("-R")
+            .arg(&raw)
+            .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"])
+            .arg(&out)
+            .args(effects.split_whitespace()),
+        None,
+    );
+    let samples = wav::read_wav(&out).unwrap();
+    std::fs::remove_file(&raw).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    samples
+}
+
+/// The room: pink noise from sox and the babble of other voices 6 dB under it.
+struct Room {
+    pink: Vec<f64>,
+    babble: Vec<f64>,
+}
+
+fn power(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum::<f64>() / x.len().max(1) as f64
+}
+
+impl Room {
+    fn new(dir: &Path) -> Room {
+        let pink = dir.join("pink.wav");
+        run(
+            Command::new("sox")
+                .args(["-R", "-n", "-r", "16000", "-c", "1", "-b", "16"])
+                .arg(&pink)
+                .args(["synth", "30", "pinknoise", "vol", "0.3"]),
+            None,
+        );
+        let pink: Vec<f64> = wav::read_wav(&pink)
+            .unwrap()
+            .iter()
+            .map(|s| f64::from(*s))
+            .collect();
+        let mut babble = Vec::new();
+        for (i, (v, text)) in BABBLE.iter().enumerate() {
+            let s = synthesise(&format!("espeak:{v}"), text, dir, &format!("babble{i}"));
+            babble.extend(s.iter().map(|s| f64::from(*s)));
+        }
+        let gain = (power(&pink) / power(&babble) / 10f64.powf(0.6)).sqrt();
+        for b in &mut babble {
+            *b *= gain;
+        }
+        Room { pink, babble }
+    }
+
+    /// `speech` with 300 ms of room before and after, the room `snr` dB under the speech.
+    fn mix(&self, speech: &[i16], snr: f64, offset: usize) -> Vec<i16> {
+        let pad = 4800;
+        let s: Vec<f64> = speech.iter().map(|v| f64::from(*v)).collect();
+        let frames: Vec<f64> = s.chunks(320).map(power).collect();
+        let loudest = frames.iter().copied().fold(0.0, f64::max);
+        let active: Vec<f64> = frames
+            .into_iter()
+            .filter(|p| *p > loudest / 1000.0)
+            .collect();
+        let p_speech = active.iter().sum::<f64>() / active.len().max(1) as f64;
+        let n = s.len() + 2 * pad;
+        let noise: Vec<f64> = (0..n)
+            .map(|i| {
+                self.pink[(offset * 7919 + i) % self.pink.len()]
+                    + self.babble[(offset * 15_401 + i) % self.babble.len()]
+            })
+            .collect();
+        let gain = (p_speech / 10f64.powf(snr / 10.0) / power(&noise)).sqrt();
+        (0..n)
+            .map(|i| {
+                let v = if (pad..pad + s.len()).contains(&i) {
+                    s[i - pad]
+                } else {
+                    0.0
+                };
+                (v + gain * noise[i]).round().clamp(-32768.0, 32767.0) as i16
+            })
+            .collect()
+    }
+}
+
+/// What each voice says: the 12 commands, answers, tries and chatter.
+fn texts(set: &Set, vi: usize, rng: &mut Rng) -> Vec<(Kind, String, usize, String)> {
+    let mut out = Vec::new();
+    for c in kriegspiel_voice::Command::ALL {
+        out.push((
+            Kind::Command,
+            c.words().to_owned(),
+            vi % set.positions.len(),
+            c.id(),
+        ));
+    }
+    for (w, id) in [
+        ("confirm", "confirm"),
+        ("cancel", "cancel"),
+        ("yes", "confirm"),
+        ("no", "cancel"),
+    ] {
+        out.push((Kind::Answer, w.to_owned(), 0, id.to_owned()));
+    }
+    for k in 0..3 {
+        let p = (vi + k) % set.positions.len();
+        let (fen, color) = set.positions[p];
+        let g = TurnGrammar::new(&chess(fen), color);
+        let tries: Vec<Try> = g.tries().collect();
+        let t = tries[rng.next(tries.len())];
+        let names = [FileNames::Nato, FileNames::Anna][rng.next(2)];
+        out.push((Kind::TryInReadBack, g.say(t, names, k == 0), p, t.to_uci()));
+    }
+    for k in 0..6 {
+        let text = set.chatter[(vi * 6 + k) % set.chatter.len()];
+        out.push((
+            Kind::Chatter,
+            text.to_owned(),
+            k % set.positions.len(),
+            "rejected".into(),
+        ));
+    }
+    out
+}
+
+fn clips(set: &Set, dir: &Path, room: &Room) -> Vec<Clip> {
+    let mut rng = Rng(set.seed);
+    let mut jobs = Vec::new();
+    for (vi, voice) in set.voices.iter().enumerate() {
+        for (kind, text, position, expect) in texts(set, vi, &mut rng) {
+            jobs.push((*voice, kind, text, position, expect));
+        }
+    }
+    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<Vec<_>>());
+    let out = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let Some((i, (voice, kind, text, position, expect))) = queue.lock().unwrap().pop()
+                else {
+                    break;
+                };
+                let speech = synthesise(voice, &text, dir, &format!("u{i}"));
+                for (li, level) in LEVELS.iter().enumerate() {
+                    let samples = match level {
+                        None => speech.clone(),
+                        Some(snr) => room.mix(&speech, *snr, i * 3 + li),
+                    };
+                    out.lock().unwrap().push(Clip {
+                        kind,
+                        voice,
+                        text: text.clone(),
+                        position,
+                        expect: expect.clone(),
+                        level: *level,
+                        samples,
+                    });
+                }
+            });
+        }
+    });
+    let mut v = out.into_inner().unwrap();
+    v.sort_by(|a, b| {
+        (a.voice, &a.text, a.level.map(|l| l as i32)).cmp(&(
+            b.voice,
+            &b.text,
+            b.level.map(|l| l as i32),
+        ))
+    });
+    v
+}
+
+struct Heard2 {
+    clip: Clip,
+    /// As in a free turn.
+    free: Recognition,
+    /// While a read-back waits.
+    reply: Recognition,
+}
+
+fn hear_all(set: &Set, clips: Vec<Clip>) -> Vec<Heard2> {
+    let queue = Mutex::new(clips);
+    let out = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                let mut r = Recognizer::new(&Model::default()).unwrap();
+                loop {
+                    let Some(clip) = queue.lock().unwrap().pop() else {
+                        break;
+                    };
+                    let (fen, color) = set.positions[clip.position];
+                    r.set_turn(&chess(fen), color).unwrap();
+                    let free = r.hear(&clip.samples).unwrap();
+                    let reply = r.hear(&clip.samples).unwrap();
+                    out.lock().unwrap().push(Heard2 { clip, free, reply });
+                }
+            });
+        }
+    });
+    out.into_inner().unwrap()
+}
+
+fn level_name(l: Option<f64>) -> String {
+    l.map_or("clean".into(), |snr| format!("{snr:.0} dB"))
+}
+
+fn is_try(id: &str) -> bool {
+    id.len() >= 4 && id.as_bytes()[1].is_ascii_digit()
+}
+
+/// One row of figures for the heard utterances `hs`.
+fn row(hs: &[&Heard2]) -> String {
+    let count = |k: Kind, f: &dyn Fn(&Heard2) -> bool| {
+        let sel: Vec<_> = hs.iter().filter(|h| h.clip.kind == k).collect();
+        (sel.iter().filter(|h| f(h)).count(), sel.len())
+    };
+    let cmd = count(Kind::Command, &|h| id(h.free.heard) == h.clip.expect);
+    let confirm_cancel_free = count(Kind::Command, &|h| {
+        !matches!(h.clip.expect.as_str(), "confirm" | "cancel") || id(h.free.heard) == h.clip.expect
+    });
+    let cc = hs
+        .iter()
+        .filter(|h| {
+            h.clip.kind == Kind::Command && matches!(h.clip.expect.as_str(), "confirm" | "cancel")
+        })
+        .count();
+    let ans = count(Kind::Answer, &|h| id(h.reply.heard) == h.clip.expect);
+    let ans_cc: Vec<_> = hs
+        .iter()
+        .filter(|h| {
+            h.clip.kind == Kind::Answer && matches!(h.clip.text.as_str(), "confirm" | "cancel")
+        })
+        .collect();
+    let ans_cc_ok = ans_cc
+        .iter()
+        .filter(|h| id(h.reply.heard) == h.clip.expect)
+        .count();
+    let tries = count(Kind::TryInReadBack, &|h| id(h.reply.heard) == h.clip.expect);
+    let tries_confirm = count(Kind::TryInReadBack, &|h| id(h.reply.heard) == "confirm");
+    let chatter_bad = count(Kind::Chatter, &|h| {
+        is_try(&id(h.free.heard))
+            || is_try(&id(h.reply.heard))
+            || id(h.reply.heard) == "confirm"
+            || id(h.free.heard) == "confirm"
+    });
+    format!(
+        "commands {:>3}/{:<3} confirm+cancel: free {:>2}/{:<2} read-back {:>2}/{:<2} (+yes/no {:>2}/{:<2})  tries in read-back {:>2}/{:<2} (as confirm {})  chatter as try/confirm {}/{}",
+        cmd.0,
+        cmd.1,
+        cc - (confirm_cancel_free.1 - confirm_cancel_free.0),
+        cc,
+        ans_cc_ok,
+        ans_cc.len(),
+        ans.0,
+        ans.1,
+        tries.0,
+        tries.1,
+        tries_confirm.0,
+        chatter_bad.0,
+        chatter_bad.1
+    )
+}
+
+fn percentile(times: &mut [Duration], p: usize) -> f64 {
+    times.sort();
+    times
+        .get((times.len() * p / 100).min(times.len().saturating_sub(1)))
+        .map_or(0.0, |d| d.as_secs_f64() * 1e3)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let tuning = args.iter().any(|a| a == "tuning");
+    let dump = tuning || args.iter().any(|a| a == "dump");
+    let set = if tuning {
+        Set {
+            voices: &TUNING_VOICES,
+            positions: &TUNING_POSITIONS,
+            chatter: &TUNING_CHATTER,
+            seed: 7,
+        }
+    } else {
+        Set {
+            voices: &HELD_OUT_VOICES,
+            positions: &HELD_OUT_POSITIONS,
+            chatter: &HELD_OUT_CHATTER,
+            seed: 2026,
+        }
+    };
+    let start = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let room = Room::new(dir.path());
+    let clips = clips(&set, dir.path(), &room);
+    let made = start.elapsed();
+    let heard = hear_all(&set, clips);
+    println!(
+        "== {} set: {} voices, {} clips ({} made in {:.0} s, heard in {:.0} s)",
+        if tuning { "tuning" } else { "held-out" },
+        set.voices.len(),
+        heard.len(),
+        heard.len(),
+        made.as_secs_f64(),
+        (start.elapsed() - made).as_secs_f64()
+    );
+    if dump {
+        for h in &heard {
+            for (how, r) in [("free", &h.free), ("reply", &h.reply)] {
+                println!(
+                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\twide '{}' {:?}",
+                    h.clip.kind,
+                    h.clip.voice,
+                    level_name(h.clip.level),
+                    h.clip.text,
+                    h.clip.expect,
+                    id(r.heard),
+                    r.words,
+                    r.ratio,
+                    r.wide_words,
+                    r.wide_margin
+                );
+            }
+        }
+    }
+    for level in LEVELS {
+        println!("-- {}", level_name(level));
+        for v in set.voices {
+            let hs: Vec<&Heard2> = heard
+                .iter()
+                .filter(|h| h.clip.voice == *v && h.clip.level == level)
+                .collect();
+            println!("  {v:52} {}", row(&hs));
+        }
+        let hs: Vec<&Heard2> = heard.iter().filter(|h| h.clip.level == level).collect();
+        println!("  {:52} {}", "all voices", row(&hs));
+    }
+    let hs: Vec<&Heard2> = heard.iter().collect();
+    println!("all levels, all voices: {}", row(&hs));
+    let mut free: Vec<Duration> = heard.iter().map(|h| h.free.took).collect();
+    let mut reply: Vec<Duration> = heard
+        .iter()
+        .filter(|h| matches!(h.clip.kind, Kind::Answer))
+        .map(|h| h.reply.took)
+        .collect();
+    let mut reply_all: Vec<Duration> = heard.iter().map(|h| h.reply.took).collect();
+    println!(
+        "decoding per utterance (2 threads on 2 cores): free turn p50 {:.0} ms p95 {:.0} ms; read-back, answers p50 {:.0} ms p95 {:.0} ms; read-back, everything p50 {:.0} ms p95 {:.0} ms",
+        percentile(&mut free, 50),
+        percentile(&mut free, 95),
+        percentile(&mut reply, 50),
+        percentile(&mut reply, 95),
+        percentile(&mut reply_all, 50),
+        percentile(&mut reply_all, 95),
+    );
+}
