@@ -180,9 +180,14 @@ fn dgt_game_traditional_with_a_board_unplugged_and_plugged_in_again() {
         lost[0] + Duration::from_millis(50) >= unplugged_at && late < Duration::from_secs(2),
         "{name}: the unplug was reported {late:?} after it"
     );
-    let back = white("connected");
+    assert_eq!(
+        white("connected").len(),
+        1,
+        "{name}: white's board connected once"
+    );
+    let back = white("reconnected");
     assert!(
-        back.len() == 2 && back[1] > lost[0],
-        "{name}: white's board connected, lost, back: {back:?}"
+        back.len() == 1 && back[0] > lost[0],
+        "{name}: white's board back after the loss: {back:?}"
     );
 }
