@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use kriegspiel_boardlink::{BoardLink, LinkConfig};
-use kriegspiel_referee::shakmaty::{ByColor, Color};
+use kriegspiel_referee::shakmaty::{Bitboard, ByColor, Color};
+use kriegspiel_referee::{Report, Verdict};
 use kriegspiel_table::{render, ArbiterNote, Event, Input, Millis, Output, Table};
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
@@ -122,6 +123,7 @@ pub(crate) async fn run_table(
         journal,
         events,
         behind: VecDeque::new(),
+        captured: Vec::new(),
     };
     task.open(
         p.spec.name.clone(),
@@ -158,6 +160,14 @@ pub(crate) async fn run_table(
             if task.take(input, stamp).await.is_err() {
                 return;
             }
+            // A DGT board's reader learns which of its owner's men were captured.
+            for (color, squares) in task.captured.drain(..) {
+                for f in feeds.iter().flatten().filter(|f| f.color == color) {
+                    if let FeedLink::Dgt(dgt) = &f.link {
+                        dgt.captured(squares);
+                    }
+                }
+            }
         }
     }
 }
@@ -179,6 +189,8 @@ struct Task {
     events: broadcast::Sender<HallEvent>,
     /// Timer rows handed to the journal whose commit is not confirmed yet.
     behind: VecDeque<Committed>,
+    /// Men captured by the last input, by the colour that lost them.
+    captured: Vec<(Color, Bitboard)>,
 }
 
 impl Task {
@@ -363,6 +375,7 @@ impl Task {
         };
         self.seq += 1;
         let at = event.at;
+        let official = ByColor::new_with(|c| self.table.official(c));
         let (written, outputs) = if matches!(event.input, Input::Tick) {
             // A timer follows from events on disk already: what it causes is published
             // while its row is committed (a crash losing it loses nothing a replay cannot
@@ -390,6 +403,20 @@ impl Task {
                 error: e.to_string(),
             });
             return Err(());
+        }
+        for output in &outputs {
+            if let Output::Verdict {
+                color,
+                verdict:
+                    Verdict::Moved(Report {
+                        capture: Some(_), ..
+                    }),
+                ..
+            } = output
+            {
+                let lost = official[!*color] & !self.table.official(!*color);
+                self.captured.push((!*color, lost));
+            }
         }
         for output in outputs {
             self.output(at, output);

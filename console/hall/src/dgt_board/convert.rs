@@ -37,6 +37,8 @@ pub struct DgtReader {
     hand: Vec<(Square, Role)>,
     /// The last move read (from, to): the same man going back is paired first.
     last_move: Option<(Square, Square)>,
+    /// Squares of his men the opponent captured, still standing on his board when last read.
+    dead: Bitboard,
 }
 
 /// One pairing of a square his man left with the square it came to.
@@ -58,7 +60,39 @@ impl DgtReader {
             last: None,
             hand: Vec::new(),
             last_move: None,
+            dead: Bitboard::EMPTY,
         }
+    }
+
+    /// The opponent captured his men on `squares`: each stays on his board until he takes
+    /// it off. He may take it off and put another man of his on its square before the board
+    /// settles: the square then shows a man of his both times, and only the man missing
+    /// elsewhere tells that it is another.
+    ///
+    /// Read after the placement that shows it (the board settled before the table's verdict
+    /// reached the reader): a captured man's square already empty drops it from the hand;
+    /// one showing a man of his while a man of that piece is in his hand is read as the
+    /// captured man taken off and that man put there.
+    pub fn captured(&mut self, squares: Bitboard) -> Vec<Fed> {
+        let mut out = Vec::new();
+        for d in squares {
+            let here = match self.last.as_ref().map(|l| l[usize::from(d)]) {
+                Some(Content::Man(p)) if p.color == self.owner => Some(p.role),
+                _ => None,
+            };
+            match here {
+                None => self.hand.retain(|&(s, _)| s != d),
+                Some(role) => match self.hand.iter().rposition(|&(s, r)| s != d && r == role) {
+                    Some(i) => {
+                        self.hand.remove(i);
+                        out.push(Fed::Board(BoardInput::Lift(d)));
+                        out.push(Fed::Board(BoardInput::Place(d)));
+                    }
+                    None => self.dead.add(d),
+                },
+            }
+        }
+        out
     }
 
     /// Whose board it is.
@@ -71,6 +105,7 @@ impl DgtReader {
         self.last = None;
         self.hand.clear();
         self.last_move = None;
+        self.dead = Bitboard::EMPTY;
     }
 
     /// The owner's men in a placement.
@@ -91,11 +126,13 @@ impl DgtReader {
             out.extend(self.notices(&[Content::Empty; 64], &now));
             return out;
         };
+        let (replaced, taken_off) = self.replaced_dead(&before, &now);
+        let gone = replaced | taken_off;
         let own = |c: Content| match c {
             Content::Man(p) if p.color == self.owner => Some(p.role),
             Content::Man(_) | Content::Empty | Content::Foreign(_) => None,
         };
-        let changed = |i: usize| own(before[i]) != own(now[i]);
+        let changed = |i: usize| own(before[i]) != own(now[i]) || replaced.contains(square(i));
         let vacated: Vec<(Square, Role)> = (0..64)
             .filter(|&i| changed(i))
             .filter_map(|i| own(before[i]).map(|r| (square(i), r)))
@@ -107,11 +144,12 @@ impl DgtReader {
         // A king first: castling is the king's move, then the rook's.
         arrived.sort_by_key(|&(sq, r)| (r != Role::King, sq));
         let mut fresh_from = self.hand.len();
-        self.hand.extend(vacated.iter().copied());
+        self.hand
+            .extend(vacated.iter().filter(|&&(sq, _)| !gone.contains(sq)));
         let mut pairs = Vec::new();
         let mut unpaired_places = Vec::new();
         for (to, role) in arrived {
-            match self.partner(to, role, fresh_from) {
+            match self.partner(to, role, fresh_from, replaced.contains(to)) {
                 Some((i, promote, undo)) => {
                     let (from, _) = self.hand.remove(i);
                     if i < fresh_from {
@@ -161,13 +199,51 @@ impl DgtReader {
         out
     }
 
+    /// Squares of captured men of his that show a man of his again, and a man of that piece
+    /// is missing from elsewhere (left in this placement, or held): the captured man was
+    /// taken off and that man put there. The others are forgotten once their square is
+    /// empty.
+    /// Also the squares whose captured men were taken off (gone for good: never in hand).
+    fn replaced_dead(
+        &mut self,
+        before: &[Content; 64],
+        now: &[Content; 64],
+    ) -> (Bitboard, Bitboard) {
+        let own = |c: Content| match c {
+            Content::Man(p) if p.color == self.owner => Some(p.role),
+            Content::Man(_) | Content::Empty | Content::Foreign(_) => None,
+        };
+        let mut replaced = Bitboard::EMPTY;
+        for d in self.dead {
+            let i = usize::from(d);
+            let (Some(_), Some(role)) = (own(before[i]), own(now[i])) else {
+                continue;
+            };
+            let left_now = (0..64)
+                .any(|j| j != i && own(before[j]) == Some(role) && own(now[j]) != Some(role));
+            let held = self.hand.iter().any(|&(s, r)| s != d && r == role);
+            if left_now || held {
+                replaced.add(d);
+            }
+        }
+        let empty: Bitboard = (0..64)
+            .filter(|&i| own(now[i]).is_none())
+            .map(square)
+            .collect();
+        let taken_off = self.dead & empty;
+        self.dead = self.dead & !empty & !replaced;
+        (replaced, taken_off)
+    }
+
     /// The man in hand that came to `to` as `role`: its index, the promotion it makes, and
-    /// whether it is the last move's man going back.
+    /// whether it is the last move's man going back. `replaced`: a captured man of his was
+    /// taken off `to`, and is not the man that came.
     fn partner(
         &self,
         to: Square,
         role: Role,
         fresh_from: usize,
+        replaced: bool,
     ) -> Option<(usize, Option<Role>, bool)> {
         if let Some((from, at)) = self.last_move {
             if to == from {
@@ -183,7 +259,9 @@ impl DgtReader {
             self.hand
                 .iter()
                 .enumerate()
-                .filter(|&(i, &(_, r))| r == role && (i >= fresh_from) == fresh)
+                .filter(|&(i, &(s, r))| {
+                    r == role && !(replaced && s == to) && (i >= fresh_from) == fresh
+                })
                 .min_by_key(|&(_, &(s, _))| s.distance(to))
                 .map(|(i, _)| (i, None, false))
         };

@@ -347,3 +347,65 @@ fn a_promotion_goes_before_a_man_of_that_piece_held_since_earlier() {
         ]
     );
 }
+
+/// His pawn on e4 was captured; in one settle he takes it off and plays d3 to e4: the
+/// square shows a white pawn both times, and the pawn missing from d3 tells the story.
+#[test]
+fn a_captured_man_replaced_by_his_own_in_one_settle_is_a_lift_and_a_move() {
+    let mut r = reader(Color::White, "4k3/8/8/8/4P3/3P4/8/4K3");
+    assert!(r.captured(Bitboard::from_square(Square::E4)).is_empty());
+    let out = inputs(r.read(&board("4k3/8/8/8/4P3/8/8/4K3")));
+    assert_eq!(out, [lift(Square::E4), lift(Square::D3), place(Square::E4)]);
+    // Afterwards e4 is his living pawn: moving it on is a plain move.
+    let out = inputs(r.read(&board("4k3/8/8/4P3/8/8/8/4K3")));
+    assert_eq!(out, [lift(Square::E4), place(Square::E5)]);
+}
+
+/// Without the capture known, the same placement is only d3's pawn lifted; and a captured
+/// man still standing, with none of his men missing elsewhere, makes no input.
+#[test]
+fn a_captured_man_left_standing_is_no_input() {
+    let mut r = reader(Color::White, "4k3/8/8/8/4P3/3P4/8/4K3");
+    let out = inputs(r.read(&board("4k3/8/8/8/4P3/8/8/4K3")));
+    assert_eq!(out, [lift(Square::D3)]);
+    let mut r = reader(Color::White, "4k3/8/8/8/4P3/3P4/8/4K3");
+    r.captured(Bitboard::from_square(Square::E4));
+    let out = inputs(r.read(&board("4k3/8/8/8/4P3/3P4/8/3K4")));
+    assert_eq!(out, [lift(Square::E1), place(Square::D1)]);
+    // Taken off later: a lift, and the square is forgotten.
+    let out = inputs(r.read(&board("4k3/8/8/8/8/3P4/8/3K4")));
+    assert_eq!(out, [lift(Square::E4)]);
+}
+
+/// The board settled before the table's verdict reached the reader: d3's pawn is in his
+/// hand and e4 shows a pawn when the capture of e4 is learnt. The captured man was taken
+/// off and the pawn put there; a man of his captured on an empty square is forgotten.
+#[test]
+fn a_capture_learnt_after_the_placement_completes_the_move() {
+    let mut r = reader(Color::White, "4k3/8/8/8/4P3/3P4/8/4K3");
+    assert_eq!(
+        inputs(r.read(&board("4k3/8/8/8/4P3/8/8/4K3"))),
+        [lift(Square::D3)]
+    );
+    assert_eq!(
+        r.captured(Bitboard::from_square(Square::E4)),
+        [lift(Square::E4), place(Square::E4)]
+    );
+    assert!(r.hand.is_empty(), "{:?}", r.hand);
+    // A captured man already taken off: nothing to say, and not kept in hand.
+    let mut r = reader(Color::White, "4k3/8/8/8/4P3/3P4/8/4K3");
+    assert_eq!(
+        inputs(r.read(&board("4k3/8/8/8/8/3P4/8/4K3"))),
+        [lift(Square::E4)]
+    );
+    assert!(r.captured(Bitboard::from_square(Square::E4)).is_empty());
+    assert!(r.hand.is_empty(), "{:?}", r.hand);
+    // A captured man still standing, nothing of his in hand: it waits to be taken off.
+    let mut r = reader(Color::White, "4k3/8/8/8/4P3/3P4/8/4K3");
+    assert!(r.captured(Bitboard::from_square(Square::E4)).is_empty());
+    assert_eq!(
+        inputs(r.read(&board("4k3/8/8/8/8/3P4/8/4K3"))),
+        [lift(Square::E4)]
+    );
+    assert!(r.hand.is_empty(), "{:?}", r.hand);
+}

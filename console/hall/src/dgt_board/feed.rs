@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use kriegspiel_boardlink::{DisconnectReason, Health, LinkEvent, Report, ResyncReason};
 use kriegspiel_dgt::{DgtBoard, DgtEvent, DgtHandle, DgtOptions, DgtPort, Identity, LostReason};
-use kriegspiel_referee::shakmaty::{Color, Role};
+use kriegspiel_referee::shakmaty::{Bitboard, Color, Role};
 use kriegspiel_table::{BoardInput, BoardNotice};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -43,6 +43,8 @@ const QUEUE: usize = 256;
 pub(crate) struct DgtFeed {
     driver: DgtHandle,
     task: JoinHandle<()>,
+    /// The squares of the owner's men the opponent captured, for the reader.
+    captures: mpsc::Sender<Bitboard>,
 }
 
 impl Drop for DgtFeed {
@@ -67,18 +69,46 @@ impl DgtFeed {
             options.timing = Some(timing);
         }
         let (driver, mut reports) = DgtBoard::open(port, options);
+        let started = driver.started();
         let (tx, rx) = mpsc::channel(QUEUE);
+        let (captures, mut captured) = mpsc::channel::<Bitboard>(QUEUE);
         let task = tokio::spawn(async move {
             let mut reader = DgtReader::new(owner);
-            while let Some(report) = reports.recv().await {
-                for item in items(&mut reader, report.at, report.event) {
-                    if tx.send(item).await.is_err() {
-                        return;
+            loop {
+                tokio::select! {
+                    // A capture is read before the placement that may take its man off.
+                    biased;
+                    Some(squares) = captured.recv() => {
+                        let fed = reader.captured(squares);
+                        if send_all(&tx, fed_items(fed, started.elapsed())).await.is_err() {
+                            return;
+                        }
+                    }
+                    report = reports.recv() => {
+                        let Some(report) = report else { return };
+                        let items = items(&mut reader, report.at, report.event);
+                        if send_all(&tx, items).await.is_err() {
+                            return;
+                        }
                     }
                 }
             }
         });
-        (DgtFeed { driver, task }, rx)
+        (
+            DgtFeed {
+                driver,
+                task,
+                captures,
+            },
+            rx,
+        )
+    }
+
+    /// The opponent captured the owner's men on `squares`.
+    pub(crate) fn captured(&self, squares: Bitboard) {
+        // A full queue: hundreds of captures unread; the reader then reads the board
+        // without knowing this one (the captured man's square as a plain square).
+        let _ = self.captures.try_send(squares);
     }
 
     /// The origin of the items' times.
@@ -111,7 +141,6 @@ pub fn board_number(identity: &Identity) -> u32 {
 
 /// What one driver event gives the table, read through `reader`.
 pub(crate) fn items(reader: &mut DgtReader, at: Duration, event: DgtEvent) -> Vec<DgtItem> {
-    let board_ms = u32::try_from(at.as_millis()).unwrap_or(u32::MAX);
     let link = |event| {
         DgtItem::Link(Report {
             event,
@@ -130,29 +159,7 @@ pub(crate) fn items(reader: &mut DgtReader, at: Duration, event: DgtEvent) -> Ve
                 board_id: board_number(&identity),
             })]
         }
-        DgtEvent::Position(placement) => reader
-            .read(&placement)
-            .into_iter()
-            .filter_map(|fed| match fed {
-                Fed::Board(BoardInput::Lift(sq)) => Some(link(LinkEvent::Lift {
-                    square: square_index(sq),
-                    board_ms,
-                })),
-                Fed::Board(BoardInput::Place(sq)) => Some(link(LinkEvent::Place {
-                    square: square_index(sq),
-                    board_ms,
-                })),
-                Fed::Board(BoardInput::Snapshot(bb)) => Some(link(LinkEvent::Resync {
-                    occupancy: bb.0,
-                    board_ms,
-                    reason: ResyncReason::Connected,
-                })),
-                // The reader gives lifts, places and snapshots only.
-                Fed::Board(BoardInput::Connected { .. } | BoardInput::Disconnected) => None,
-                Fed::Promote(role) => Some(DgtItem::Promote { at, role }),
-                Fed::Notice(notice) => Some(DgtItem::Notice { at, notice }),
-            })
-            .collect(),
+        DgtEvent::Position(placement) => fed_items(reader.read(&placement), at),
         DgtEvent::Lost(reason) => {
             reader.lost();
             vec![link(LinkEvent::Disconnected {
@@ -171,4 +178,46 @@ pub(crate) fn items(reader: &mut DgtReader, at: Duration, event: DgtEvent) -> Ve
 
 fn square_index(sq: kriegspiel_referee::shakmaty::Square) -> u8 {
     u8::try_from(u32::from(sq)).unwrap_or(0)
+}
+
+async fn send_all(tx: &mpsc::Sender<DgtItem>, items: Vec<DgtItem>) -> Result<(), ()> {
+    for item in items {
+        tx.send(item).await.map_err(|_| ())?;
+    }
+    Ok(())
+}
+
+/// The reader's inputs as the table's items, at board time `at`.
+pub(crate) fn fed_items(fed: Vec<Fed>, at: Duration) -> Vec<DgtItem> {
+    let board_ms = u32::try_from(at.as_millis()).unwrap_or(u32::MAX);
+    let link = |event| {
+        DgtItem::Link(Report {
+            event,
+            health: Health::default(),
+            seq: None,
+            key: None,
+            at,
+        })
+    };
+    fed.into_iter()
+        .filter_map(|fed| match fed {
+            Fed::Board(BoardInput::Lift(sq)) => Some(link(LinkEvent::Lift {
+                square: square_index(sq),
+                board_ms,
+            })),
+            Fed::Board(BoardInput::Place(sq)) => Some(link(LinkEvent::Place {
+                square: square_index(sq),
+                board_ms,
+            })),
+            Fed::Board(BoardInput::Snapshot(bb)) => Some(link(LinkEvent::Resync {
+                occupancy: bb.0,
+                board_ms,
+                reason: ResyncReason::Connected,
+            })),
+            // The reader gives lifts, places and snapshots only.
+            Fed::Board(BoardInput::Connected { .. } | BoardInput::Disconnected) => None,
+            Fed::Promote(role) => Some(DgtItem::Promote { at, role }),
+            Fed::Notice(notice) => Some(DgtItem::Notice { at, notice }),
+        })
+        .collect()
 }
