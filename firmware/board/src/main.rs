@@ -63,7 +63,7 @@ enum Command {
         /// Script time 0 at this wall-clock moment (Unix milliseconds), so that boards
         /// started one after another play one scripted game together (default: the start
         /// of this program).
-        #[arg(long, value_name = "UNIX_MS", value_parser = parse_unix_ms)]
+        #[arg(long, value_name = "UNIX_MS", value_parser = kriegspiel_board::script::parse_unix_ms)]
         start_at: Option<std::time::SystemTime>,
         /// Start as a board rebooted mid-game: the script's first N events are taken as
         /// done, with the men standing where they left them, and the rest follow at their
@@ -162,27 +162,6 @@ struct SelfTestArgs {
     /// Simulated fault: this switch chatters while closed (repeatable).
     #[arg(long, value_parser = parse_square, requires = "simulate")]
     chatter: Vec<Square>,
-}
-
-/// A wall-clock moment given in Unix milliseconds, within a day of now: seconds (`date
-/// +%s`) or a typo would start the whole script at once, or never.
-fn parse_unix_ms(s: &str) -> Result<std::time::SystemTime, String> {
-    use std::time::{Duration, SystemTime, UNIX_EPOCH};
-    const DAY: Duration = Duration::from_secs(24 * 3600);
-    let hint = "milliseconds since 1970 within a day of now (date +%s%3N)";
-    let ms: u64 = s.parse().map_err(|_| format!("expected {hint}"))?;
-    let at = UNIX_EPOCH
-        .checked_add(Duration::from_millis(ms))
-        .ok_or_else(|| format!("out of range: expected {hint}"))?;
-    let now = SystemTime::now();
-    let off = at
-        .duration_since(now)
-        .or_else(|past| Ok::<_, ()>(past.duration()))
-        .unwrap_or(Duration::MAX);
-    if off > DAY {
-        return Err(format!("more than a day from now: expected {hint}"));
-    }
-    Ok(at)
 }
 
 fn parse_square(s: &str) -> Result<Square, String> {

@@ -368,6 +368,28 @@ impl Parser {
     }
 }
 
+/// Script time 0 given as a wall-clock moment (`--start-at`), in Unix milliseconds within
+/// a day of now: seconds (`date +%s`) or a typo would start the whole script at once, or
+/// never.
+pub fn parse_unix_ms(s: &str) -> Result<std::time::SystemTime, String> {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    const DAY: Duration = Duration::from_secs(24 * 3600);
+    let hint = "milliseconds since 1970 within a day of now (date +%s%3N)";
+    let ms: u64 = s.parse().map_err(|_| format!("expected {hint}"))?;
+    let at = UNIX_EPOCH
+        .checked_add(Duration::from_millis(ms))
+        .ok_or_else(|| format!("out of range: expected {hint}"))?;
+    let now = SystemTime::now();
+    let off = at
+        .duration_since(now)
+        .or_else(|past| Ok::<_, ()>(past.duration()))
+        .unwrap_or(Duration::MAX);
+    if off > DAY {
+        return Err(format!("more than a day from now: expected {hint}"));
+    }
+    Ok(at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,26 +67,8 @@ pub struct Args {
     /// Script time 0 at this wall-clock moment (Unix milliseconds, within a day of now),
     /// so that boards started one after another play one scripted game together (default:
     /// the start of this program). The board answers from the start.
-    #[arg(long, value_name = "UNIX_MS", value_parser = parse_unix_ms)]
+    #[arg(long, value_name = "UNIX_MS", value_parser = crate::script::parse_unix_ms)]
     pub start_at: Option<std::time::SystemTime>,
-}
-
-fn parse_unix_ms(s: &str) -> Result<std::time::SystemTime, String> {
-    use std::time::{Duration, SystemTime, UNIX_EPOCH};
-    const DAY: Duration = Duration::from_secs(24 * 3600);
-    let hint = "milliseconds since 1970 within a day of now (date +%s%3N)";
-    let ms: u64 = s.parse().map_err(|_| format!("expected {hint}"))?;
-    let at = UNIX_EPOCH
-        .checked_add(Duration::from_millis(ms))
-        .ok_or_else(|| format!("out of range: expected {hint}"))?;
-    let now = SystemTime::now();
-    let off = at
-        .duration_since(now)
-        .unwrap_or_else(|past| past.duration());
-    if off > DAY {
-        return Err(format!("more than a day from now: expected {hint}"));
-    }
-    Ok(at)
 }
 
 fn parse_serial(s: &str) -> Result<String, String> {
