@@ -428,13 +428,18 @@ struct Heard2 {
     reply: Recognition,
 }
 
-fn hear_all(set: &Set, clips: Vec<Clip>) -> Vec<Heard2> {
+fn hear_all(set: &Set, clips: Vec<Clip>, tuning: bool) -> Vec<Heard2> {
     let queue = Mutex::new(clips);
     let out = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(|| {
                 let mut r = Recognizer::new(&Model::default()).unwrap();
+                if tuning {
+                    // Every score is printed: nothing is cut short by a threshold.
+                    r.set_command_threshold(i32::MIN);
+                    r.set_answer_threshold(i32::MIN);
+                }
                 loop {
                     let Some(clip) = queue.lock().unwrap().pop() else {
                         break;
@@ -442,7 +447,7 @@ fn hear_all(set: &Set, clips: Vec<Clip>) -> Vec<Heard2> {
                     let (fen, color) = set.positions[clip.position];
                     r.set_turn(&chess(fen), color).unwrap();
                     let free = r.hear(&clip.samples).unwrap();
-                    let reply = r.hear(&clip.samples).unwrap();
+                    let reply = r.hear_reply(&clip.samples).unwrap();
                     out.lock().unwrap().push(Heard2 { clip, free, reply });
                 }
             });
@@ -543,7 +548,7 @@ fn main() {
     let room = Room::new(dir.path());
     let clips = clips(&set, dir.path(), &room);
     let made = start.elapsed();
-    let heard = hear_all(&set, clips);
+    let heard = hear_all(&set, clips, tuning);
     println!(
         "== {} set: {} voices, {} clips ({} made in {:.0} s, heard in {:.0} s)",
         if tuning { "tuning" } else { "held-out" },
@@ -557,7 +562,7 @@ fn main() {
         for h in &heard {
             for (how, r) in [("free", &h.free), ("reply", &h.reply)] {
                 println!(
-                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\twide '{}' {:?}",
+                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\tspan {}\tanswer {:?}\twide '{}' {:?}",
                     h.clip.kind,
                     h.clip.voice,
                     level_name(h.clip.level),
@@ -566,6 +571,8 @@ fn main() {
                     id(r.heard),
                     r.words,
                     r.ratio,
+                    r.span_ratio,
+                    r.answer_ratio,
                     r.wide_words,
                     r.wide_margin
                 );

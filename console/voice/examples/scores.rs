@@ -10,9 +10,14 @@ fn main() {
     for f in std::env::args().skip(1) {
         let s = wav::read_wav(std::path::Path::new(&f)).unwrap();
         let rec = r.hear(&s).unwrap();
+        let reply = r.hear_reply(&s).unwrap();
         println!(
-            "{f}: {:?} '{}' ratio {} frames {} {:?}",
-            rec.heard, rec.words, rec.ratio, rec.frames, rec.took
+            "{f} in a read-back: {:?} answer ratio {:?}",
+            reply.heard, reply.answer_ratio
+        );
+        println!(
+            "{f}: {:?} '{}' ratio {} span {} answer {:?} frames {} {:?}",
+            rec.heard, rec.words, rec.ratio, rec.span_ratio, rec.answer_ratio, rec.frames, rec.took
         );
     }
 }

@@ -93,6 +93,38 @@ pub const COMMAND_WORDS: [&str; 14] = [
     "knight", "resign", "offer", "draw",
 ];
 
+/// The answers to a read-back and what each means: "yes" and "no" are heard only then.
+pub const ANSWERS: [(&str, Command); 4] = [
+    ("confirm", Command::Confirm),
+    ("cancel", Command::Cancel),
+    ("yes", Command::Confirm),
+    ("no", Command::Cancel),
+];
+
+/// The read-back's own grammar: one answer, nothing else.
+pub fn answer_jsgf() -> String {
+    let words: Vec<&str> = ANSWERS.iter().map(|(w, _)| *w).collect();
+    format!(
+        "#JSGF V1.0;\ngrammar answer;\npublic <answer> = {};\n",
+        words.join(" | ")
+    )
+}
+
+/// Every command and nothing else: what a command heard in a turn is judged on.
+pub fn commands_jsgf() -> String {
+    let words: Vec<&str> = Command::ALL.iter().map(|c| c.words()).collect();
+    format!(
+        "#JSGF V1.0;\ngrammar commands;\npublic <command> = {};\n",
+        words.join(" | ")
+    )
+}
+
+/// What a hypothesis of the answer grammar means ("confirm" or "cancel"), if anything.
+pub fn answer_of(hypothesis: &str) -> Option<Command> {
+    let text = hypothesis.split_whitespace().collect::<Vec<_>>().join(" ");
+    ANSWERS.iter().find(|(w, _)| *w == text).map(|(_, c)| *c)
+}
+
 /// What an utterance was heard as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Heard {
@@ -495,6 +527,25 @@ mod tests {
         let b = TurnGrammar::new(&p, Color::Black);
         assert_eq!(uci(b.interpret("castle queenside")), "e8c8");
         assert_eq!(uci(b.interpret("e one to g one")), "rejected");
+    }
+
+    #[test]
+    fn answers_are_confirm_and_cancel() {
+        assert_eq!(answer_of("yes"), Some(Command::Confirm));
+        assert_eq!(answer_of(" confirm "), Some(Command::Confirm));
+        assert_eq!(answer_of("no"), Some(Command::Cancel));
+        assert_eq!(answer_of("cancel"), Some(Command::Cancel));
+        assert_eq!(answer_of(""), None);
+        assert_eq!(answer_of("yes no"), None);
+        let g = answer_jsgf();
+        assert!(
+            g.contains("public <answer> = confirm | cancel | yes | no;"),
+            "{g}"
+        );
+        // "yes" and "no" are no commands of a free turn.
+        let turn = TurnGrammar::new(&Chess::default(), Color::White);
+        assert_eq!(turn.interpret("yes"), Heard::Rejected);
+        assert!(!turn.jsgf().contains("yes"));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{Chess, Color};
 
 use crate::ffi::{Decoder, FfiError, Hypothesis};
-use crate::grammar::{Heard, TurnGrammar};
+use crate::grammar::{answer_jsgf, answer_of, commands_jsgf, Command, Heard, TurnGrammar};
 use crate::words::dictionary;
 
 /// Where the en-us model lives (Debian `pocketsphinx-en-us`).
@@ -66,6 +66,14 @@ impl From<FfiError> for VoiceError {
 /// score units per 10 ms frame. Tuned on synthetic speech (docs/VOICE.md).
 pub const DEFAULT_THRESHOLD: i32 = 300;
 
+/// The default acceptance threshold of a command heard in a free turn, on
+/// [`Recognition::span_ratio`]. Chosen on the tuning set of `benches/heldout.rs`.
+pub const DEFAULT_COMMAND_THRESHOLD: i32 = 800;
+
+/// The default acceptance threshold of "confirm", "cancel", "yes" and "no" while a read-back
+/// waits, on [`Recognition::span_ratio`]. Chosen on the tuning set of `benches/heldout.rs`.
+pub const DEFAULT_ANSWER_THRESHOLD: i32 = 1800;
+
 /// One utterance's result with the scores behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recognition {
@@ -75,6 +83,12 @@ pub struct Recognition {
     /// 100 × (grammar path score − phone-loop path score) / frames; higher is more
     /// grammar-like; `i32::MIN` when the grammar found nothing.
     pub ratio: i32,
+    /// 100 × (the words' acoustic score − the phone loop's over the same frames) per speech
+    /// frame ([`span_ratio`]): what commands and answers are judged on; `i32::MIN` when the
+    /// grammar found nothing.
+    pub span_ratio: i32,
+    /// The same for the read-back's answer grammar, when it ran and heard an answer.
+    pub answer_ratio: Option<i32>,
     pub frames: i32,
     /// What the wide grammar (any square to any square, any command) heard, when it ran.
     pub wide_words: String,
@@ -91,11 +105,15 @@ pub struct Recognizer {
     grammar: Option<TurnGrammar>,
     threshold: i32,
     wide_margin: i32,
+    command_threshold: i32,
+    answer_threshold: i32,
 }
 
 const GRAMMAR: &str = "grammar";
 const PHONES: &str = "phones";
 const WIDE: &str = "wide";
+const ANSWER: &str = "answer";
+const COMMANDS: &str = "commands";
 
 /// The default margin (same units as the ratio) by which the wide grammar must beat the
 /// turn's grammar, with a different meaning, for the utterance to be rejected.
@@ -141,11 +159,15 @@ impl Recognizer {
         drop(dict);
         decoder.set_allphone_file(PHONES, &phone_lm)?;
         decoder.set_jsgf(WIDE, &crate::grammar::wide_jsgf())?;
+        decoder.set_jsgf(ANSWER, &answer_jsgf())?;
+        decoder.set_jsgf(COMMANDS, &commands_jsgf())?;
         Ok(Recognizer {
             decoder,
             grammar: None,
             threshold: DEFAULT_THRESHOLD,
             wide_margin: DEFAULT_WIDE_MARGIN,
+            command_threshold: DEFAULT_COMMAND_THRESHOLD,
+            answer_threshold: DEFAULT_ANSWER_THRESHOLD,
         })
     }
 
@@ -186,33 +208,109 @@ impl Recognizer {
         self.threshold
     }
 
-    /// Hears one utterance: 16 kHz mono 16-bit samples.
+    /// Sets the acceptance threshold of commands heard in a free turn, on
+    /// [`Recognition::span_ratio`].
+    pub fn set_command_threshold(&mut self, threshold: i32) {
+        self.command_threshold = threshold;
+    }
+
+    /// Sets the acceptance threshold of a read-back's answers, on [`Recognition::span_ratio`].
+    pub fn set_answer_threshold(&mut self, threshold: i32) {
+        self.answer_threshold = threshold;
+    }
+
+    /// Hears one utterance of a free turn: 16 kHz mono 16-bit samples.
     pub fn hear(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
         let start = Instant::now();
-        let Some(grammar) = &self.grammar else {
-            return Err(VoiceError::Decoder(FfiError(
-                "no turn set: call set_turn first".into(),
-            )));
+        self.hear_turn(samples, start)
+    }
+
+    /// Hears one utterance while a read-back waits for "confirm" or "cancel"
+    /// ([`crate::VoiceChannel::pending`]). The read-back's own grammar (confirm, cancel, yes,
+    /// no) is tried first, against the phone loop with its own threshold; when it rejects,
+    /// the utterance is heard as in a free turn, so a new try still replaces the pending one
+    /// (and "confirm" or "cancel" may still be heard there).
+    pub fn hear_reply(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
+        let start = Instant::now();
+        if self.grammar.is_none() {
+            return Err(no_turn());
+        }
+        let answer = self.decoder.decode(ANSWER, samples)?;
+        let mut answer_ratio = None;
+        if let Some(command) = answer_of(&answer.text) {
+            if self.is_answer(&answer, samples)? {
+                let span = span_ratio(&mut self.decoder, ANSWER, &answer, samples)?;
+                answer_ratio = Some(span);
+                if span >= self.answer_threshold {
+                    return Ok(Recognition {
+                        heard: Heard::Command(command),
+                        ratio: span,
+                        span_ratio: span,
+                        answer_ratio,
+                        words: answer.text,
+                        frames: answer.frames,
+                        wide_words: String::new(),
+                        wide_margin: None,
+                        took: start.elapsed(),
+                    });
+                }
+            }
+        }
+        let mut rec = self.hear_turn(samples, start)?;
+        rec.answer_ratio = answer_ratio;
+        Ok(rec)
+    }
+
+    /// Whether what the answer grammar heard may be an answer at all: one short word (the
+    /// loud part of the audio at most [`MAX_ANSWER_FRAMES`]) that the turn's grammar does not
+    /// hear as a try. A new try forced onto "confirm" would play the try read back: the
+    /// turn's grammar, where tries and answers compete, must not hear a try.
+    fn is_answer(&mut self, answer: &Hypothesis, samples: &[i16]) -> Result<bool, VoiceError> {
+        let loud = loud_frames(samples);
+        let first = loud.iter().position(|&l| l).unwrap_or(0);
+        let last = loud.iter().rposition(|&l| l).unwrap_or(0);
+        if last + 1 - first.min(last + 1) > MAX_ANSWER_FRAMES
+            || unexplained(answer, &loud) > MAX_UNEXPLAINED
+        {
+            return Ok(false);
+        }
+        let turn = self.decoder.decode(GRAMMAR, samples)?;
+        Ok(self
+            .grammar
+            .as_ref()
+            .is_some_and(|g| !matches!(g.interpret(&turn.text), Heard::Try(_))))
+    }
+
+    /// The turn's grammar, judged against the phone loop (decoded here unless given) and, when
+    /// it passes, against the wide grammar.
+    fn hear_turn(&mut self, samples: &[i16], start: Instant) -> Result<Recognition, VoiceError> {
+        let Some(grammar) = self.grammar.as_ref() else {
+            return Err(no_turn());
         };
         let said: Hypothesis = self.decoder.decode(GRAMMAR, samples)?;
         let mut heard = grammar.interpret(&said.text);
         let mut ratio = i32::MIN;
+        let mut span = i32::MIN;
         let mut wide_words = String::new();
         let mut wide_margin = None;
         if heard != Heard::Rejected {
-            // Speech frames only: silence scores alike in both searches and would dilute the
-            // ratio of short words ("any", "rook").
-            let speech: i32 = said
-                .segments
-                .iter()
-                .filter(|s| !s.is_filler())
-                .map(|s| (s.end - s.start + 1).max(0))
-                .sum();
-            let speech = i64::from(speech.max(1));
             let phones = self.decoder.decode(PHONES, samples)?;
-            let diff = (i64::from(said.score) - i64::from(phones.score)) * 100 / speech;
-            ratio = i32::try_from(diff).unwrap_or(i32::MIN);
-            if ratio < self.threshold {
+            ratio = path_ratio(&said, &phones);
+            // A command is one or two short words: judged on its own stretch of audio, with
+            // its own threshold (the silence and room noise around it would swamp it).
+            let accepted = match heard {
+                Heard::Command(c) if ratio < self.threshold => {
+                    span = span_ratio(&mut self.decoder, COMMANDS, &said, samples)?;
+                    // "confirm" plays what waits: never on less than an answer needs.
+                    let needed = match c {
+                        Command::Confirm => self.command_threshold.max(self.answer_threshold),
+                        _ => self.command_threshold,
+                    };
+                    span >= needed
+                }
+                _ => ratio >= self.threshold,
+            };
+            if !accepted {
                 heard = Heard::Rejected;
             } else {
                 // A try said to a square no man of his can reach sounds like a possible try
@@ -221,7 +319,8 @@ impl Recognizer {
                 // clearly better, the turn grammar forced the words.
                 let wide = self.decoder.decode(WIDE, samples)?;
                 if grammar.interpret(&wide.text) != heard {
-                    let margin = (i64::from(wide.score) - i64::from(said.score)) * 100 / speech;
+                    let margin = (i64::from(wide.score) - i64::from(said.score)) * 100
+                        / i64::from(speech_frames(&said));
                     wide_margin = i32::try_from(margin).ok();
                     if margin > i64::from(self.wide_margin) {
                         heard = Heard::Rejected;
@@ -236,8 +335,131 @@ impl Recognizer {
             wide_words,
             wide_margin,
             ratio,
+            span_ratio: span,
+            answer_ratio: None,
             frames: said.frames,
             took: start.elapsed(),
         })
     }
+}
+
+fn no_turn() -> VoiceError {
+    VoiceError::Decoder(FfiError("no turn set: call set_turn first".into()))
+}
+
+/// The frames of a hypothesis' words (silence frames score alike in both searches and would
+/// dilute the ratio of short words such as "any" or "rook"); at least 1.
+fn speech_frames(h: &Hypothesis) -> i32 {
+    let n: i32 = h
+        .segments
+        .iter()
+        .filter(|s| !s.is_filler())
+        .map(|s| (s.end - s.start + 1).max(0))
+        .sum();
+    n.max(1)
+}
+
+/// 100 × (the grammar's path score − the phone loop's) per speech frame.
+fn path_ratio(said: &Hypothesis, phones: &Hypothesis) -> i32 {
+    let diff =
+        (i64::from(said.score) - i64::from(phones.score)) * 100 / i64::from(speech_frames(said));
+    i32::try_from(diff).unwrap_or(i32::MIN)
+}
+
+/// The frames kept around the loud part of an utterance, and allowed around a word (80 ms).
+const SPAN_MARGIN: i32 = 8;
+
+/// The most loud frames the words of a command or an answer may leave unexplained (see
+/// [`unexplained`]): 200 ms.
+const MAX_UNEXPLAINED: usize = 20;
+
+/// The longest loud part an answer may have: 1 s ("confirm" and "cancel" of the tuning
+/// voices, slowed by 12 %, were at most 0.8 s; a try is longer).
+const MAX_ANSWER_FRAMES: usize = 100;
+
+/// The frames a path may stop short of the end of the audio and still count as whole.
+const END_SLACK: i32 = 3;
+
+/// The path ratio of `search` against the phone loop on the audio cut to its loud part
+/// ([`loud_span`]): both searches decode that stretch again, so the silence and room noise
+/// around a short word, which the phone loop fits with phones and the grammar only with
+/// silence, no longer count against it. `i32::MIN` when the words leave loud speech
+/// unexplained, or hear other words on the cut audio.
+fn span_ratio(
+    decoder: &mut Decoder,
+    search: &str,
+    said: &Hypothesis,
+    samples: &[i16],
+) -> Result<i32, VoiceError> {
+    // The silence model absorbs speech cheaply, so the ratio alone would not tell a word
+    // from a sentence that contains it.
+    if unexplained(said, &loud_frames(samples)) > MAX_UNEXPLAINED {
+        return Ok(i32::MIN);
+    }
+    let Some(span) = loud_span(samples) else {
+        return Ok(i32::MIN);
+    };
+    let again = decoder.decode(search, span)?;
+    // The same words, on a path through the whole stretch: a grammar that cannot explain
+    // the audio ends its best path early, and a partial path's score is no likelihood of
+    // the whole.
+    let reached = again.segments.last().map_or(0, |s| s.end + 1);
+    if again
+        .text
+        .split_whitespace()
+        .ne(said.text.split_whitespace())
+        || reached + END_SLACK < again.frames
+    {
+        return Ok(i32::MIN);
+    }
+    let phones = decoder.decode(PHONES, span)?;
+    Ok(path_ratio(&again, &phones))
+}
+
+/// Which 10 ms frames of an utterance are loud: at least 8 dB over its quietest fifth (or
+/// 45 dB under its loudest frame, in silence).
+fn loud_frames(samples: &[i16]) -> Vec<bool> {
+    let energy: Vec<f64> = samples
+        .chunks(160)
+        .map(|c| c.iter().map(|&v| f64::from(v) * f64::from(v)).sum::<f64>() / 160.0)
+        .collect();
+    let mut sorted = energy.clone();
+    sorted.sort_by(f64::total_cmp);
+    let floor = sorted.get(sorted.len() / 5).copied().unwrap_or(0.0);
+    let peak = sorted.last().copied().unwrap_or(0.0);
+    let threshold = (floor * 10f64.powf(0.8))
+        .max(peak * 10f64.powf(-4.5))
+        .max(1.0);
+    energy.iter().map(|&e| e >= threshold).collect()
+}
+
+/// How many loud frames (see [`loud_frames`]) the words `said` heard cannot account for:
+/// the loud frames beyond the words' own frames and [`SPAN_MARGIN`] either side of each.
+/// Speech the grammar could only explain as silence. (Counts, not positions: PocketSphinx
+/// drops the silence it detects before searching, so a word's frame numbers are not the
+/// audio's.)
+fn unexplained(said: &Hypothesis, loud: &[bool]) -> usize {
+    let words: i32 = said
+        .segments
+        .iter()
+        .filter(|s| !s.is_filler())
+        .map(|s| (s.end - s.start + 1).max(0) + 2 * SPAN_MARGIN)
+        .sum();
+    let loud = loud.iter().filter(|&&l| l).count();
+    loud.saturating_sub(usize::try_from(words).unwrap_or(0))
+}
+
+/// The loud part of `samples` ([`loud_frames`]), [`SPAN_MARGIN`] frames either side: the
+/// quiet room before and after goes; `None` when nothing is loud.
+fn loud_span(samples: &[i16]) -> Option<&[i16]> {
+    let loud = loud_frames(samples);
+    let first = loud.iter().position(|&l| l)?;
+    let last = loud.iter().rposition(|&l| l)?;
+    let margin = SPAN_MARGIN as usize;
+    let from = first
+        .saturating_sub(margin)
+        .saturating_mul(160)
+        .min(samples.len());
+    let to = (last + 1 + margin).saturating_mul(160).min(samples.len());
+    samples.get(from..to)
 }

@@ -157,6 +157,8 @@ pub const PRONUNCIATIONS: &[(&str, &str)] = &[
     ("offer", "AO F ER"),
     ("offer", "AA F ER"),
     ("draw", "D R AO"),
+    ("yes", "Y EH S"),
+    ("no", "N OW"),
 ];
 
 /// The dictionary file's text: one `word PHONES` line per pronunciation, variants as `word(2)`.
