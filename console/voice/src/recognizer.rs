@@ -463,3 +463,86 @@ fn loud_span(samples: &[i16]) -> Option<&[i16]> {
     let to = (last + 1 + margin).saturating_mul(160).min(samples.len());
     samples.get(from..to)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::ffi::Segment;
+
+    /// `quiet` frames of low noise, `loud` frames of a loud tone, `quiet` frames again.
+    fn utterance(quiet: usize, loud: usize) -> Vec<i16> {
+        let mut s = Vec::new();
+        for i in 0..(2 * quiet + loud) * 160 {
+            let noise = [30, -20, 10, -40][i % 4];
+            let frame = i / 160;
+            let tone = if (quiet..quiet + loud).contains(&frame) {
+                (f64::from(u32::try_from(i).unwrap()) * 0.2).sin() * 8000.0
+            } else {
+                0.0
+            };
+            s.push((tone as i16).saturating_add(noise));
+        }
+        s
+    }
+
+    fn hypothesis(words: &[(&str, i32, i32)]) -> Hypothesis {
+        Hypothesis {
+            text: words
+                .iter()
+                .filter(|(w, _, _)| !w.starts_with('<'))
+                .map(|(w, _, _)| *w)
+                .collect::<Vec<_>>()
+                .join(" "),
+            score: 0,
+            frames: words.last().map_or(0, |w| w.2 + 1),
+            segments: words
+                .iter()
+                .map(|(w, start, end)| Segment {
+                    word: (*w).to_owned(),
+                    acoustic: 0,
+                    start: *start,
+                    end: *end,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_loud_part_is_found_and_cut_with_its_margin() {
+        let s = utterance(50, 40);
+        let loud = loud_frames(&s);
+        assert_eq!(loud.len(), 140);
+        assert_eq!(loud.iter().position(|&l| l), Some(50));
+        assert_eq!(loud.iter().rposition(|&l| l), Some(89));
+        let span = loud_span(&s).unwrap();
+        assert_eq!(span.len(), (40 + 2 * 8) * 160);
+        // All quiet: nothing is loud.
+        assert_eq!(loud_span(&[0i16; 1600]), None);
+        assert_eq!(loud_span(&[]), None);
+    }
+
+    /// A word that covers the loud part leaves nothing unexplained; a short word in a long
+    /// sentence (the rest heard as silence) leaves the rest.
+    #[test]
+    fn speech_heard_as_silence_is_unexplained() {
+        let loud = loud_frames(&utterance(50, 40));
+        let word = hypothesis(&[("<sil>", 0, 49), ("confirm", 50, 89), ("<sil>", 90, 139)]);
+        assert_eq!(unexplained(&word, &loud), 0);
+        let long = loud_frames(&utterance(20, 150));
+        let short = hypothesis(&[("<sil>", 0, 19), ("no", 20, 39), ("<sil>", 40, 189)]);
+        assert_eq!(unexplained(&short, &long), 150 - (20 + 16));
+        assert!(unexplained(&short, &long) > MAX_UNEXPLAINED);
+    }
+
+    #[test]
+    fn ratios_per_speech_frame() {
+        let mut said = hypothesis(&[("<sil>", 0, 9), ("cancel", 10, 59), ("<sil>", 60, 69)]);
+        said.score = -1000;
+        let mut phones = hypothesis(&[("SIL", 0, 69)]);
+        phones.score = -2000;
+        // 100 × 1000 / 50 speech frames.
+        assert_eq!(path_ratio(&said, &phones), 2000);
+        assert_eq!(speech_frames(&hypothesis(&[("<sil>", 0, 9)])), 1);
+    }
+}

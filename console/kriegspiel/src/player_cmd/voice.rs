@@ -461,7 +461,14 @@ fn hear(
     samples: &[i16],
     send: &mut impl FnMut(&str) -> bool,
 ) -> String {
-    let rec = match recognizer.hear(samples) {
+    // While a read-back waits, its own small grammar (confirm, cancel, yes, no) is tried
+    // first; a new try still replaces the pending one (docs/VOICE.md).
+    let heard = if channel.pending().is_some() {
+        recognizer.hear_reply(samples)
+    } else {
+        recognizer.hear(samples)
+    };
+    let rec = match heard {
         Ok(r) => r,
         Err(e) => return format!("Cannot listen: {e}"),
     };
