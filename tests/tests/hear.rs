@@ -1,5 +1,7 @@
 //! `kriegspiel hear` through the binary, on speech synthesised with flite: a try, chatter
-//! rejected, a WAV at another rate converted, a missing file and a bad FEN named.
+//! rejected, a WAV at another rate converted, a missing file and a bad FEN named; `--reply`
+//! (as while a read-back waits): "cancel" and a new try heard, chatter neither a try nor a
+//! "confirm".
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -86,4 +88,27 @@ fn hear_answers_one_line_per_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad --fen 'not a fen'"));
+
+    // While a read-back waits.
+    say("cancel", &p("cancel.wav"));
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["hear", "--reply", "--verbose"])
+        .args(["cancel.wav", "try.wav", "chatter.wav"].map(p))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["command"], "cancel", "{lines:?}");
+    assert!(lines[0]["answer_ratio"].is_i64(), "{lines:?}");
+    assert_eq!(
+        lines[1]["try"], "g1f3",
+        "a new try replaces the pending one: {lines:?}"
+    );
+    assert!(
+        lines[2].get("try").is_none() && lines[2]["command"] != "confirm",
+        "{lines:?}"
+    );
 }

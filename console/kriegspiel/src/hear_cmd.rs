@@ -4,7 +4,7 @@
 //! for a file that could not be read (the exit status is then 1). The grammar is the one a
 //! player of that colour gets in that position: the tries possible on his own board, and the
 //! commands. A WAV that is not 16 kHz mono 16-bit is converted with sox, or refused with the
-//! reason.
+//! reason. `--reply` hears them as said while a read-back waits (`Recognizer::hear_reply`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -29,6 +29,10 @@ pub struct Args {
     /// Also print the words heard and the scores behind the decision.
     #[arg(long)]
     verbose: bool,
+    /// Hear each file as said while a read-back waits for "confirm" or "cancel" (the
+    /// read-back's own grammar first, where "yes" and "no" are answers too).
+    #[arg(long)]
+    reply: bool,
     /// 16 kHz mono 16-bit WAV files, one utterance each.
     #[arg(required = true)]
     wav: Vec<PathBuf>,
@@ -78,8 +82,14 @@ pub fn run(args: Args) -> ExitCode {
         let name = file.display().to_string();
         let line = match wav::read_wav(file)
             .map_err(|e| e.to_string())
-            .and_then(|s| recognizer.hear(&s).map_err(|e| e.to_string()))
-        {
+            .and_then(|s| {
+                let heard = if args.reply {
+                    recognizer.hear_reply(&s)
+                } else {
+                    recognizer.hear(&s)
+                };
+                heard.map_err(|e| e.to_string())
+            }) {
             Ok(rec) => {
                 let mut line = match rec.heard {
                     Heard::Try(t) => json!({"file": name, "try": t.to_uci()}),
@@ -91,6 +101,8 @@ pub fn run(args: Args) -> ExitCode {
                     line["wide_words"] = json!(rec.wide_words);
                     line["ratio"] = json!(rec.ratio);
                     line["wide_margin"] = json!(rec.wide_margin);
+                    line["span_ratio"] = json!(rec.span_ratio);
+                    line["answer_ratio"] = json!(rec.answer_ratio);
                     line["ms"] = json!(rec.took.as_millis() as u64);
                 }
                 line
