@@ -141,15 +141,7 @@ pub fn board_number(identity: &Identity) -> u32 {
 
 /// What one driver event gives the table, read through `reader`.
 pub(crate) fn items(reader: &mut DgtReader, at: Duration, event: DgtEvent) -> Vec<DgtItem> {
-    let link = |event| {
-        DgtItem::Link(Report {
-            event,
-            health: Health::default(),
-            seq: None,
-            key: None,
-            at,
-        })
-    };
+    let link = |event| link_item(event, at);
     match event {
         DgtEvent::Connected(identity) | DgtEvent::Back(identity) => {
             reader.lost();
@@ -176,6 +168,17 @@ pub(crate) fn items(reader: &mut DgtReader, at: Duration, event: DgtEvent) -> Ve
     }
 }
 
+/// A link event of the board's, at board time `at`, as a serial board's link reports it.
+fn link_item(event: LinkEvent, at: Duration) -> DgtItem {
+    DgtItem::Link(Report {
+        event,
+        health: Health::default(),
+        seq: None,
+        key: None,
+        at,
+    })
+}
+
 fn square_index(sq: kriegspiel_referee::shakmaty::Square) -> u8 {
     u8::try_from(u32::from(sq)).unwrap_or(0)
 }
@@ -190,15 +193,7 @@ async fn send_all(tx: &mpsc::Sender<DgtItem>, items: Vec<DgtItem>) -> Result<(),
 /// The reader's inputs as the table's items, at board time `at`.
 pub(crate) fn fed_items(fed: Vec<Fed>, at: Duration) -> Vec<DgtItem> {
     let board_ms = u32::try_from(at.as_millis()).unwrap_or(u32::MAX);
-    let link = |event| {
-        DgtItem::Link(Report {
-            event,
-            health: Health::default(),
-            seq: None,
-            key: None,
-            at,
-        })
-    };
+    let link = |event| link_item(event, at);
     fed.into_iter()
         .filter_map(|fed| match fed {
             Fed::Board(BoardInput::Lift(sq)) => Some(link(LinkEvent::Lift {
