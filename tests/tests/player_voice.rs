@@ -197,6 +197,10 @@ fn a_read_back_is_answered_by_one_key_on_a_real_terminal() {
     ]);
     wait_for(&transcript, "Connected to table 1");
     let mut black = Terminal::open(&table, "black");
+    // His help says the keys too.
+    tmux.run(&["send-keys", "-t", "player", "-l", "help"]);
+    tmux.press("Enter");
+    wait_for(&transcript, "Space confirms and Escape cancels");
 
     tmux.press("Enter");
     wait_for(&transcript, "(listening; Enter to stop)");

@@ -73,7 +73,7 @@ pub struct Args {
     socket: Option<PathBuf>,
     /// Play by voice too: Enter on an empty line starts listening, Enter again stops; a try
     /// heard is read back ("knight g1 to f3?") and played only when you say "confirm" or
-    /// press Enter; "cancel" or Escape drops it.
+    /// press Space; "cancel" or Escape drops it (one key, no Enter after it).
     #[arg(long)]
     voice: bool,
     /// The microphone: an ALSA capture device as `arecord -L` lists it

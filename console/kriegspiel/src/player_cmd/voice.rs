@@ -351,6 +351,10 @@ impl Terminal {
             if !self.send(line) {
                 return ControlFlow::Break(ExitCode::SUCCESS);
             }
+            // The console says the typed commands; the voice's own keys are this terminal's.
+            if matches!(line, "help" | "?") && !self.screen.show(keys::VOICE_HELP, true) {
+                return ControlFlow::Break(ExitCode::SUCCESS);
+            }
             return ControlFlow::Continue(());
         }
         if !self.have_board {

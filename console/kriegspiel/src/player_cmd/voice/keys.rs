@@ -15,6 +15,9 @@ use rustix::termios::{tcgetattr, tcsetattr, OptionalActions, SpecialCodeIndex, T
 /// The Escape key's character.
 pub const ESCAPE: char = '\u{1b}';
 
+/// The voice terminal's own keys, said after the console's help.
+pub const VOICE_HELP: &str = "Voice: Enter, speak, Enter. After a read-back, Space confirms and Escape cancels, or say confirm or cancel.";
+
 /// Said after a read-back.
 pub const HINT: &str = "Space confirms, Escape cancels.";
 /// How many read-backs are followed by the hint: enough to learn it, not a chore after.
