@@ -222,7 +222,7 @@ impl Recognizer {
     /// Hears one utterance of a free turn: 16 kHz mono 16-bit samples.
     pub fn hear(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
         let start = Instant::now();
-        self.hear_turn(samples, start)
+        self.hear_turn(samples, start, None)
     }
 
     /// Hears one utterance while a read-back waits for "confirm" or "cancel"
@@ -237,8 +237,10 @@ impl Recognizer {
         }
         let answer = self.decoder.decode(ANSWER, samples)?;
         let mut answer_ratio = None;
+        // The turn's grammar's hearing, when the answer check needed it: not decoded twice.
+        let mut turn = None;
         if let Some(command) = answer_of(&answer.text) {
-            if self.is_answer(&answer, samples)? {
+            if self.is_answer(&answer, samples, &mut turn)? {
                 let span = span_ratio(&mut self.decoder, ANSWER, &answer, samples)?;
                 answer_ratio = Some(span);
                 if span >= self.answer_threshold {
@@ -256,7 +258,7 @@ impl Recognizer {
                 }
             }
         }
-        let mut rec = self.hear_turn(samples, start)?;
+        let mut rec = self.hear_turn(samples, start, turn)?;
         rec.answer_ratio = answer_ratio;
         Ok(rec)
     }
@@ -265,7 +267,12 @@ impl Recognizer {
     /// loud part of the audio at most [`MAX_ANSWER_FRAMES`]) that the turn's grammar does not
     /// hear as a try. A new try forced onto "confirm" would play the try read back: the
     /// turn's grammar, where tries and answers compete, must not hear a try.
-    fn is_answer(&mut self, answer: &Hypothesis, samples: &[i16]) -> Result<bool, VoiceError> {
+    fn is_answer(
+        &mut self,
+        answer: &Hypothesis,
+        samples: &[i16],
+        turn: &mut Option<Hypothesis>,
+    ) -> Result<bool, VoiceError> {
         let loud = loud_frames(samples);
         let first = loud.iter().position(|&l| l).unwrap_or(0);
         let last = loud.iter().rposition(|&l| l).unwrap_or(0);
@@ -274,20 +281,33 @@ impl Recognizer {
         {
             return Ok(false);
         }
-        let turn = self.decoder.decode(GRAMMAR, samples)?;
-        Ok(self
+        let said = self.decoder.decode(GRAMMAR, samples)?;
+        let try_heard = self
             .grammar
             .as_ref()
-            .is_some_and(|g| !matches!(g.interpret(&turn.text), Heard::Try(_))))
+            .is_some_and(|g| matches!(g.interpret(&said.text), Heard::Try(_)));
+        *turn = Some(said);
+        Ok(!try_heard)
     }
 
-    /// The turn's grammar, judged against the phone loop (decoded here unless given) and, when
-    /// it passes, against the wide grammar.
-    fn hear_turn(&mut self, samples: &[i16], start: Instant) -> Result<Recognition, VoiceError> {
+    /// The turn's grammar (decoded here unless `said` gives it), judged against the phone loop
+    /// and, when it passes, against the wide grammar.
+    fn hear_turn(
+        &mut self,
+        samples: &[i16],
+        start: Instant,
+        said: Option<Hypothesis>,
+    ) -> Result<Recognition, VoiceError> {
+        if self.grammar.is_none() {
+            return Err(no_turn());
+        }
+        let said: Hypothesis = match said {
+            Some(said) => said,
+            None => self.decoder.decode(GRAMMAR, samples)?,
+        };
         let Some(grammar) = self.grammar.as_ref() else {
             return Err(no_turn());
         };
-        let said: Hypothesis = self.decoder.decode(GRAMMAR, samples)?;
         let mut heard = grammar.interpret(&said.text);
         let mut ratio = i32::MIN;
         let mut span = i32::MIN;
