@@ -536,3 +536,83 @@ fn a_console_refused_by_the_broker_says_so_and_plays_on() {
     );
     let _ = table.wait();
 }
+
+/// A board that stops with everything acknowledged leaves "stopped" on the broker for any
+/// window that looks later, never its last will's "offline": the broker reads its goodbye
+/// before the board's program ends (a socket closed with an unread acknowledgement in it
+/// sends a reset, which can overtake the goodbye; it did so for consoles under load).
+#[test]
+fn a_board_stopped_cleanly_is_kept_as_stopped_not_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Mosquitto::start(dir.path(), "").unwrap();
+    let script = dir.path().join("opening.txt");
+    std::fs::write(&script, "occupied white\n100 lift e2\n200 place e4\n").unwrap();
+    // The console's part: every event held, and acknowledged as a console does.
+    let console = rumqttc::MqttOptions::new("console", "127.0.0.1", broker.port);
+    let (client, mut connection) = rumqttc::Client::new(console, 64);
+    client
+        .subscribe("kriegspiel/board/+/events", rumqttc::QoS::AtLeastOnce)
+        .unwrap();
+    let acker = client.clone();
+    std::thread::spawn(move || {
+        for event in connection.iter() {
+            if let Ok(rumqttc::Event::Incoming(rumqttc::Packet::Publish(p))) = event {
+                let (Some(id), Ok(e)) = (
+                    p.topic.split('/').nth(2).and_then(|id| id.parse().ok()),
+                    kriegspiel_net::Envelope::decode(&p.payload),
+                ) else {
+                    continue;
+                };
+                let ack = kriegspiel_net::Ack {
+                    epoch: e.epoch,
+                    next: e.seq + 1,
+                };
+                let topic = kriegspiel_net::BoardTopics::new(id).ack;
+                let _ =
+                    acker.try_publish(topic, rumqttc::QoS::AtLeastOnce, true, ack.encode_with(1));
+            }
+        }
+    });
+    for id in 10..13 {
+        let out = std::process::Command::new(cargo_bin("kriegspiel-board", "kriegspiel-board"))
+            .arg("simulate")
+            .arg("--script")
+            .arg(&script)
+            .args(["--broker", &broker.url(), "--board-id", &id.to_string()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let topic = kriegspiel_net::BoardTopics::new(id).status;
+        assert_eq!(
+            retained(broker.port, &topic).as_deref(),
+            Some("stopped"),
+            "board {id}; the broker's log: {}",
+            broker.log_text()
+        );
+    }
+}
+
+/// The message the broker keeps on `topic`, if any.
+fn retained(port: u16, topic: &str) -> Option<String> {
+    let options = rumqttc::MqttOptions::new("late-window", "127.0.0.1", port);
+    let (client, mut connection) = rumqttc::Client::new(options, 10);
+    client.subscribe(topic, rumqttc::QoS::AtLeastOnce).unwrap();
+    let mut deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        match connection.recv_timeout(Duration::from_millis(200)) {
+            Ok(Ok(rumqttc::Event::Incoming(rumqttc::Packet::Publish(p)))) if p.retain => {
+                return Some(String::from_utf8_lossy(&p.payload).into_owned());
+            }
+            // Retained messages come right behind the subscription's acknowledgement.
+            Ok(Ok(rumqttc::Event::Incoming(rumqttc::Packet::SubAck(_)))) => {
+                deadline = std::time::Instant::now() + Duration::from_secs(1);
+            }
+            _ => {}
+        }
+    }
+    None
+}

@@ -77,7 +77,9 @@ pub fn join_round(
         .eventloop
         .set_network_options(kriegspiel_net::network_options());
     let tables = Arc::new(Mutex::new(Tables::default()));
+    let (goodbye_sent, goodbye) = kriegspiel_net::goodbye();
     let listener = Listener {
+        goodbye: goodbye_sent,
         client: client.clone(),
         tables: tables.clone(),
         status: status.clone(),
@@ -94,8 +96,7 @@ pub fn join_round(
         summarise(events, &client, &tables, &console, setups);
         // A deliberate stop: the windows show the console stopped, not vanished.
         let _ = client.try_publish(&status, QoS::AtLeastOnce, true, Status::Stopped.encode());
-        std::thread::sleep(Duration::from_millis(200));
-        let _ = client.try_disconnect();
+        goodbye.say(&client, Duration::from_secs(2));
     }))
 }
 
@@ -156,6 +157,7 @@ fn publish_summary(client: &Client, s: &TableSummary) {
 }
 
 struct Listener {
+    goodbye: kriegspiel_net::GoodbyeSent,
     client: Client,
     tables: Arc<Mutex<Tables>>,
     status: String,
@@ -165,12 +167,15 @@ struct Listener {
 }
 
 impl Listener {
-    fn run(self, connection: &mut rumqttc::Connection) {
+    fn run(mut self, connection: &mut rumqttc::Connection) {
         let mut said_down = false;
         let epoch = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         for event in connection.iter() {
+            if self.goodbye.is_done(&event) {
+                return;
+            }
             match event {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
                     said_down = false;

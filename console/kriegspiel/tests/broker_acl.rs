@@ -113,7 +113,9 @@ impl Round {
         let b = self.broker.display();
         Mosquitto::start(
             dir,
-            &format!("password_file {b}/passwd\nacl_file {b}/acl\nallow_anonymous false"),
+            &format!(
+                "password_file {b}/passwd\nacl_file {b}/acl\nallow_anonymous false\nlog_type all"
+            ),
         )
         .unwrap()
     }
@@ -777,7 +779,12 @@ fn a_console_keeps_its_tables_summaries_on_the_broker_and_takes_the_arbiters_act
     while let Ok(Got::Message(t, p)) = late.got.recv_timeout(Duration::from_secs(2)) {
         seen.insert(t, String::from_utf8(p).unwrap());
     }
-    assert_eq!(seen.get(&status_topic).map(String::as_str), Some("stopped"));
+    assert_eq!(
+        seen.get(&status_topic).map(String::as_str),
+        Some("stopped"),
+        "{}",
+        m.log_text()
+    );
     assert!(
         seen[&summary_topic].contains("\"result\":\"1-0\""),
         "{seen:?}"

@@ -227,6 +227,61 @@ pub fn network_options() -> rumqttc::NetworkOptions {
     options
 }
 
+/// A clean goodbye to the broker. A process that exits before the broker has read its
+/// DISCONNECT has the broker publish its last will ("offline") over the "stopped" it just
+/// said. Closing the socket with an unread acknowledgement in it sends a reset, which can
+/// overtake the DISCONNECT: the client reads on until the broker closes its side.
+pub fn goodbye() -> (GoodbyeSent, Goodbye) {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    (
+        GoodbyeSent {
+            told: tx,
+            written: false,
+        },
+        Goodbye(rx),
+    )
+}
+
+/// Held by the thread that drives the client's event loop.
+#[derive(Debug)]
+pub struct GoodbyeSent {
+    told: std::sync::mpsc::SyncSender<()>,
+    written: bool,
+}
+
+impl GoodbyeSent {
+    /// True once the broker has closed the connection after the DISCONNECT: the loop is
+    /// to end there, or rumqttc would connect again.
+    pub fn is_done(&mut self, event: &Result<rumqttc::Event, rumqttc::ConnectionError>) -> bool {
+        match event {
+            Ok(rumqttc::Event::Outgoing(rumqttc::Outgoing::Disconnect)) => {
+                self.written = true;
+                false
+            }
+            Err(_) if self.written => {
+                let _ = self.told.try_send(());
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Held by whoever stops the client.
+#[derive(Debug)]
+pub struct Goodbye(std::sync::mpsc::Receiver<()>);
+
+impl Goodbye {
+    /// Asks to disconnect after everything queued before, and waits (bounded: a broker
+    /// that is down gets the last will anyway) until the broker has taken it or the loop
+    /// has ended.
+    pub fn say(&self, client: &rumqttc::Client, within: Duration) {
+        if client.try_disconnect().is_ok() {
+            let _ = self.0.recv_timeout(within);
+        }
+    }
+}
+
 /// The password a file holds: a seat file's `password = "..."`, else its first line.
 fn password_in(text: &str) -> String {
     let seat = text.lines().find_map(|l| {

@@ -18,7 +18,10 @@ mod seat_lines;
 mod topics;
 mod transport;
 
-pub use broker::{network_options, Broker, BrokerError, BrokerUrl, Password, MAX_PACKET};
+pub use broker::{
+    goodbye, network_options, Broker, BrokerError, BrokerUrl, Goodbye, GoodbyeSent, Password,
+    MAX_PACKET,
+};
 pub use envelope::{Ack, Envelope, EnvelopeError, MAX_ENVELOPE};
 pub use order::{Arrived, InOrder};
 pub use outbox::{Outbox, OutboxFull};

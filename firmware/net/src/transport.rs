@@ -109,6 +109,7 @@ pub struct BoardTransport {
     shared: Arc<Mutex<Shared>>,
     client: Client,
     topics: BoardTopics,
+    goodbye: crate::broker::Goodbye,
 }
 
 /// The board's frame writer over the broker.
@@ -215,7 +216,9 @@ impl BoardTransport {
         }));
         let (incoming_tx, incoming_rx) = mpsc::sync_channel(INCOMING);
         let (wake_tx, wake_rx) = mpsc::sync_channel(1);
+        let (goodbye_sent, goodbye) = crate::broker::goodbye();
         let listener = Listener {
+            goodbye: goodbye_sent,
             shared: shared.clone(),
             client: client.clone(),
             topics: topics.clone(),
@@ -251,6 +254,7 @@ impl BoardTransport {
                 shared,
                 client,
                 topics,
+                goodbye,
             },
         ))
     }
@@ -304,12 +308,12 @@ impl Drop for BoardTransport {
             true,
             status.encode(),
         );
-        let _ = self.client.try_disconnect();
-        thread::sleep(Duration::from_millis(50));
+        self.goodbye.say(&self.client, Duration::from_secs(2));
     }
 }
 
 struct Listener {
+    goodbye: crate::broker::GoodbyeSent,
     shared: Arc<Mutex<Shared>>,
     client: Client,
     topics: BoardTopics,
@@ -318,9 +322,12 @@ struct Listener {
 }
 
 impl Listener {
-    fn run(self, mut connection: rumqttc::Connection) {
+    fn run(mut self, mut connection: rumqttc::Connection) {
         let mut said_down = false;
         for event in connection.iter() {
+            if self.goodbye.is_done(&event) {
+                return;
+            }
             match event {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
                     said_down = false;
