@@ -27,7 +27,7 @@ pub(crate) use intake::Intake;
 const INTAKE_QUEUE: usize = 8192;
 /// Frames waiting in one board's link.
 const LINK_QUEUE: usize = 256;
-/// How long the console waits before it tries an unreachable broker again: soon, so that
+/// How long the console waits, on average, before it tries an unreachable broker again: soon, so that
 /// a game resumes as soon as the broker is back.
 const RETRY: Duration = Duration::from_millis(250);
 /// Requests waiting in the client (acks, commands, subscriptions).
@@ -266,7 +266,7 @@ async fn route(mut eventloop: EventLoop, mut r: Router) {
                     });
                 }
                 down = true;
-                tokio::time::sleep(RETRY).await;
+                tokio::time::sleep(kriegspiel_net::retry_delay(RETRY)).await;
             }
         }
     }

@@ -227,6 +227,18 @@ pub fn network_options() -> rumqttc::NetworkOptions {
     options
 }
 
+/// How long to wait before trying an unreachable broker again: `every` on average, each
+/// wait drawn anew between half and one and a half of it. Boards that lost the broker at the
+/// same moment would otherwise come back in one burst at each try, overflow its listen
+/// queue (mosquitto's holds 100 connections), and the refused wait a second for TCP to
+/// send again.
+pub fn retry_delay(every: Duration) -> Duration {
+    use std::hash::BuildHasher;
+    let draw = std::collections::hash_map::RandomState::new().hash_one(std::time::Instant::now());
+    let span = u64::try_from(every.as_micros()).unwrap_or(u64::MAX).max(1);
+    every / 2 + Duration::from_micros(draw % span)
+}
+
 /// A clean goodbye to the broker. A process that exits before the broker has read its
 /// DISCONNECT has the broker publish its last will ("offline") over the "stopped" it just
 /// said. Closing the socket with an unread acknowledgement in it sends a reset, which can
@@ -320,6 +332,22 @@ fn tls_config(ca: &Path) -> Result<TlsConfiguration, BrokerError> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn retries_are_spread_around_their_mean() {
+        let every = Duration::from_millis(250);
+        let waits: Vec<Duration> = (0..200).map(|_| super::retry_delay(every)).collect();
+        assert!(waits.iter().all(|w| *w >= every / 2 && *w < every * 3 / 2));
+        let distinct: std::collections::BTreeSet<_> = waits.iter().collect();
+        assert!(
+            distinct.len() > 150,
+            "{} distinct waits of 200",
+            distinct.len()
+        );
+        let shortest = waits.iter().min().copied().unwrap_or_default();
+        let longest = waits.iter().max().copied().unwrap_or_default();
+        assert!(longest - shortest > every / 2, "{shortest:?}..{longest:?}");
+    }
 
     #[test]
     fn urls_read_as_a_club_writes_them() {

@@ -68,7 +68,7 @@ impl std::fmt::Display for TransportError {
 
 impl std::error::Error for TransportError {}
 
-/// How long a board waits before it tries an unreachable broker again.
+/// How long a board waits, on average, before it tries an unreachable broker again.
 const RETRY: Duration = Duration::from_millis(250);
 
 #[derive(Debug)]
@@ -376,7 +376,7 @@ impl Listener {
             );
         }
         // Soon, so that a broker back after an outage has the boards at once.
-        thread::sleep(RETRY);
+        thread::sleep(crate::broker::retry_delay(RETRY));
     }
 
     fn connected(&self) {

@@ -106,36 +106,53 @@ impl Inbox {
         tx.commit().map_err(sql("storing board frames"))
     }
 
-    /// The board's latest epoch and its stored frames from `seq` 0 on, in order; older
-    /// epochs are deleted (a restarted board resynced from its new one).
-    pub fn latest(&mut self, board: u32) -> Result<Option<(u64, Vec<StoredFrame>)>, JournalError> {
+    /// The board's latest epoch and the end of its stored frames (the seq after the last);
+    /// older epochs are deleted (a restarted board resynced from its new one).
+    pub fn latest_epoch(&mut self, board: u32) -> Result<Option<(u64, u64)>, JournalError> {
         let err = sql("reading a board's stored frames");
-        let epoch: Option<i64> = self
+        let latest: Option<(i64, i64)> = self
             .conn
             .query_row(
-                "SELECT MAX(epoch) FROM board_inbox WHERE board = ?1",
+                "SELECT epoch, MAX(seq) FROM board_inbox
+                 WHERE board = ?1 AND epoch = (SELECT MAX(epoch) FROM board_inbox WHERE board = ?1)",
                 params![board],
-                |r| r.get(0),
+                |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
             )
             .optional()
             .map_err(&err)?
             .flatten();
-        let Some(epoch) = epoch else { return Ok(None) };
+        let Some((epoch, last)) = latest else {
+            return Ok(None);
+        };
         self.conn
             .execute(
                 "DELETE FROM board_inbox WHERE board = ?1 AND epoch < ?2",
                 params![board, epoch],
             )
             .map_err(&err)?;
+        Ok(Some((uint(epoch), uint(last).saturating_add(1))))
+    }
+
+    /// Up to `limit` stored frames of the board's `epoch` from `from` on, in order: a
+    /// restarted console reads an evening's frames (100,000 a board) a page at a time.
+    pub fn frames(
+        &self,
+        board: u32,
+        epoch: u64,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredFrame>, JournalError> {
+        let err = sql("reading a board's stored frames");
         let mut stmt = self
             .conn
-            .prepare(
+            .prepare_cached(
                 "SELECT seq, made_ms, frame FROM board_inbox
-                 WHERE board = ?1 AND epoch = ?2 ORDER BY seq",
+                 WHERE board = ?1 AND epoch = ?2 AND seq >= ?3 ORDER BY seq LIMIT ?4",
             )
             .map_err(&err)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = stmt
-            .query_map(params![board, epoch], |r| {
+            .query_map(params![board, int(epoch), int(from), limit], |r| {
                 Ok((
                     uint(r.get::<_, i64>(0)?),
                     uint(r.get::<_, i64>(1)?),
@@ -144,8 +161,8 @@ impl Inbox {
             })
             .map_err(&err)?
             .collect::<Result<Vec<_>, _>>()
-            .map_err(&err)?;
-        Ok(Some((uint(epoch), rows)))
+            .map_err(&err);
+        rows
     }
 
     /// How far the board's frames were applied to a game.
@@ -158,5 +175,47 @@ impl Inbox {
             )
             .optional()
             .map_err(sql("reading how far a board was applied"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_restart_reads_the_latest_epoch_a_page_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::open(&dir.path().join("j.sqlite")).unwrap();
+        let mut inbox = journal.inbox().unwrap();
+        assert_eq!(inbox.latest_epoch(7).unwrap(), None);
+        let rows = |epoch: u64, seqs: std::ops::Range<u64>| -> Vec<InboxRow> {
+            seqs.map(|s| (7, epoch, s, 1000 + s, vec![u8::try_from(s % 250).unwrap()]))
+                .collect()
+        };
+        inbox.store(&rows(100, 0..40)).unwrap();
+        inbox.store(&rows(200, 0..1000)).unwrap();
+        // Another board's frames are its own.
+        inbox.store(&[(8, 300, 0, 0, vec![1])]).unwrap();
+        assert_eq!(inbox.latest_epoch(7).unwrap(), Some((200, 1000)));
+        assert!(
+            inbox.frames(7, 100, 0, 10).unwrap().is_empty(),
+            "older epoch deleted"
+        );
+        let mut read = Vec::new();
+        let mut from = 0;
+        loop {
+            let page = inbox.frames(7, 200, from, 256).unwrap();
+            assert!(page.len() <= 256);
+            let Some(last) = page.last() else { break };
+            from = last.0 + 1;
+            read.extend(page);
+        }
+        assert_eq!(read.len(), 1000);
+        assert!(read
+            .iter()
+            .enumerate()
+            .all(|(i, (seq, made, _))| *seq == i as u64 && *made == 1000 + i as u64));
+        assert_eq!(inbox.latest_epoch(8).unwrap(), Some((300, 1)));
     }
 }

@@ -19,6 +19,8 @@ use crate::journal::{Inbox, InboxRow};
 const HELD: usize = 4096;
 /// Messages taken per round (one journal commit for all of them).
 const BATCH: usize = 512;
+/// Stored frames read at once for a restarted console's replay.
+const PAGE: usize = 256;
 
 /// What the router hands the intake.
 #[derive(Debug)]
@@ -51,7 +53,67 @@ struct BoardIn {
     tx: mpsc::Sender<NetInput>,
     /// Stored and to be handed to the link, in order.
     queue: VecDeque<NetInput>,
+    /// Stored frames still to be replayed; whatever comes meanwhile waits behind them.
+    replay: Option<Replay>,
     acked: Option<Ack>,
+}
+
+/// The stored frames of a board's epoch not yet read back: an evening's epoch is 100,000
+/// frames a board, read a page at a time as the link takes them, never all at once.
+struct Replay {
+    epoch: u64,
+    /// The next seq to read, and the seq after the last stored.
+    next: u64,
+    end: u64,
+    /// What the broker said meanwhile, in its order once the replay is done: a new epoch,
+    /// and the board's latest status (only the latest matters).
+    new_epoch: bool,
+    status: Option<NetInput>,
+}
+
+impl BoardIn {
+    /// Queues an input that is not a frame: behind the replay, if one is under way.
+    fn push(&mut self, input: NetInput) {
+        match (&mut self.replay, input) {
+            (None, input) => self.queue.push_back(input),
+            (Some(r), NetInput::NewEpoch) => r.new_epoch = true,
+            (Some(r), status) => r.status = Some(status),
+        }
+    }
+
+    /// Reads the next page of the replay when the link's queue runs low; at its end,
+    /// what waited behind it follows.
+    fn refill(&mut self, inbox: &Inbox, board: u32) -> Result<(), crate::journal::JournalError> {
+        let Some(r) = &mut self.replay else {
+            return Ok(());
+        };
+        if self.queue.len() >= PAGE {
+            return Ok(());
+        }
+        let page = inbox.frames(board, r.epoch, r.next, PAGE)?;
+        let short = page.len() < PAGE;
+        for (seq, made_ms, bytes) in page {
+            r.next = seq + 1;
+            self.queue.push_back(NetInput::Frame {
+                key: NetKey {
+                    epoch: r.epoch,
+                    seq,
+                },
+                made_ms,
+                bytes,
+            });
+        }
+        if short || r.next >= r.end {
+            let r = self.replay.take();
+            if let Some(r) = r {
+                if r.new_epoch {
+                    self.queue.push_back(NetInput::NewEpoch);
+                }
+                self.queue.extend(r.status);
+            }
+        }
+        Ok(())
+    }
 }
 
 struct State {
@@ -60,6 +122,8 @@ struct State {
     events: broadcast::Sender<HallEvent>,
     boards: BTreeMap<u32, BoardIn>,
     journal_failed: bool,
+    /// A replay's page could not be read, and the arbiter was told.
+    unread_said: bool,
     /// The console client's connection number, sent with every ack.
     console: u64,
 }
@@ -76,6 +140,7 @@ pub(super) fn spawn(
         events,
         boards: BTreeMap::new(),
         journal_failed: false,
+        unread_said: false,
         console: 0,
     };
     std::thread::Builder::new()
@@ -87,7 +152,9 @@ pub(super) fn spawn(
 impl State {
     fn run(&mut self, rx: &Receiver<Intake>) {
         loop {
-            let first = match rx.recv_timeout(Duration::from_millis(50)) {
+            // A link being replayed to takes its next page as soon as it has room.
+            let wait = if self.replaying() { 1 } else { 50 };
+            let first = match rx.recv_timeout(Duration::from_millis(wait)) {
                 Ok(m) => Some(m),
                 Err(RecvTimeoutError::Timeout) => None,
                 Err(RecvTimeoutError::Disconnected) => return,
@@ -119,13 +186,13 @@ impl State {
                     // agree with ours, only count the frame's age.
                     let made_ms = wall_ms().saturating_sub(envelope.age_ms);
                     if b.order.arrive(envelope, made_ms) == kriegspiel_net::Arrived::NewEpoch {
-                        b.queue.push_back(NetInput::NewEpoch);
+                        b.push(NetInput::NewEpoch);
                     }
                 }
             }
             Intake::Status { board, status } => {
                 if let Some(b) = self.boards.get_mut(&board) {
-                    b.queue.push_back(match status {
+                    b.push(match status {
                         kriegspiel_net::Status::Online { .. } => NetInput::Present(true),
                         kriegspiel_net::Status::Offline => NetInput::Present(false),
                         kriegspiel_net::Status::Stopped => NetInput::Stopped,
@@ -144,30 +211,29 @@ impl State {
         let loaded = self
             .inbox
             .applied(board)
-            .and_then(|a| self.inbox.latest(board).map(|l| (a, l)));
-        let order = match loaded {
+            .and_then(|a| self.inbox.latest_epoch(board).map(|l| (a, l)));
+        let (order, replay) = match loaded {
             Ok((applied, latest)) => {
                 if let Some((epoch, seq)) = applied {
                     queue.push_back(NetInput::Applied(NetKey { epoch, seq }));
                 }
                 match latest {
-                    Some((epoch, rows)) => {
-                        let next = rows.last().map_or(0, |(seq, _, _)| seq + 1);
-                        queue.extend(rows.into_iter().map(|(seq, made_ms, bytes)| {
-                            NetInput::Frame {
-                                key: NetKey { epoch, seq },
-                                made_ms,
-                                bytes,
-                            }
-                        }));
-                        InOrder::resume(epoch, next, HELD)
-                    }
-                    None => InOrder::new(HELD),
+                    Some((epoch, end)) => (
+                        InOrder::resume(epoch, end, HELD),
+                        Some(Replay {
+                            epoch,
+                            next: 0,
+                            end,
+                            new_epoch: false,
+                            status: None,
+                        }),
+                    ),
+                    None => (InOrder::new(HELD), None),
                 }
             }
             Err(e) => {
                 self.notice(BrokerNotice::Journal { why: e.to_string() });
-                InOrder::new(HELD)
+                (InOrder::new(HELD), None)
             }
         };
         self.boards.insert(
@@ -176,6 +242,7 @@ impl State {
                 order,
                 tx,
                 queue,
+                replay,
                 acked: None,
             },
         );
@@ -188,6 +255,10 @@ impl State {
         let mut rows: Vec<InboxRow> = Vec::new();
         let mut taken: Vec<(u32, u64, u64, usize)> = Vec::new();
         for (board, b) in &mut self.boards {
+            if b.replay.is_some() {
+                // Behind the stored frames: the board keeps them until the replay is done.
+                continue;
+            }
             let room = b.tx.capacity().saturating_sub(b.queue.len());
             let Some(epoch) = b.order.epoch() else {
                 continue;
@@ -232,18 +303,31 @@ impl State {
     /// Hands each link what is stored for it, and acknowledges what is stored.
     fn deliver(&mut self) {
         let mut gone = Vec::new();
+        let mut unread = None;
         for (board, b) in &mut self.boards {
-            while let Some(input) = b.queue.pop_front() {
-                match b.tx.try_send(input) {
-                    Ok(()) => {}
-                    Err(mpsc::error::TrySendError::Full(input)) => {
-                        b.queue.push_front(input);
-                        break;
+            'link: loop {
+                if let Err(e) = b.refill(&self.inbox, *board) {
+                    unread = Some(e);
+                    break;
+                }
+                if b.queue.is_empty() {
+                    break;
+                }
+                while let Some(input) = b.queue.pop_front() {
+                    match b.tx.try_send(input) {
+                        Ok(()) => {}
+                        Err(mpsc::error::TrySendError::Full(input)) => {
+                            b.queue.push_front(input);
+                            break 'link;
+                        }
+                        Err(mpsc::error::TrySendError::Closed(_)) => {
+                            gone.push(*board);
+                            break 'link;
+                        }
                     }
-                    Err(mpsc::error::TrySendError::Closed(_)) => {
-                        gone.push(*board);
-                        break;
-                    }
+                }
+                if b.replay.is_none() {
+                    break;
                 }
             }
             let ack = b.order.ack();
@@ -264,6 +348,18 @@ impl State {
         for board in gone {
             self.boards.remove(&board);
         }
+        match unread {
+            Some(e) if !std::mem::replace(&mut self.unread_said, true) => {
+                self.notice(BrokerNotice::Journal { why: e.to_string() });
+            }
+            Some(_) => {}
+            None => self.unread_said = false,
+        }
+    }
+
+    /// A replay is under way: its link is to be fed again as soon as it has room.
+    fn replaying(&self) -> bool {
+        self.boards.values().any(|b| b.replay.is_some())
     }
 }
 
