@@ -243,6 +243,7 @@ impl RoundMembers {
         }
         all.extend(self.consoles.iter().map(|c| Principal::Console(c)));
         all.push(Principal::Arbiter);
+        all.push(Principal::Onlooker);
         all
     }
 
@@ -266,7 +267,8 @@ impl RoundMembers {
 
 /// What `p` may do, topic by topic: a board writes its events and status and reads its
 /// acknowledgements and commands; a seat reads its table's public channel and its own
-/// private one and writes its own input; consoles and the arbiter read and write it all.
+/// private one and writes its own input; an onlooker reads every table's public channel;
+/// consoles and the arbiter read and write it all.
 pub fn acl_topics(p: &Principal<'_>) -> Vec<(&'static str, String)> {
     match *p {
         Principal::Board(id) => {
@@ -286,6 +288,7 @@ pub fn acl_topics(p: &Principal<'_>) -> Vec<(&'static str, String)> {
                 ("write", t.input.get(color).clone()),
             ]
         }
+        Principal::Onlooker => vec![("read", kriegspiel_net::round::PUBLIC.to_owned())],
         Principal::Console(_) | Principal::Arbiter => {
             vec![("readwrite", "kriegspiel/#".to_owned())]
         }
@@ -346,11 +349,13 @@ pub fn check_console_name(console: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Where a seat file lets its holder in: one player's seat, or one networked board.
+/// Where a seat file lets its holder in: one player's seat, one networked board, or the
+/// onlookers' seat (every table's public announcements).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeatPlace {
     Table { no: usize, color: Color },
     Board(u32),
+    Onlooker,
 }
 
 /// A seat file: what a player's program or a board needs to join the round's broker.
@@ -387,6 +392,7 @@ struct SeatToml {
     table: Option<usize>,
     color: Option<String>,
     board: Option<u32>,
+    onlooker: Option<bool>,
 }
 
 impl SeatFile {
@@ -395,6 +401,7 @@ impl SeatFile {
         let username = match place {
             SeatPlace::Table { no, color } => Principal::Seat { table: no, color },
             SeatPlace::Board(id) => Principal::Board(id),
+            SeatPlace::Onlooker => Principal::Onlooker,
         }
         .to_string();
         SeatFile {
@@ -412,6 +419,7 @@ impl SeatFile {
         let place = match self.place {
             SeatPlace::Table { no, color } => format!("table = {no}\ncolor = \"{color}\"\n"),
             SeatPlace::Board(id) => format!("board = {id}\n"),
+            SeatPlace::Onlooker => "onlooker = true\n".to_owned(),
         };
         format!(
             "# {header}\nround = \"{}\"\nbroker = \"{}\"\nusername = \"{}\"\npassword = \"{}\"\n{place}",
@@ -428,6 +436,12 @@ impl SeatFile {
             )
         })?;
         let place = match (t.table, t.color.as_deref(), t.board) {
+            (None, None, None) if t.onlooker == Some(true) => SeatPlace::Onlooker,
+            _ if t.onlooker.is_some() => {
+                return Err(format!(
+                    "{name}: onlooker = true stands alone: an onlookers' seat file names no table, colour or board"
+                ))
+            }
             (Some(no), Some(color), None) if no >= 1 => {
                 let color = match color {
                     "white" => Color::White,
@@ -445,7 +459,8 @@ impl SeatFile {
             _ => {
                 return Err(format!(
                     "{name}: table and color, or board: a seat file is a player's seat \
-                     (table = 1, color = \"white\") or a board's (board = 7)"
+                     (table = 1, color = \"white\"), a board's (board = 7) or the onlookers' \
+                     (onlooker = true)"
                 ))
             }
         };

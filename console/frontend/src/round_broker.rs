@@ -13,7 +13,8 @@ use kriegspiel_hall::{
 };
 use kriegspiel_net::{round, Broker, Status, TableTopics};
 use kriegspiel_referee::{Lang, Wording};
-use kriegspiel_table::{ArbiterAction, Input};
+use kriegspiel_table::render::{self, Hearer};
+use kriegspiel_table::{ArbiterAction, Input, Output};
 use rumqttc::{Client, ConnectionError, Event, LastWill, Packet, QoS};
 
 use crate::keypad::{parse_command, Command};
@@ -148,7 +149,26 @@ fn summarise(
         for s in changed {
             publish_summary(client, &s);
         }
+        if let HallEvent::Output { table, output, .. } = &e {
+            if let Some((wording, lang)) = wordings.get(table) {
+                publish_public(client, *table, *wording, *lang, output);
+            }
+        }
     }
+}
+
+/// What both players hear, on the table's public channel for its onlookers (and its
+/// players' own devices, which the broker lets read it). Not kept: an onlooker hears from
+/// when he comes, and the summary keeps the last announcement for a window.
+fn publish_public(client: &Client, table: TableNo, wording: Wording, lang: Lang, output: &Output) {
+    if render::hearer(output) != Some(Hearer::Both) {
+        return;
+    }
+    let Some(text) = render::text(&wording, lang, output).filter(|t| !t.is_empty()) else {
+        return;
+    };
+    let topic = TableTopics::new(table).public;
+    let _ = client.try_publish(topic, QoS::AtLeastOnce, false, text);
 }
 
 fn publish_summary(client: &Client, s: &TableSummary) {

@@ -343,7 +343,8 @@ fn report(
     let consoles = count(|p| matches!(p, Principal::Console(_)));
     let d = dir.display();
     let mut text = format!(
-        "Round {round_id}: the broker's files for {} users ({}, {}, {}, the arbiter) are in \
+        "Round {round_id}: the broker's files for {} users ({}, {}, {}, the arbiter, the \
+         onlookers) are in \
          {d}: {}.\n",
         users.len(),
         plural(boards, "board"),

@@ -4,6 +4,7 @@
 //! (push-to-talk on Enter; see [`voice`] and docs/VOICE.md).
 
 mod broker;
+mod onlooker;
 mod voice;
 
 use std::io::{Read, Write};
@@ -45,6 +46,7 @@ pub struct Args {
     /// Your seat file (`kriegspiel seats` writes one per player): it names your table,
     /// colour and the round's broker, and proves your seat. You play through the broker,
     /// from any machine on the room's network; with --socket, on the console's own socket.
+    /// The round's onlooker.seat, with --table N, follows that table's public announcements.
     #[arg(long, value_name = "FILE")]
     seat_file: Option<PathBuf>,
     /// The broker, when not the one the seat file names (e.g. mqtt://192.168.1.10:1883).
@@ -112,6 +114,9 @@ pub fn run(args: Args) -> ExitCode {
 
 /// Connects, takes the seat and plays; `Err`: the terminal could not start (said why).
 fn play(args: Args) -> Result<ExitCode, ExitCode> {
+    if let Some(onlookers) = onlookers_seat(&args)? {
+        return Ok(onlooker::follow(&onlookers.0, onlookers.1));
+    }
     let place = Place::of(&args)?;
     let (table, color) = (place.table, place.color);
     // The recogniser first: a missing model is said before anything is connected.
@@ -221,6 +226,42 @@ impl Place {
             password: Some(file.password),
         })
     }
+}
+
+/// The onlookers' broker and the table to follow, when the seat file is the onlookers'.
+fn onlookers_seat(args: &Args) -> Result<Option<(kriegspiel_net::Broker, usize)>, ExitCode> {
+    let usage = |e: String| {
+        eprintln!("{PROGRAM}: {e}");
+        ExitCode::from(2)
+    };
+    let Some(path) = &args.seat_file else {
+        return Ok(None);
+    };
+    let file = kriegspiel_frontend::credentials::SeatFile::read(path).map_err(usage)?;
+    if file.place != kriegspiel_frontend::credentials::SeatPlace::Onlooker {
+        return Ok(None);
+    }
+    let Some(table) = args.table else {
+        return Err(usage(format!(
+            "{} is the onlookers' seat file: it follows one table; give --table N",
+            path.display()
+        )));
+    };
+    let player_only = [
+        (args.color.is_some(), "--color"),
+        (args.code.is_some(), "--code"),
+        (args.socket.is_some(), "--socket"),
+        (args.voice, "--voice"),
+    ];
+    if let Some((_, option)) = player_only.iter().find(|(given, _)| *given) {
+        return Err(usage(format!(
+            "{} is the onlookers' seat file: an onlooker only listens, so {option} is a player's option",
+            path.display()
+        )));
+    }
+    let broker =
+        broker::broker_of(&file, args.broker.clone(), args.ca_file.clone()).map_err(usage)?;
+    Ok(Some((broker, table)))
 }
 
 /// The player's colour, from `--color`.

@@ -1,5 +1,6 @@
 //! `kriegspiel seats --config round.toml --out DIR`: one seat file per player
-//! (`table-{no}-{color}.seat`) and per networked board (`board-{id}.seat`), each a few
+//! (`table-{no}-{color}.seat`), per networked board (`board-{id}.seat`) and one for the
+//! onlookers (`onlooker.seat`: every table's public announcements), each a few
 //! lines of TOML with the round's broker, a user name and its password, and beside it the
 //! same text as a QR code (`.svg`). The passwords come from the round's secret
 //! ([`kriegspiel_frontend::credentials`]), as `broker-config`'s password file does.
@@ -111,6 +112,14 @@ fn seats(members: &RoundMembers, url: &str, secret: &RoundSecret) -> Vec<Seat> {
             });
         }
     }
+    all.push(Seat {
+        stem: "onlooker".to_owned(),
+        header: format!(
+            "Kriegspiel onlookers: round {id}, every table's public announcements, nothing \
+             private. kriegspiel player --seat-file onlooker.seat --table N"
+        ),
+        file: SeatFile::new(secret, url, SeatPlace::Onlooker),
+    });
     all
 }
 
@@ -156,8 +165,9 @@ fn write_seats(
     let _ = writeln!(
         text,
         "Give each player his own file and each board its own: whoever holds one plays in \
-         its place. They are good for this round only, and the same when made again from \
-         {}.",
+         its place. onlooker.seat hears only what both players hear, at every table: it may \
+         be shared with spectators. They are good for this round only, and the same when \
+         made again from {}.",
         secret.path().display()
     );
     Ok(text)

@@ -337,6 +337,54 @@ fn a_player_hears_only_his_tables_public_channel_and_his_own() {
 }
 
 #[test]
+fn an_onlooker_hears_every_tables_public_channel_and_nothing_else() {
+    let (r, _dir, m) = configured();
+    let console = console(&r, m.port);
+    console.subscribe("kriegspiel/#");
+    let seat = r.seat("onlooker");
+    let onlooker = Peer::of_seat(m.port, &seat).unwrap();
+    onlooker.subscribe("#");
+    let mut every = Vec::new();
+    for no in [1, 2] {
+        let t = TableTopics::new(no);
+        every.extend([t.public, t.summary, t.arbiter]);
+        every.extend([
+            t.private.white,
+            t.private.black,
+            t.input.white,
+            t.input.black,
+        ]);
+    }
+    every.extend([BoardTopics::new(7).cmd, BoardTopics::new(7).events]);
+    every.push(kriegspiel_net::round::console_status("main"));
+    for topic in &every {
+        console.publish(topic, "said");
+    }
+    let t2 = TableTopics::new(2);
+    console.publish(&t2.public, "last");
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (topic, _) in onlooker.messages_until(&t2.public, "last") {
+        *counts.entry(topic).or_default() += 1;
+    }
+    assert_eq!(
+        counts,
+        BTreeMap::from([(TableTopics::new(1).public, 1), (t2.public.clone(), 2)])
+    );
+    // He writes nothing: not a try, not an announcement, not an arbiter's action.
+    let t1 = TableTopics::new(1);
+    for topic in [&t1.input.white, &t1.public, &t1.arbiter, &t1.summary] {
+        onlooker.publish(topic, "forged");
+    }
+    console.publish(&t1.input.black, "end");
+    let heard: Vec<(String, String)> = console
+        .messages_until(&t1.input.black, "end")
+        .into_iter()
+        .filter(|(_, p)| p != "said" && p != "last")
+        .collect();
+    assert_eq!(heard, [(t1.input.black.clone(), "end".to_owned())]);
+}
+
+#[test]
 fn another_rounds_seat_file_and_wrong_passwords_are_refused() {
     let (r, _dir, m) = configured();
     // The same tables in another round file: another secret, other passwords.
@@ -449,13 +497,13 @@ fn the_written_configuration_starts_mosquitto_with_tls_and_keeps_messages() {
 fn seat_files_are_private_and_say_whose_they_are() {
     let r = round(ROUND);
     let said = r.seat_files();
-    assert!(said.contains("7 seat files"), "{said}");
+    assert!(said.contains("8 seat files"), "{said}");
     let mut names: Vec<String> = std::fs::read_dir(&r.seats)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    let mut expected: Vec<String> = ["board-7", "board-8", "board-9"]
+    let mut expected: Vec<String> = ["board-7", "board-8", "board-9", "onlooker"]
         .into_iter()
         .map(str::to_owned)
         .chain(
@@ -485,6 +533,13 @@ fn seat_files_are_private_and_say_whose_they_are() {
     assert!(ann.contains("\ntable = 1\ncolor = \"white\"\n"), "{ann}");
     let board = r.seat("board-9");
     assert_eq!(board.username, "board-9");
+    let onlooker = std::fs::read_to_string(r.seats.join("onlooker.seat")).unwrap();
+    assert!(
+        onlooker.starts_with("# Kriegspiel onlookers: round ")
+            && onlooker.contains("\nusername = \"onlooker\"\n")
+            && onlooker.ends_with("\nonlooker = true\n"),
+        "{onlooker}"
+    );
     let svg = std::fs::read_to_string(r.seats.join("board-9.svg")).unwrap();
     assert!(svg.contains("<svg") && svg.ends_with("</svg>"));
 }
@@ -867,4 +922,50 @@ fn a_window_on_another_console_follows_the_round_and_sends_its_actions() {
     next(&|n| matches!(n, RoundNews::Summary(s) if s.table == 2 && s.paused));
     assert!(actions.send(2, r#"{"arbiter":"resume"}"#));
     next(&|n| matches!(n, RoundNews::Summary(s) if s.table == 2 && !s.paused));
+}
+
+#[test]
+fn an_onlooker_follows_one_tables_announcements_from_its_console() {
+    use kriegspiel_tests::console::Terminal;
+    let (r, dir, m) = round_on_broker(ROUND_OF_TWO_CONSOLES);
+    let secret = RoundSecret::of_round(&r.file).unwrap();
+    let arbiter = connect(m.port, "arbiter", &secret.password("arbiter")).unwrap();
+    arbiter.subscribe(kriegspiel_net::round::SUMMARIES);
+    let onlookers = r.seats.join("onlooker.seat");
+    // An onlooker only listens, to one table.
+    let mut no_table = Terminal::with_args(&["--seat-file", text(&onlookers)]);
+    no_table.expect("give --table N");
+    assert_eq!(no_table.exit().code(), Some(2));
+    let mut as_player = Terminal::with_args(&[
+        "--seat-file",
+        text(&onlookers),
+        "--table",
+        "2",
+        "--color",
+        "white",
+    ]);
+    as_player.expect("--color is a player's option");
+    assert_eq!(as_player.exit().code(), Some(2));
+    let _east = kriegspiel_tests::process::ChildGuard(east_hall(&r, dir.path()).spawn().unwrap());
+    // East's table is running once its summary is on the broker.
+    while let Ok(Got::Message(_, p)) = arbiter.got.recv_timeout(Duration::from_secs(20)) {
+        if String::from_utf8_lossy(&p).contains("\"fen\":\"") {
+            break;
+        }
+    }
+    let mut onlooker = Terminal::with_args(&["--seat-file", text(&onlookers), "--table", "2"]);
+    onlooker.expect("following table 2's public announcements");
+    arbiter.publish(
+        &TableTopics::new(2).arbiter,
+        r#"{"arbiter":"adjudicate 1-0 Black did not come"}"#,
+    );
+    let said = onlooker.expect("The arbiter adjudicates the game. White wins.");
+    assert!(!said.starts_with("stderr:"), "{said}");
+    // What he heard is what both players hear, and no more.
+    let rest = onlooker.drain(Duration::from_millis(700));
+    assert!(
+        rest.iter()
+            .all(|l| !l.contains("Your men") && !l.contains("Illegal")),
+        "{rest:?}"
+    );
 }

@@ -111,6 +111,9 @@ pub mod round {
         (!name.is_empty() && !name.contains('/')).then_some(name)
     }
 
+    /// Every table's public channel.
+    pub const PUBLIC: &str = "kriegspiel/table/+/public";
+
     /// The table a table topic of `kind` (`summary`, `arbiter`) names.
     pub fn table_of(topic: &str, kind: &str) -> Option<usize> {
         let rest = topic.strip_prefix("kriegspiel/table/")?;
@@ -126,9 +129,15 @@ pub mod round {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Principal<'a> {
     Board(u32),
-    Seat { table: usize, color: Color },
+    Seat {
+        table: usize,
+        color: Color,
+    },
     Console(&'a str),
     Arbiter,
+    /// Anyone the club lets hear the tables' public announcements (a spectator's phone, the
+    /// room's display): every table's public channel, nothing else.
+    Onlooker,
 }
 
 impl std::fmt::Display for Principal<'_> {
@@ -138,6 +147,7 @@ impl std::fmt::Display for Principal<'_> {
             Principal::Seat { table, color } => write!(f, "seat-{table}-{color}"),
             Principal::Console(name) => write!(f, "console-{name}"),
             Principal::Arbiter => f.write_str("arbiter"),
+            Principal::Onlooker => f.write_str("onlooker"),
         }
     }
 }

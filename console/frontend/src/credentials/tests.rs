@@ -153,7 +153,8 @@ fn a_round_has_its_boards_its_seats_its_consoles_and_the_arbiter() {
             "seat-2-white",
             "seat-2-black",
             "console-main",
-            "arbiter"
+            "arbiter",
+            "onlooker"
         ]
     );
     assert_eq!(members.tables[0].players.white.as_deref(), Some("Ann"));
@@ -184,7 +185,7 @@ fn the_acl_names_only_each_users_own_topics() {
     assert!(!acl.contains("pattern"), "{acl}");
     assert!(acl.starts_with("# Kriegspiel round 0123abcd"));
     let blocks: Vec<&str> = acl.split("\nuser ").skip(1).collect();
-    assert_eq!(blocks.len(), 9);
+    assert_eq!(blocks.len(), 10);
     let block = |user: &str| -> Vec<&str> {
         let b = blocks
             .iter()
@@ -192,6 +193,7 @@ fn the_acl_names_only_each_users_own_topics() {
             .unwrap();
         b.lines().skip(1).filter(|l| !l.is_empty()).collect()
     };
+    assert_eq!(block("onlooker"), ["topic read kriegspiel/table/+/public"]);
     assert_eq!(
         block("board-8"),
         [
@@ -247,4 +249,11 @@ fn a_seat_file_reads_back_and_keeps_its_password_out_of_debug() {
     assert!(e.starts_with("x.seat: table and color, or board"), "{e}");
     let e = SeatFile::parse("round = 1", "x.seat").unwrap_err();
     assert!(e.starts_with("x.seat: not a seat file"), "{e}");
+    let onlooker = SeatFile::new(&secret, "mqtt://10.0.0.2:1883", SeatPlace::Onlooker);
+    assert_eq!(onlooker.username, "onlooker");
+    assert!(onlooker.text("o").ends_with("\nonlooker = true\n"));
+    assert_eq!(SeatFile::parse(&onlooker.text("o"), "o").unwrap(), onlooker);
+    // An onlookers' file names no seat: one that does is refused, not taken as either.
+    let e = SeatFile::parse(&format!("{text}onlooker = true\n"), "x.seat").unwrap_err();
+    assert!(e.starts_with("x.seat: onlooker = true stands alone"), "{e}");
 }

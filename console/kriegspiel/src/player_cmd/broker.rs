@@ -44,6 +44,19 @@ pub fn seat(
                 .to_owned(),
         );
     };
+    Ok(Seat {
+        table: no,
+        color,
+        broker: broker_of(file, url, ca_file)?,
+    })
+}
+
+/// The broker a seat file names (or `url`, when given, with `ca_file`), as its holder.
+pub fn broker_of(
+    file: &SeatFile,
+    url: Option<BrokerUrl>,
+    ca_file: Option<PathBuf>,
+) -> Result<Broker, String> {
     let url = match url {
         Some(u) => u,
         None => file
@@ -51,16 +64,12 @@ pub fn seat(
             .parse()
             .map_err(|e| format!("the seat file's broker: {e}"))?,
     };
-    Ok(Seat {
-        table: no,
-        color,
-        broker: Broker {
-            url,
-            username: Some(file.username.clone()),
-            password_file: None,
-            password: Some(Password(file.password.clone())),
-            ca_file,
-        },
+    Ok(Broker {
+        url,
+        username: Some(file.username.clone()),
+        password_file: None,
+        password: Some(Password(file.password.clone())),
+        ca_file,
     })
 }
 
@@ -295,7 +304,7 @@ fn watch(shared: &Mutex<Intake>, client: &Client, input: &str) {
 }
 
 /// A session id no other run of the program will pick.
-fn random_u64() -> u64 {
+pub(super) fn random_u64() -> u64 {
     use std::io::Read;
     let mut bytes = [0u8; 8];
     let drawn = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
