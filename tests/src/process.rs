@@ -355,7 +355,12 @@ pub fn play_table_with(
             .arg("--black")
             .arg(&ends[1].1);
         if let Cabling::Broker { url, .. } = cabling {
-            table.arg("--broker").arg(url);
+            // The journal drops applied frames every 32 a board, not 4,096: a game's resume
+            // and a board's new epoch meet a compacted journal.
+            table
+                .arg("--broker")
+                .arg(url)
+                .env("KRIEGSPIEL_INBOX_COMPACT_EVERY", "32");
         }
         table
             .args(game.table_args())

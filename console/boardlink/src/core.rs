@@ -124,6 +124,12 @@ impl LinkCore {
         std::mem::take(&mut self.step)
     }
 
+    /// The next frame's number is not checked against the last one's: the frames between
+    /// were dropped on purpose (a compacted journal), not lost.
+    pub fn forget_seq(&mut self) {
+        self.tracker.reset();
+    }
+
     /// The port was (re)opened: greet the board. The sequence tracker is kept, so frames the
     /// board sent while unplugged show up as a gap.
     pub fn opened(&mut self, now: Duration) {

@@ -30,6 +30,9 @@ pub enum NetInput {
     },
     /// The board restarted: what follows is a new epoch, from its own hello.
     NewEpoch,
+    /// The console's journal dropped the frames between the last one and the next (all
+    /// applied, their result in the next, a snapshot): not a gap, nothing to resync.
+    Compacted,
     /// The broker says the board went away (its last will) or came back.
     Present(bool),
     /// The board stopped cleanly with everything acknowledged: nothing is on its way.
@@ -199,6 +202,7 @@ impl Driver {
                 self.core.received(&bytes, now);
                 return Some(key);
             }
+            NetInput::Compacted => self.core.forget_seq(),
             NetInput::NewEpoch => {
                 self.core.port_lost(DisconnectReason::Closed, now);
                 self.core.opened(now);

@@ -7,6 +7,7 @@
 //! broker restart, a console restart) comes again; the journal's key makes a second copy
 //! harmless and the applied mark makes a replay apply nothing twice.
 
+mod compaction;
 mod intake;
 
 use std::collections::BTreeSet;

@@ -165,6 +165,23 @@ impl Inbox {
         rows
     }
 
+    /// Deletes the board's stored frames of `epoch` in `seqs`: frames its table applied,
+    /// whose result a later snapshot holds (see the intake's compaction). The rows' pages
+    /// are reused, so the journal stops growing with a board's heartbeats.
+    pub fn compact(
+        &mut self,
+        board: u32,
+        epoch: u64,
+        seqs: std::ops::Range<u64>,
+    ) -> Result<usize, JournalError> {
+        self.conn
+            .execute(
+                "DELETE FROM board_inbox WHERE board = ?1 AND epoch = ?2 AND seq >= ?3 AND seq < ?4",
+                params![board, int(epoch), int(seqs.start), int(seqs.end)],
+            )
+            .map_err(sql("compacting a board's stored frames"))
+    }
+
     /// How far the board's frames were applied to a game.
     pub fn applied(&self, board: u32) -> Result<Option<(u64, u64)>, JournalError> {
         self.conn

@@ -12,6 +12,7 @@ use kriegspiel_net::{Ack, BoardTopics, Envelope, InOrder};
 use rumqttc::{AsyncClient, QoS};
 use tokio::sync::{broadcast, mpsc};
 
+use super::compaction::Kept;
 use crate::event::{BrokerNotice, HallEvent};
 use crate::journal::{Inbox, InboxRow};
 
@@ -21,6 +22,8 @@ const HELD: usize = 4096;
 const BATCH: usize = 512;
 /// Stored frames read at once for a restarted console's replay.
 const PAGE: usize = 256;
+/// A board's stored frames are compacted every this many (about 10 minutes of a board).
+const COMPACT_EVERY: u64 = 4096;
 
 /// What the router hands the intake.
 #[derive(Debug)]
@@ -55,6 +58,8 @@ struct BoardIn {
     queue: VecDeque<NetInput>,
     /// Stored frames still to be replayed; whatever comes meanwhile waits behind them.
     replay: Option<Replay>,
+    /// What the journal must keep of the board's epoch.
+    kept: Kept,
     acked: Option<Ack>,
 }
 
@@ -93,6 +98,11 @@ impl BoardIn {
         let page = inbox.frames(board, r.epoch, r.next, PAGE)?;
         let short = page.len() < PAGE;
         for (seq, made_ms, bytes) in page {
+            if seq != r.next {
+                // Compacted away: applied, and the frame that follows holds their result.
+                self.queue.push_back(NetInput::Compacted);
+            }
+            self.kept.saw(r.epoch, seq, &bytes);
             r.next = seq + 1;
             self.queue.push_back(NetInput::Frame {
                 key: NetKey {
@@ -124,6 +134,9 @@ struct State {
     journal_failed: bool,
     /// A replay's page could not be read, and the arbiter was told.
     unread_said: bool,
+    /// A board's stored frames are compacted after this many more
+    /// (`KRIEGSPIEL_INBOX_COMPACT_EVERY` in tests, so that a short game compacts too).
+    compact_every: u64,
     /// The console client's connection number, sent with every ack.
     console: u64,
 }
@@ -141,6 +154,11 @@ pub(super) fn spawn(
         boards: BTreeMap::new(),
         journal_failed: false,
         unread_said: false,
+        compact_every: std::env::var("KRIEGSPIEL_INBOX_COMPACT_EVERY")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(COMPACT_EVERY),
         console: 0,
     };
     std::thread::Builder::new()
@@ -243,6 +261,7 @@ impl State {
                 tx,
                 queue,
                 replay,
+                kept: Kept::default(),
                 acked: None,
             },
         );
@@ -285,7 +304,15 @@ impl State {
             return;
         }
         match self.inbox.store(&rows) {
-            Ok(()) => self.journal_failed = false,
+            Ok(()) => {
+                self.journal_failed = false;
+                for (board, epoch, seq, _, bytes) in &rows {
+                    if let Some(b) = self.boards.get_mut(board) {
+                        b.kept.saw(*epoch, *seq, bytes);
+                    }
+                }
+                self.compact();
+            }
             Err(e) => {
                 for (board, epoch, first, before) in taken {
                     if let Some(b) = self.boards.get_mut(&board) {
@@ -354,6 +381,28 @@ impl State {
             }
             Some(_) => {}
             None => self.unread_said = false,
+        }
+    }
+
+    /// Drops from the journal what boards' tables applied and a later snapshot holds, for
+    /// each board that stored [`State::compact_every`] frames since its last compaction.
+    fn compact(&mut self) {
+        for (board, b) in &mut self.boards {
+            if b.kept.stored < self.compact_every || b.replay.is_some() {
+                continue;
+            }
+            let removable = match self.inbox.applied(*board) {
+                Ok(Some((epoch, seq))) => b.kept.removable(epoch, seq).map(|r| (epoch, r)),
+                Ok(None) | Err(_) => None,
+            };
+            // Whatever came of it, the next try is after as many frames again: a journal
+            // that refuses is said by the next store, not retried at every one.
+            b.kept.stored = 0;
+            if let Some((epoch, seqs)) = removable {
+                if self.inbox.compact(*board, epoch, seqs.clone()).is_ok() {
+                    b.kept.compacted(&seqs);
+                }
+            }
         }
     }
 
