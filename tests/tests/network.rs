@@ -175,13 +175,15 @@ fn a_console_killed_mid_game_resumes_with_nothing_lost_or_doubled() {
     }
 }
 
+/// The run's journal, read-only.
+fn journal(run: &TableRun) -> rusqlite::Connection {
+    rusqlite::Connection::open_with_flags(run.journal(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .unwrap()
+}
+
 /// Each board's stored frames of its latest epoch, and how many it made in that epoch.
 fn inbox_rows(run: &TableRun) -> Vec<(u32, i64, i64)> {
-    let conn = rusqlite::Connection::open_with_flags(
-        run.journal(),
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap();
+    let conn = journal(run);
     let mut stmt = conn
         .prepare(
             "SELECT board, COUNT(*), MAX(seq) + 1 FROM board_inbox
@@ -203,11 +205,7 @@ fn is_verdict(v: &Value, color: &str, uci: &str, answer: &str) -> bool {
 /// The lifts and places the table took from `color`'s board, in the order it took them,
 /// as its journal keeps them (`1200 white lift e2`).
 fn journaled_moves(run: &TableRun, color: Color) -> Vec<(Action, Square)> {
-    let conn = rusqlite::Connection::open_with_flags(
-        run.journal(),
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap();
+    let conn = journal(run);
     let mut stmt = conn
         .prepare("SELECT line FROM events ORDER BY game, seq")
         .unwrap();
@@ -242,11 +240,7 @@ fn scripted_moves(game: &BuiltGame, color: Color) -> Vec<(Action, Square)> {
 
 /// How many epochs (boots) of each board the journal's inbox holds, by board id.
 fn inbox_epochs(run: &TableRun) -> Vec<(u32, u32)> {
-    let conn = rusqlite::Connection::open_with_flags(
-        run.journal(),
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap();
+    let conn = journal(run);
     let mut stmt = conn
         .prepare(
             "SELECT board, COUNT(DISTINCT epoch) FROM board_inbox GROUP BY board ORDER BY board",
@@ -341,11 +335,7 @@ fn a_board_rebooted_into_an_earlier_time_moves_past_its_last_epoch() {
             "{color}'s lifts and places, as the journal took them"
         );
     }
-    let conn = rusqlite::Connection::open_with_flags(
-        run.journal(),
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap();
+    let conn = journal(&run);
     let last: u64 = conn
         .query_row(
             "SELECT MAX(epoch) FROM board_inbox WHERE board = 2",

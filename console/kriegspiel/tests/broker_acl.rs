@@ -289,15 +289,8 @@ fn a_board_writes_and_reads_only_its_own_topics() {
     );
 }
 
-#[test]
-fn a_player_hears_only_his_tables_public_channel_and_his_own() {
-    let (r, _dir, m) = configured();
-    let console = console(&r, m.port);
-    console.subscribe("kriegspiel/#");
-    let seat = r.seat("table-1-white");
-    assert_eq!(seat.username, "seat-1-white");
-    let ann = Peer::of_seat(m.port, &seat).unwrap();
-    ann.subscribe("#");
+/// The console says "said" on every topic of tables 1 and 2, of board 7 and on its status.
+fn say_on_every_topic(console: &Peer) {
     let mut every = Vec::new();
     for no in [1, 2] {
         let t = TableTopics::new(no);
@@ -309,10 +302,24 @@ fn a_player_hears_only_his_tables_public_channel_and_his_own() {
             t.input.black,
         ]);
     }
-    every.extend([BoardTopics::new(7).cmd, BoardTopics::new(7).ack]);
+    let b = BoardTopics::new(7);
+    every.extend([b.cmd, b.ack, b.events]);
+    every.push(kriegspiel_net::round::console_status("main"));
     for topic in &every {
         console.publish(topic, "said");
     }
+}
+
+#[test]
+fn a_player_hears_only_his_tables_public_channel_and_his_own() {
+    let (r, _dir, m) = configured();
+    let console = console(&r, m.port);
+    console.subscribe("kriegspiel/#");
+    let seat = r.seat("table-1-white");
+    assert_eq!(seat.username, "seat-1-white");
+    let ann = Peer::of_seat(m.port, &seat).unwrap();
+    ann.subscribe("#");
+    say_on_every_topic(&console);
     let t1 = TableTopics::new(1);
     console.publish(&t1.public, "last");
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -344,22 +351,7 @@ fn an_onlooker_hears_every_tables_public_channel_and_nothing_else() {
     let seat = r.seat("onlooker");
     let onlooker = Peer::of_seat(m.port, &seat).unwrap();
     onlooker.subscribe("#");
-    let mut every = Vec::new();
-    for no in [1, 2] {
-        let t = TableTopics::new(no);
-        every.extend([t.public, t.summary, t.arbiter]);
-        every.extend([
-            t.private.white,
-            t.private.black,
-            t.input.white,
-            t.input.black,
-        ]);
-    }
-    every.extend([BoardTopics::new(7).cmd, BoardTopics::new(7).events]);
-    every.push(kriegspiel_net::round::console_status("main"));
-    for topic in &every {
-        console.publish(topic, "said");
-    }
+    say_on_every_topic(&console);
     let t2 = TableTopics::new(2);
     console.publish(&t2.public, "last");
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
