@@ -17,6 +17,8 @@ use crate::words::{color_name, state_words};
 
 /// The narrowest a table's card on the overview gets.
 const CARD_WIDTH: f32 = 440.0;
+/// The side of the board on another console's table's card, in points.
+const REMOTE_BOARD: f32 = 240.0;
 
 /// The bar over every screen (`screen`: the one shown).
 pub(crate) fn top_bar(ui: &mut Ui, s: &Store, screen: Screen, sync_after: Duration) -> Vec<Intent> {
@@ -236,6 +238,36 @@ pub(crate) fn remote_state(s: &Store, r: &RemoteTable, now: Instant) -> String {
     parts.join(" · ")
 }
 
+/// The official position another console last published for its table: the arbiter sees
+/// the game on this window too, not only on the window of the console that runs it.
+fn remote_position(ui: &mut Ui, sm: &kriegspiel_hall::TableSummary) {
+    let Some(fen) = sm.fen.as_deref() else {
+        return;
+    };
+    let Ok(parsed) = fen.parse::<kriegspiel_referee::shakmaty::fen::Fen>() else {
+        ui.label("Position: not readable (its console may be of another version)");
+        return;
+    };
+    let board = parsed.into_setup().board;
+    let label = format!(
+        "Official position of table {} (console {}): {fen}",
+        sm.table, sm.console
+    );
+    let look = crate::board::Look {
+        label: &label,
+        flipped: false,
+        squares: None,
+        square_prefix: "",
+    };
+    crate::board::draw(
+        ui,
+        REMOTE_BOARD,
+        Some(&board),
+        &crate::board::Marks::default(),
+        &look,
+    );
+}
+
 fn remote_card(ui: &mut Ui, s: &Store, r: &RemoteTable, now: Instant, out: &mut Vec<Intent>) {
     let sm = &r.summary;
     let alerts = remote_alerts(s, r);
@@ -266,6 +298,7 @@ fn remote_card(ui: &mut Ui, s: &Store, r: &RemoteTable, now: Instant, out: &mut 
                     ui.label(format!("Time control: {}", setup.time_control));
                 }
                 ui.label(remote_state(s, r, now));
+                remote_position(ui, sm);
                 ui.label(
                     RichText::new(format!(
                         "Last: {}",

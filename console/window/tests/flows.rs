@@ -191,6 +191,38 @@ fn the_overview_shows_every_table_and_a_key_opens_one() {
     drop(hall);
 }
 
+/// A table another console runs shows its official position on its card, as that console
+/// last published it; one without a readable position says so instead of a board.
+#[test]
+fn another_consoles_table_shows_its_position_on_its_card() {
+    let (hall, app) = hall(&["cincinnati"]);
+    let mut h = harness(app);
+    wait(&mut h, "the own table", |h| {
+        has_label(h, "Table 1: demo-cincinnati")
+    });
+    let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    let mut east = kriegspiel_hall::TableSummary::new(2, "East's", "east", None);
+    east.fen = Some(fen.to_owned());
+    let mut west = kriegspiel_hall::TableSummary::new(3, "West's", "west", None);
+    west.fen = Some("not a position".to_owned());
+    for s in [east, west] {
+        lock(&hall.store).round_news(
+            kriegspiel_hall::RoundNews::Summary(Box::new(s)),
+            Instant::now(),
+        );
+    }
+    wait(&mut h, "the remote cards", |h| {
+        has_label(h, "Table 2: East's") && has_label(h, "Table 3: West's")
+    });
+    assert!(has_label(
+        &h,
+        &format!("Official position of table 2 (console east): {fen}")
+    ));
+    assert!(!has_label(&h, "Official position of table 3"));
+    assert!(has_label(&h, "Position: not readable"));
+    drop(hall);
+}
+
 #[test]
 fn a_try_from_a_simulated_board_shows_in_the_try_list() {
     let (hall, app) = hall(&["cincinnati"]);
