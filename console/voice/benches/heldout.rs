@@ -12,6 +12,12 @@
 //! most 150 cents and 6 %, the tuning chatter and positions) and prints every score: the
 //! thresholds are chosen on it. The held-out set (the default) never is. `-- dump` prints
 //! every utterance of the set run.
+//!
+//! To compare decoder settings: `HELDOUT_CACHE=DIR` keeps the synthesised speech there between
+//! runs, `HELDOUT_PS_OPTIONS="-remove_silence no ..."` adds PocketSphinx options,
+//! `HELDOUT_JUNK=WEIGHT` lets a garbage model compete in the answer and commands grammars, and
+//! `HELDOUT_SINGLE=1` hears everything with one decoder (no second decoder for what is not a
+//! try).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::path::Path;
@@ -373,6 +379,27 @@ fn texts(set: &Set, vi: usize, rng: &mut Rng) -> Vec<(Kind, String, usize, Strin
     out
 }
 
+/// The speech of job `i`, from `HELDOUT_CACHE` (a directory) when it holds it, else made
+/// by `make` and kept there: the synthesis is the same every run (sox `-R`), and it takes
+/// most of the bench's time when decoder settings are compared.
+fn cached(set: &Set, i: usize, make: impl FnOnce() -> Vec<i16>) -> Vec<i16> {
+    let Some(dir) = std::env::var_os("HELDOUT_CACHE") else {
+        return make();
+    };
+    let path = Path::new(&dir).join(format!("{}-{i}.raw", set.seed));
+    if let Ok(bytes) = std::fs::read(&path) {
+        return bytes
+            .chunks_exact(2)
+            .map(|b| i16::from_le_bytes([b[0], b[1]]))
+            .collect();
+    }
+    let speech = make();
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes: Vec<u8> = speech.iter().flat_map(|s| s.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).unwrap();
+    speech
+}
+
 fn clips(set: &Set, dir: &Path, room: &Room) -> Vec<Clip> {
     let mut rng = Rng(set.seed);
     let mut jobs = Vec::new();
@@ -390,7 +417,7 @@ fn clips(set: &Set, dir: &Path, room: &Room) -> Vec<Clip> {
                 else {
                     break;
                 };
-                let speech = synthesise(voice, &text, dir, &format!("u{i}"));
+                let speech = cached(set, i, || synthesise(voice, &text, dir, &format!("u{i}")));
                 for (li, level) in LEVELS.iter().enumerate() {
                     let samples = match level {
                         None => speech.clone(),
@@ -428,13 +455,41 @@ struct Heard2 {
     reply: Recognition,
 }
 
+/// Extra PocketSphinx options from `HELDOUT_PS_OPTIONS` ("-remove_silence no -beam 1e-60"):
+/// to compare decoder settings on both sets.
+fn decoder_options() -> Vec<(String, String)> {
+    let text = std::env::var("HELDOUT_PS_OPTIONS").unwrap_or_default();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .chunks(2)
+        .map(|kv| {
+            (
+                kv[0].to_owned(),
+                kv.get(1).copied().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
 fn hear_all(set: &Set, clips: Vec<Clip>, tuning: bool) -> Vec<Heard2> {
     let queue = Mutex::new(clips);
     let out = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(|| {
-                let mut r = Recognizer::new(&Model::default()).unwrap();
+                let options = decoder_options();
+                let options: Vec<(&str, &str)> = options
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                let single = std::env::var_os("HELDOUT_SINGLE").is_some();
+                let mut r = Recognizer::with_options(&Model::default(), &options, !single).unwrap();
+                if let Some(w) = std::env::var("HELDOUT_JUNK")
+                    .ok()
+                    .and_then(|w| w.parse::<f64>().ok())
+                {
+                    r.set_junk_weight(Some(w)).unwrap();
+                }
                 if tuning {
                     // Every score is printed: nothing is cut short by a threshold.
                     r.set_command_threshold(i32::MIN);
@@ -549,6 +604,12 @@ fn main() {
     let clips = clips(&set, dir.path(), &room);
     let made = start.elapsed();
     let heard = hear_all(&set, clips, tuning);
+    println!(
+        "decoder options: {:?}, junk weight {:?}, one decoder only: {}",
+        decoder_options(),
+        std::env::var("HELDOUT_JUNK").ok(),
+        std::env::var_os("HELDOUT_SINGLE").is_some()
+    );
     println!(
         "== {} set: {} voices, {} clips ({} made in {:.0} s, heard in {:.0} s)",
         if tuning { "tuning" } else { "held-out" },

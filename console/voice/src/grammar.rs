@@ -101,22 +101,39 @@ pub const ANSWERS: [(&str, Command); 4] = [
     ("no", Command::Cancel),
 ];
 
-/// The read-back's own grammar: one answer, nothing else.
-pub fn answer_jsgf() -> String {
+/// The read-back's own grammar: one answer, or (with `junk`) any sequence of phones
+/// ([`crate::words::junk_word`]) whose weight against each answer's is `junk`.
+pub fn answer_jsgf(junk: Option<f64>) -> String {
     let words: Vec<&str> = ANSWERS.iter().map(|(w, _)| *w).collect();
-    format!(
-        "#JSGF V1.0;\ngrammar answer;\npublic <answer> = {};\n",
-        words.join(" | ")
-    )
+    with_junk("answer", &words, junk)
 }
 
-/// Every command and nothing else: what a command heard in a turn is judged on.
-pub fn commands_jsgf() -> String {
+/// Every command and nothing else: what a command heard in a turn is judged on; with `junk`,
+/// also any sequence of phones, as [`answer_jsgf`].
+pub fn commands_jsgf(junk: Option<f64>) -> String {
     let words: Vec<&str> = Command::ALL.iter().map(|c| c.words()).collect();
-    format!(
-        "#JSGF V1.0;\ngrammar commands;\npublic <command> = {};\n",
-        words.join(" | ")
-    )
+    with_junk("commands", &words, junk)
+}
+
+fn with_junk(name: &str, words: &[&str], junk: Option<f64>) -> String {
+    match junk {
+        None => format!(
+            "#JSGF V1.0;\ngrammar {name};\npublic <{name}> = {};\n",
+            words.join(" | ")
+        ),
+        Some(weight) => {
+            let phones: Vec<String> = crate::words::PHONES
+                .iter()
+                .map(|p| crate::words::junk_word(p))
+                .collect();
+            let alternatives: Vec<String> = words.iter().map(|w| format!("/1/ ( {w} )")).collect();
+            format!(
+                "#JSGF V1.0;\ngrammar {name};\n<junk> = {};\npublic <{name}> = {} | /{weight}/ <junk>+;\n",
+                phones.join(" | "),
+                alternatives.join(" | ")
+            )
+        }
+    }
 }
 
 /// What a hypothesis of the answer grammar means ("confirm" or "cancel"), if anything.
@@ -537,7 +554,7 @@ mod tests {
         assert_eq!(answer_of("cancel"), Some(Command::Cancel));
         assert_eq!(answer_of(""), None);
         assert_eq!(answer_of("yes no"), None);
-        let g = answer_jsgf();
+        let g = answer_jsgf(None);
         assert!(
             g.contains("public <answer> = confirm | cancel | yes | no;"),
             "{g}"

@@ -1,5 +1,6 @@
-//! The recogniser: one PocketSphinx decoder with two searches over the same audio, the
-//! turn's grammar and a phone loop. The grammar's best path is accepted only when its score
+//! The recogniser: PocketSphinx searches over the same audio, the turn's grammar and a phone
+//! loop (in two decoders: the second, without silence removal, hears what the first does not
+//! hear as a try; [`Recognizer::hear`]). The grammar's best path is accepted only when its score
 //! per frame comes close enough to the phone loop's (the best any sequence of English phones
 //! can do): speech that is not in the grammar scores far below the phone loop, because the
 //! grammar forces it onto words that were not said.
@@ -102,6 +103,9 @@ pub struct Recognition {
 #[derive(Debug)]
 pub struct Recognizer {
     decoder: Decoder,
+    /// The decoder of what is not a try (commands, answers, chatter): PocketSphinx's silence
+    /// removal off ([`Recognizer::hear`]).
+    short: Option<Decoder>,
     grammar: Option<TurnGrammar>,
     threshold: i32,
     wide_margin: i32,
@@ -121,6 +125,20 @@ pub const DEFAULT_WIDE_MARGIN: i32 = 250;
 
 impl Recognizer {
     pub fn new(model: &Model) -> Result<Recognizer, VoiceError> {
+        Recognizer::with_options(model, &[], true)
+    }
+
+    /// A recogniser whose decoders also get `options`, PocketSphinx command-line options
+    /// (`("-beam", "1e-60")`, ...): to compare front-end and search settings. With
+    /// `short_decoder`, what the turn's grammar does not hear as a try is judged by a second
+    /// decoder that keeps PocketSphinx's silence (`-remove_silence no`; see
+    /// [`Recognizer::hear`]); without it, everything by the one decoder (as before issue 21's
+    /// second round).
+    pub fn with_options(
+        model: &Model,
+        options: &[(&str, &str)],
+        short_decoder: bool,
+    ) -> Result<Recognizer, VoiceError> {
         for (what, path) in [
             ("acoustic model", model.acoustic.join("mdef")),
             ("phone model", model.phone_lm.clone()),
@@ -148,21 +166,35 @@ impl Recognizer {
         let hmm = path_str(&model.acoustic)?;
         let dict_path = path_str(dict.path())?;
         let phone_lm = path_str(&model.phone_lm)?;
-        let mut decoder = Decoder::new(&[
-            ("-hmm", &hmm),
-            ("-dict", &dict_path),
+        let mut all = vec![
+            ("-hmm", hmm.as_str()),
+            ("-dict", dict_path.as_str()),
             ("-samprate", "16000"),
             ("-allphone_ci", "yes"),
-        ])?;
+        ];
+        all.extend_from_slice(options);
+        let setup = |options: &[(&str, &str)]| -> Result<Decoder, VoiceError> {
+            let mut decoder = Decoder::new(options)?;
+            decoder.set_allphone_file(PHONES, &phone_lm)?;
+            decoder.set_jsgf(WIDE, &crate::grammar::wide_jsgf())?;
+            decoder.set_jsgf(ANSWER, &answer_jsgf(None))?;
+            decoder.set_jsgf(COMMANDS, &commands_jsgf(None))?;
+            Ok(decoder)
+        };
+        let decoder = setup(&all)?;
+        let short = if short_decoder {
+            let mut with = all.clone();
+            with.push(("-remove_silence", "no"));
+            Some(setup(&with)?)
+        } else {
+            None
+        };
         // PocketSphinx read the dictionary whole: the file goes now, so that a process
         // killed later leaves none behind.
         drop(dict);
-        decoder.set_allphone_file(PHONES, &phone_lm)?;
-        decoder.set_jsgf(WIDE, &crate::grammar::wide_jsgf())?;
-        decoder.set_jsgf(ANSWER, &answer_jsgf())?;
-        decoder.set_jsgf(COMMANDS, &commands_jsgf())?;
         Ok(Recognizer {
             decoder,
+            short,
             grammar: None,
             threshold: DEFAULT_THRESHOLD,
             wide_margin: DEFAULT_WIDE_MARGIN,
@@ -175,6 +207,9 @@ impl Recognizer {
     pub fn set_turn(&mut self, pos: &Chess, color: Color) -> Result<(), VoiceError> {
         let grammar = TurnGrammar::new(pos, color);
         self.decoder.set_jsgf(GRAMMAR, grammar.jsgf())?;
+        if let Some(short) = self.short.as_mut() {
+            short.set_jsgf(GRAMMAR, grammar.jsgf())?;
+        }
         self.grammar = Some(grammar);
         Ok(())
     }
@@ -188,6 +223,9 @@ impl Recognizer {
     ) -> Result<(), VoiceError> {
         let grammar = TurnGrammar::on_board(board, castles, color);
         self.decoder.set_jsgf(GRAMMAR, grammar.jsgf())?;
+        if let Some(short) = self.short.as_mut() {
+            short.set_jsgf(GRAMMAR, grammar.jsgf())?;
+        }
         self.grammar = Some(grammar);
         Ok(())
     }
@@ -219,10 +257,40 @@ impl Recognizer {
         self.answer_threshold = threshold;
     }
 
+    /// Lets a garbage model (any sequence of phones, weighted `junk` against each word)
+    /// compete with the answers and commands in their own grammars (`None`: no garbage).
+    pub fn set_junk_weight(&mut self, junk: Option<f64>) -> Result<(), VoiceError> {
+        for decoder in std::iter::once(&mut self.decoder).chain(self.short.as_mut()) {
+            decoder.set_jsgf(ANSWER, &answer_jsgf(junk))?;
+            decoder.set_jsgf(COMMANDS, &commands_jsgf(junk))?;
+        }
+        Ok(())
+    }
+
     /// Hears one utterance of a free turn: 16 kHz mono 16-bit samples.
+    ///
+    /// The turn's grammar decodes it first; what it does not hear as a try is heard again,
+    /// from the start, by the second decoder, which keeps PocketSphinx's silence frames
+    /// (`-remove_silence no`): a short command in room noise scores better against the
+    /// phone loop when the voice-activity detector has not cut the audio, while the tries'
+    /// threshold was chosen with the silence removed (docs/VOICE.md, held-out bench).
     pub fn hear(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
         let start = Instant::now();
-        self.hear_turn(samples, start, None)
+        match self.try_heard(samples)? {
+            Some(said) => self.hear_turn(samples, start, Some(said), false),
+            None => self.hear_turn(samples, start, None, true),
+        }
+    }
+
+    /// The turn grammar's hearing by the first decoder when it is a try, or when there is no
+    /// second decoder to hear it otherwise; `None` when the second decoder is to hear it.
+    fn try_heard(&mut self, samples: &[i16]) -> Result<Option<Hypothesis>, VoiceError> {
+        let said = self.decoder.decode(GRAMMAR, samples)?;
+        let Some(grammar) = self.grammar.as_ref() else {
+            return Err(no_turn());
+        };
+        let first = self.short.is_none() || matches!(grammar.interpret(&said.text), Heard::Try(_));
+        Ok(first.then_some(said))
     }
 
     /// Hears one utterance while a read-back waits for "confirm" or "cancel"
@@ -235,13 +303,25 @@ impl Recognizer {
         if self.grammar.is_none() {
             return Err(no_turn());
         }
-        let answer = self.decoder.decode(ANSWER, samples)?;
+        // A try (heard by the first decoder, as in a free turn) is no answer.
+        if self.short.is_some() {
+            if let Some(said) = self.try_heard(samples)? {
+                return self.hear_turn(samples, start, Some(said), false);
+            }
+        }
+        let alt = self.short.is_some();
+        let answer = pick(&mut self.decoder, &mut self.short, alt).decode(ANSWER, samples)?;
         let mut answer_ratio = None;
         // The turn's grammar's hearing, when the answer check needed it: not decoded twice.
         let mut turn = None;
         if let Some(command) = answer_of(&answer.text) {
-            if self.is_answer(&answer, samples, &mut turn)? {
-                let span = span_ratio(&mut self.decoder, ANSWER, &answer, samples)?;
+            if self.is_answer(&answer, samples, &mut turn, alt)? {
+                let span = span_ratio(
+                    pick(&mut self.decoder, &mut self.short, alt),
+                    ANSWER,
+                    &answer,
+                    samples,
+                )?;
                 answer_ratio = Some(span);
                 if span >= self.answer_threshold {
                     return Ok(Recognition {
@@ -258,7 +338,7 @@ impl Recognizer {
                 }
             }
         }
-        let mut rec = self.hear_turn(samples, start, turn)?;
+        let mut rec = self.hear_turn(samples, start, turn, alt)?;
         rec.answer_ratio = answer_ratio;
         Ok(rec)
     }
@@ -272,6 +352,7 @@ impl Recognizer {
         answer: &Hypothesis,
         samples: &[i16],
         turn: &mut Option<Hypothesis>,
+        alt: bool,
     ) -> Result<bool, VoiceError> {
         let loud = loud_frames(samples);
         let first = loud.iter().position(|&l| l).unwrap_or(0);
@@ -281,7 +362,7 @@ impl Recognizer {
         {
             return Ok(false);
         }
-        let said = self.decoder.decode(GRAMMAR, samples)?;
+        let said = pick(&mut self.decoder, &mut self.short, alt).decode(GRAMMAR, samples)?;
         let try_heard = self
             .grammar
             .as_ref()
@@ -291,19 +372,21 @@ impl Recognizer {
     }
 
     /// The turn's grammar (decoded here unless `said` gives it), judged against the phone loop
-    /// and, when it passes, against the wide grammar.
+    /// and, when it passes, against the wide grammar; by the second decoder when `alt`.
     fn hear_turn(
         &mut self,
         samples: &[i16],
         start: Instant,
         said: Option<Hypothesis>,
+        alt: bool,
     ) -> Result<Recognition, VoiceError> {
         if self.grammar.is_none() {
             return Err(no_turn());
         }
+        let decoder = pick(&mut self.decoder, &mut self.short, alt);
         let said: Hypothesis = match said {
             Some(said) => said,
-            None => self.decoder.decode(GRAMMAR, samples)?,
+            None => decoder.decode(GRAMMAR, samples)?,
         };
         let Some(grammar) = self.grammar.as_ref() else {
             return Err(no_turn());
@@ -314,13 +397,13 @@ impl Recognizer {
         let mut wide_words = String::new();
         let mut wide_margin = None;
         if heard != Heard::Rejected {
-            let phones = self.decoder.decode(PHONES, samples)?;
+            let phones = decoder.decode(PHONES, samples)?;
             ratio = path_ratio(&said, &phones);
             // A command is one or two short words: judged on its own stretch of audio, with
             // its own threshold (the silence and room noise around it would swamp it).
             let accepted = match heard {
                 Heard::Command(c) if ratio < self.threshold => {
-                    span = span_ratio(&mut self.decoder, COMMANDS, &said, samples)?;
+                    span = span_ratio(decoder, COMMANDS, &said, samples)?;
                     // "confirm" plays what waits: never on less than an answer needs.
                     let needed = match c {
                         Command::Confirm => self.command_threshold.max(self.answer_threshold),
@@ -337,7 +420,7 @@ impl Recognizer {
                 // but one word: the wide grammar (every square to every square, every
                 // command) hears what was said; when it hears something else and scores
                 // clearly better, the turn grammar forced the words.
-                let wide = self.decoder.decode(WIDE, samples)?;
+                let wide = decoder.decode(WIDE, samples)?;
                 if grammar.interpret(&wide.text) != heard {
                     let margin = (i64::from(wide.score) - i64::from(said.score)) * 100
                         / i64::from(speech_frames(&said));
@@ -360,6 +443,14 @@ impl Recognizer {
             frames: said.frames,
             took: start.elapsed(),
         })
+    }
+}
+
+/// The second decoder when `alt` and there is one, else the first.
+fn pick<'a>(first: &'a mut Decoder, short: &'a mut Option<Decoder>, alt: bool) -> &'a mut Decoder {
+    match short {
+        Some(short) if alt => short,
+        _ => first,
     }
 }
 
@@ -564,5 +655,20 @@ mod tests {
         // 100 × 1000 / 50 speech frames.
         assert_eq!(path_ratio(&said, &phones), 2000);
         assert_eq!(speech_frames(&hypothesis(&[("<sil>", 0, 9)])), 1);
+    }
+}
+
+#[cfg(test)]
+mod junk_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn junk_grammars_load() {
+        let mut r = Recognizer::new(&Model::default()).unwrap();
+        r.set_junk_weight(Some(0.5)).unwrap();
+        r.set_turn(&Chess::default(), Color::White).unwrap();
+        let rec = r.hear_reply(&[0i16; 16000]).unwrap();
+        assert_eq!(rec.heard, Heard::Rejected);
     }
 }

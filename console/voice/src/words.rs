@@ -161,7 +161,22 @@ pub const PRONUNCIATIONS: &[(&str, &str)] = &[
     ("no", "N OW"),
 ];
 
-/// The dictionary file's text: one `word PHONES` line per pronunciation, variants as `word(2)`.
+/// The phones of the en-us acoustic model (its `mdef`, fillers and silence left out): the
+/// garbage words (`junk_aa` …, one phone each) that compete with the answers and commands in
+/// their grammars ([`crate::grammar::answer_jsgf`]).
+pub const PHONES: [&str; 39] = [
+    "AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G", "HH",
+    "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH", "UH",
+    "UW", "V", "W", "Y", "Z", "ZH",
+];
+
+/// The garbage word of one phone ([`PHONES`]): `junk_aa`.
+pub fn junk_word(phone: &str) -> String {
+    format!("junk_{}", phone.to_ascii_lowercase())
+}
+
+/// The dictionary file's text: one `word PHONES` line per pronunciation, variants as
+/// `word(2)`, then the garbage words ([`junk_word`]).
 pub fn dictionary() -> String {
     let mut out = String::new();
     let mut last = "";
@@ -175,6 +190,9 @@ pub fn dictionary() -> String {
             out.push_str(&format!("{word} {phones}\n"));
         }
         last = word;
+    }
+    for phone in PHONES {
+        out.push_str(&format!("{} {phone}\n", junk_word(phone)));
     }
     out
 }
