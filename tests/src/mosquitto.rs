@@ -86,6 +86,21 @@ impl Mosquitto {
         Ok(())
     }
 
+    /// SIGTERM, as a service manager stops it: it closes every connection, saying each
+    /// client's last will first.
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let termed = Command::new("kill")
+                .args(["-TERM", &c.0.id().to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            if !termed {
+                let _ = c.0.kill();
+            }
+            let _ = c.0.wait();
+        }
+    }
+
     /// SIGKILL: whatever it held is gone, as in a crash.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -113,6 +113,7 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
 }
 
 /// The code is asked for when it is not given, and read from the keys.
+/// The code is asked for on the terminal, and the player may take his time to type it.
 #[test]
 fn the_seat_code_is_asked_for() {
     let dir = tempfile::tempdir().unwrap();
@@ -126,6 +127,8 @@ fn the_seat_code_is_asked_for() {
         .spawn()
         .unwrap();
     let mut keys = child.stdin.take().unwrap();
+    // He takes his time: longer than the 5 s the console gives a connection to say its seat.
+    std::thread::sleep(Duration::from_secs(6));
     writeln!(keys, "{}", table.code("black")).unwrap();
     writeln!(keys, "my men").unwrap();
     drop(keys);

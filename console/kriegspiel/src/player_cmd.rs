@@ -121,16 +121,22 @@ fn play(args: Args) -> Result<ExitCode, ExitCode> {
     let (table, color) = (place.table, place.color);
     // The recogniser first: a missing model is said before anything is connected.
     let recognizer = args.voice.then(recognizer).transpose()?;
+    let asked = place.password.is_none() && args.code.is_none();
+    if let (true, Via::Socket(path)) = (asked, &place.via) {
+        // Whether a console answers, said before he types his code; the connection he
+        // plays on is made after it, as the console gives a terminal 5 s to say its seat.
+        drop(connect(path)?);
+    }
+    let code = match &place.password {
+        Some(p) if args.code.is_none() => p.clone(),
+        _ => seat_code(args.code.clone(), table, color)?,
+    };
     let (stream, mut to_console) = match &place.via {
         Via::Broker(seat) => broker::connect(seat).map_err(|e| {
             eprintln!("{PROGRAM}: {e}");
             ExitCode::FAILURE
         })?,
         Via::Socket(path) => connect(path)?,
-    };
-    let code = match place.password {
-        Some(p) if args.code.is_none() => p,
-        _ => seat_code(args.code, table, color)?,
     };
     let hello = if args.voice {
         format!("{table} {color} {code} voice")
@@ -241,9 +247,9 @@ fn onlookers_seat(args: &Args) -> Result<Option<(kriegspiel_net::Broker, usize)>
     if file.place != kriegspiel_frontend::credentials::SeatPlace::Onlooker {
         return Ok(None);
     }
-    let Some(table) = args.table else {
+    let Some(table) = args.table.filter(|t| *t >= 1) else {
         return Err(usage(format!(
-            "{} is the onlookers' seat file: it follows one table; give --table N",
+            "{} is the onlookers' seat file: it follows one table; give --table N (tables are numbered from 1)",
             path.display()
         )));
     };

@@ -711,6 +711,44 @@ fn players_play_through_the_broker_with_their_seat_files_and_hear_only_their_own
     assert!(!payloads.contains("Illegal move."), "{payloads}");
 }
 
+/// The broker restarted as a service restarts it (SIGTERM: it says every client's last
+/// will, so the console hears that White's terminal vanished): White's terminal comes back
+/// with the broker and keeps its session, past the console's grace for a vanished one.
+/// His seat file started again takes the seat, and the first terminal is told why.
+#[test]
+fn a_player_keeps_his_seat_through_a_broker_restart_and_a_second_terminal_takes_it_plainly() {
+    use kriegspiel_tests::console::Terminal;
+    let (r, dir, mut m) = round_on_broker(ROUND_OF_PLAYERS);
+    let journal = dir.path().join("j.sqlite");
+    let _hall = hall(&r, &journal);
+    let white_file = r.seats.join("table-1-white.seat");
+    let mut white = Terminal::with_args(&["--seat-file", text(&white_file)]);
+    white.expect("Connected to table 1 as white");
+    m.stop();
+    std::thread::sleep(Duration::from_secs(2));
+    m.restart().unwrap();
+    white.expect("(the network is back)");
+    white.say("my men");
+    white.expect("Your men: king e1");
+    std::thread::sleep(Duration::from_secs(17));
+    white.say("my men");
+    white.expect("Your men: king e1");
+    assert!(
+        !white
+            .transcript
+            .iter()
+            .any(|l| l.contains("Lost the console")),
+        "{:?}",
+        white.transcript
+    );
+    let mut again = Terminal::with_args(&["--seat-file", text(&white_file)]);
+    again.expect("Connected to table 1 as white");
+    white.expect("error: this seat was taken by another terminal with the same seat file");
+    assert_eq!(white.exit().code(), Some(1));
+    again.say("my men");
+    again.expect("Your men: king e1");
+}
+
 #[test]
 fn a_seat_file_proves_its_seat_on_the_local_socket_too_and_nobody_elses() {
     use kriegspiel_tests::console::Terminal;
@@ -925,9 +963,13 @@ fn an_onlooker_follows_one_tables_announcements_from_its_console() {
     arbiter.subscribe(kriegspiel_net::round::SUMMARIES);
     let onlookers = r.seats.join("onlooker.seat");
     // An onlooker only listens, to one table.
-    let mut no_table = Terminal::with_args(&["--seat-file", text(&onlookers)]);
-    no_table.expect("give --table N");
-    assert_eq!(no_table.exit().code(), Some(2));
+    for table in [&[][..], &["--table", "0"][..]] {
+        let mut args = vec!["--seat-file", text(&onlookers)];
+        args.extend(table);
+        let mut no_table = Terminal::with_args(&args);
+        no_table.expect("give --table N (tables are numbered from 1)");
+        assert_eq!(no_table.exit().code(), Some(2));
+    }
     let mut as_player = Terminal::with_args(&[
         "--seat-file",
         text(&onlookers),

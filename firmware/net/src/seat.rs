@@ -43,8 +43,12 @@ pub enum ToConsole {
     Line { session: SessionId, text: String },
     /// Say again every line from `from` on: the terminal missed it.
     Resend { session: SessionId, from: u64 },
-    /// The session ends: he quit (or, as the terminal's last will, vanished).
+    /// The session ends: he quit.
     Bye { session: SessionId },
+    /// The terminal's last will: its connection to the broker broke (its machine, its
+    /// network, or the broker's own restart). It may come back: the console keeps the
+    /// session a while, and ends it if nothing more comes.
+    Vanished { session: SessionId },
 }
 
 /// A console to one player's terminal (the seat's `private` topic).
@@ -133,7 +137,8 @@ impl ToConsole {
         match self {
             ToConsole::Line { session, .. }
             | ToConsole::Resend { session, .. }
-            | ToConsole::Bye { session } => *session,
+            | ToConsole::Bye { session }
+            | ToConsole::Vanished { session } => *session,
         }
     }
 
@@ -142,6 +147,7 @@ impl ToConsole {
             ToConsole::Line { session, text } => format!("{session} line {text}"),
             ToConsole::Resend { session, from } => format!("{session} resend {from}"),
             ToConsole::Bye { session } => format!("{session} bye"),
+            ToConsole::Vanished { session } => format!("{session} vanished"),
         }
         .into_bytes()
     }
@@ -162,6 +168,7 @@ impl ToConsole {
                 from: number(Some(rest))?,
             }),
             "bye" if rest.is_empty() => Ok(ToConsole::Bye { session }),
+            "vanished" if rest.is_empty() => Ok(ToConsole::Vanished { session }),
             _ => Err(SeatWireError::Kind),
         }
     }
@@ -242,6 +249,7 @@ mod tests {
                 from: 17,
             },
             ToConsole::Bye { session: S },
+            ToConsole::Vanished { session: S },
         ];
         for m in to_console {
             assert_eq!(ToConsole::decode(&m.encode()), Ok(m.clone()), "{m:?}");

@@ -173,6 +173,16 @@ impl HeardLines {
         out
     }
 
+    /// What the terminal says when its connection is back: it is still here, and wants
+    /// what it has not heard (the console keeps a session whose terminal vanished only a
+    /// while, unless it speaks again).
+    pub fn back(&self) -> ToConsole {
+        ToConsole::Resend {
+            session: self.session,
+            from: self.next,
+        }
+    }
+
     /// Whether the session ended (its last line handed on, or the console forgot it).
     pub fn ended(&self) -> bool {
         self.ended

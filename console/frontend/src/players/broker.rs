@@ -31,6 +31,11 @@ use super::socket::Connection;
 pub const ALIVE_EVERY: Duration = Duration::from_secs(2);
 /// Messages waiting for one seat's worker: a flood beyond is dropped (his own lines only).
 const SEAT_QUEUE: usize = 256;
+/// How long a session whose terminal vanished (the broker's last will) is kept for it to
+/// come back: a broker restarted, a network cut, a laptop's Wi-Fi roaming. Its terminal
+/// says it lost the console after 15 s without a word, so longer would keep a seat held
+/// for nobody.
+const VANISHED_GRACE: Duration = Duration::from_secs(15);
 /// Requests waiting in the client: beyond, a line is not sent now, but kept and sent again
 /// when the terminal asks.
 const CLIENT_QUEUE: usize = 4096;
@@ -141,6 +146,7 @@ impl Router {
                     color,
                     topic: TableTopics::new(table).private.get(color).clone(),
                     current: None,
+                    vanished: None,
                 };
                 let spawned = std::thread::Builder::new()
                     .name(format!("seat-{table}-{color}"))
@@ -183,6 +189,8 @@ struct Seat {
     color: Color,
     topic: String,
     current: Option<Bridged>,
+    /// When the current session's terminal vanished, if it has not spoken since.
+    vanished: Option<Instant>,
 }
 
 impl Seat {
@@ -193,6 +201,16 @@ impl Seat {
                 Ok(m) => self.take(m),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if self
+                .vanished
+                .is_some_and(|at| at.elapsed() >= VANISHED_GRACE)
+            {
+                // Not back: the session ends as if he had quit.
+                self.vanished = None;
+                if let Some(b) = &self.current {
+                    let _ = b.stream.shutdown(std::net::Shutdown::Write);
+                }
             }
             if alive_at.elapsed() >= ALIVE_EVERY {
                 alive_at = Instant::now();
@@ -211,7 +229,13 @@ impl Seat {
     fn take(&mut self, m: ToConsole) {
         let session = m.session();
         let current = self.current.as_ref().filter(|b| b.session == session);
+        if current.is_some() {
+            // Whatever it says, its terminal is there (a vanishing is said once more below).
+            self.vanished = None;
+        }
         match (m, current) {
+            (ToConsole::Vanished { .. }, Some(_)) => self.vanished = Some(Instant::now()),
+            (ToConsole::Vanished { .. }, None) => {}
             (ToConsole::Line { text, .. }, Some(b)) => {
                 // His lines go to the channel as typed; it limits their rate. One that cannot
                 // be written now (the session is ending) is dropped.
@@ -243,7 +267,18 @@ impl Seat {
     /// A new session of this seat: the one before it ends (the same seat's holder started
     /// his program again), and a connection to the channel begins with his hello.
     fn open(&mut self, session: SessionId, hello_line: &str) {
+        self.vanished = None;
         if let Some(mut old) = self.current.take() {
+            if !old.ended.load(Ordering::Acquire) {
+                // Its terminal, if it is still there, is told why it ends.
+                let lang = lock(&self.shared.state)
+                    .tables
+                    .get(&self.table)
+                    .map_or(kriegspiel_referee::Lang::En, |t| t.lang);
+                let why =
+                    lock(&old.said).say(&super::words::say(lang, super::words::Said::Replaced));
+                self.publish(&why);
+            }
             let _ = old.stream.shutdown(std::net::Shutdown::Both);
             if let Some(r) = old.reader.take() {
                 let _ = r.join();

@@ -60,6 +60,9 @@ pub(super) fn say(lang: Lang, what: Said<'_>) -> String {
         (Said::Released, Lang::En) => "error: the arbiter has released your seat".to_owned(),
         (Said::Released, Lang::Fr) => "error: l'arbitre a libéré votre place".to_owned(),
         (Said::Released, Lang::Ru) => "error: арбитр освободил ваше место".to_owned(),
+        (Said::Replaced, Lang::En) => "error: this seat was taken by another terminal with the same seat file; this one is closed".to_owned(),
+        (Said::Replaced, Lang::Fr) => "error: un autre terminal a pris cette place avec le même fichier de place ; celui-ci est fermé".to_owned(),
+        (Said::Replaced, Lang::Ru) => "error: это место занял другой терминал с тем же файлом места; этот закрыт".to_owned(),
         (Said::Closed, Lang::En) => "The console has closed the table.".to_owned(),
         (Said::Closed, Lang::Fr) => "La console a fermé la table.".to_owned(),
         (Said::Closed, Lang::Ru) => "Консоль закрыла стол.".to_owned(),
@@ -83,6 +86,8 @@ pub(super) enum Said<'a> {
     Taken(TableNo, Color),
     NotReading,
     Released,
+    /// His seat file was used again by a new terminal, which took the seat.
+    Replaced,
     Closed,
     /// The last words meant for him, said again when he connects.
     Earlier(&'a str),

@@ -83,10 +83,11 @@ pub fn connect(seat: &Seat) -> Result<(UnixStream, UnixStream), String> {
     let id = format!("kriegspiel-seat-{}-{}-{session}", seat.table, seat.color);
     let mut options = seat.broker.options(&id).map_err(|e| e.to_string())?;
     options.set_clean_session(true);
-    // A terminal that vanishes (its machine off, its network gone) ends its session too.
+    // A terminal that vanishes (its machine off, its network gone, the broker restarted)
+    // has its session ended after a while, unless it comes back and says so.
     options.set_last_will(LastWill::new(
         input.clone(),
-        ToConsole::Bye { session }.encode(),
+        ToConsole::Vanished { session }.encode(),
         QoS::AtLeastOnce,
         false,
     ));
@@ -108,6 +109,7 @@ pub fn connect(seat: &Seat) -> Result<(UnixStream, UnixStream), String> {
         shared: shared.clone(),
         client: client.clone(),
         private,
+        input: input.clone(),
         subscribed: Some(subscribed_tx),
         said_down: false,
     };
@@ -169,6 +171,8 @@ struct Listener {
     shared: Arc<Mutex<Intake>>,
     client: Client,
     private: String,
+    /// The seat's input topic: where the terminal says it is back.
+    input: String,
     subscribed: Option<mpsc::SyncSender<Result<(), String>>>,
     said_down: bool,
 }
@@ -186,7 +190,14 @@ impl Listener {
                     }
                     if self.said_down {
                         self.said_down = false;
-                        lock(&self.shared).say("(the network is back)");
+                        let mut intake = lock(&self.shared);
+                        intake.say("(the network is back)");
+                        // The broker said we vanished: we are here, and want what we missed.
+                        let back = intake.heard.back().encode();
+                        drop(intake);
+                        let _ = self
+                            .client
+                            .try_publish(&self.input, QoS::AtLeastOnce, false, back);
                     }
                 }
                 Ok(Event::Incoming(Packet::Publish(p))) if p.topic == self.private => {
@@ -277,7 +288,7 @@ fn send_keys(keys: UnixStream, client: &Client, input: &str, session: SessionId)
         input,
         QoS::AtLeastOnce,
         false,
-        ToConsole::Bye { session }.encode(),
+        ToConsole::Vanished { session }.encode(),
     );
 }
 
