@@ -350,12 +350,13 @@ pub fn check_console_name(console: &str) -> Result<(), String> {
 }
 
 /// Where a seat file lets its holder in: one player's seat, one networked board, or the
-/// onlookers' seat (every table's public announcements).
+/// onlookers' seat (every table's public announcements; `tables`: how many the round has,
+/// so that an onlooker asking for another is told at once, not left waiting in silence).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeatPlace {
     Table { no: usize, color: Color },
     Board(u32),
-    Onlooker,
+    Onlooker { tables: usize },
 }
 
 /// A seat file: what a player's program or a board needs to join the round's broker.
@@ -393,6 +394,7 @@ struct SeatToml {
     color: Option<String>,
     board: Option<u32>,
     onlooker: Option<bool>,
+    tables: Option<usize>,
 }
 
 impl SeatFile {
@@ -401,7 +403,7 @@ impl SeatFile {
         let username = match place {
             SeatPlace::Table { no, color } => Principal::Seat { table: no, color },
             SeatPlace::Board(id) => Principal::Board(id),
-            SeatPlace::Onlooker => Principal::Onlooker,
+            SeatPlace::Onlooker { .. } => Principal::Onlooker,
         }
         .to_string();
         SeatFile {
@@ -419,7 +421,7 @@ impl SeatFile {
         let place = match self.place {
             SeatPlace::Table { no, color } => format!("table = {no}\ncolor = \"{color}\"\n"),
             SeatPlace::Board(id) => format!("board = {id}\n"),
-            SeatPlace::Onlooker => "onlooker = true\n".to_owned(),
+            SeatPlace::Onlooker { tables } => format!("onlooker = true\ntables = {tables}\n"),
         };
         format!(
             "# {header}\nround = \"{}\"\nbroker = \"{}\"\nusername = \"{}\"\npassword = \"{}\"\n{place}",
@@ -436,7 +438,20 @@ impl SeatFile {
             )
         })?;
         let place = match (t.table, t.color.as_deref(), t.board) {
-            (None, None, None) if t.onlooker == Some(true) => SeatPlace::Onlooker,
+            (None, None, None) if t.onlooker == Some(true) => match t.tables {
+                Some(tables) if tables >= 1 => SeatPlace::Onlooker { tables },
+                _ => {
+                    return Err(format!(
+                        "{name}: an onlookers' seat file says how many tables the round has \
+                         (tables = 8); make it again with kriegspiel seats"
+                    ))
+                }
+            },
+            _ if t.tables.is_some() => {
+                return Err(format!(
+                    "{name}: tables = N belongs to the onlookers' seat file (onlooker = true)"
+                ))
+            }
             _ if t.onlooker.is_some() => {
                 return Err(format!(
                     "{name}: onlooker = true stands alone: an onlookers' seat file names no table, colour or board"

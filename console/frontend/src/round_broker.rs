@@ -226,8 +226,9 @@ impl Listener {
                     if !said_down {
                         said_down = true;
                         eprintln!(
-                            "{}: the round's broker: {e}; its windows show this console as down until it answers again",
-                            self.program
+                            "{}: the round's broker: {}; its windows show this console as down until it answers again",
+                            self.program,
+                            kriegspiel_net::Plainly(&e)
                         );
                     }
                     std::thread::sleep(Duration::from_secs(1));

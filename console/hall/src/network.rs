@@ -246,14 +246,9 @@ async fn route(mut eventloop: EventLoop, mut r: Router) {
             Err(ConnectionError::ConnectionRefused(
                 code @ (ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized),
             )) => {
-                let why = if code == ConnectReturnCode::NotAuthorized {
-                    "not authorised (a wrong user name or password, or a seat file of another round)"
-                } else {
-                    "wrong user name or password"
-                };
                 r.notice(BrokerNotice::Refused {
                     url: r.url.clone(),
-                    why: why.to_owned(),
+                    why: kriegspiel_net::refusal(code).to_owned(),
                 });
                 return;
             }
@@ -262,7 +257,7 @@ async fn route(mut eventloop: EventLoop, mut r: Router) {
                     said_down = true;
                     r.notice(BrokerNotice::Down {
                         url: r.url.clone(),
-                        why: error.to_string(),
+                        why: kriegspiel_net::Plainly(&error).to_string(),
                         was_up: !down,
                     });
                 }

@@ -244,12 +244,16 @@ fn onlookers_seat(args: &Args) -> Result<Option<(kriegspiel_net::Broker, usize)>
         return Ok(None);
     };
     let file = kriegspiel_frontend::credentials::SeatFile::read(path).map_err(usage)?;
-    if file.place != kriegspiel_frontend::credentials::SeatPlace::Onlooker {
+    let kriegspiel_frontend::credentials::SeatPlace::Onlooker { tables } = file.place else {
         return Ok(None);
-    }
-    let Some(table) = args.table.filter(|t| *t >= 1) else {
+    };
+    let Some(table) = args.table.filter(|t| (1..=tables).contains(t)) else {
+        let asked = match args.table {
+            Some(t) => format!("there is no table {t} in this round"),
+            None => "it follows one table".to_owned(),
+        };
         return Err(usage(format!(
-            "{} is the onlookers' seat file: it follows one table; give --table N (tables are numbered from 1)",
+            "{} is the onlookers' seat file: {asked}; give --table N, 1 to {tables}",
             path.display()
         )));
     };

@@ -118,7 +118,13 @@ fn seats(members: &RoundMembers, url: &str, secret: &RoundSecret) -> Vec<Seat> {
             "Kriegspiel onlookers: round {id}, every table's public announcements, nothing \
              private. kriegspiel player --seat-file onlooker.seat --table N"
         ),
-        file: SeatFile::new(secret, url, SeatPlace::Onlooker),
+        file: SeatFile::new(
+            secret,
+            url,
+            SeatPlace::Onlooker {
+                tables: members.tables.iter().map(|t| t.no).max().unwrap_or(0),
+            },
+        ),
     });
     all
 }

@@ -529,7 +529,7 @@ fn seat_files_are_private_and_say_whose_they_are() {
     assert!(
         onlooker.starts_with("# Kriegspiel onlookers: round ")
             && onlooker.contains("\nusername = \"onlooker\"\n")
-            && onlooker.ends_with("\nonlooker = true\n"),
+            && onlooker.ends_with("\nonlooker = true\ntables = 2\n"),
         "{onlooker}"
     );
     let svg = std::fs::read_to_string(r.seats.join("board-9.svg")).unwrap();
@@ -963,11 +963,22 @@ fn an_onlooker_follows_one_tables_announcements_from_its_console() {
     arbiter.subscribe(kriegspiel_net::round::SUMMARIES);
     let onlookers = r.seats.join("onlooker.seat");
     // An onlooker only listens, to one table.
-    for table in [&[][..], &["--table", "0"][..]] {
+    for (table, said) in [
+        (&[][..], "it follows one table; give --table N, 1 to 2"),
+        (
+            &["--table", "0"][..],
+            "there is no table 0 in this round; give --table N, 1 to 2",
+        ),
+        // Not left waiting in silence for a table the round has not.
+        (
+            &["--table", "3"][..],
+            "there is no table 3 in this round; give --table N, 1 to 2",
+        ),
+    ] {
         let mut args = vec!["--seat-file", text(&onlookers)];
         args.extend(table);
         let mut no_table = Terminal::with_args(&args);
-        no_table.expect("give --table N (tables are numbered from 1)");
+        no_table.expect(said);
         assert_eq!(no_table.exit().code(), Some(2));
     }
     let mut as_player = Terminal::with_args(&[

@@ -13,6 +13,7 @@ mod broker;
 mod envelope;
 mod order;
 mod outbox;
+mod plainly;
 pub mod seat;
 mod seat_lines;
 mod topics;
@@ -25,6 +26,7 @@ pub use broker::{
 pub use envelope::{Ack, Envelope, EnvelopeError, MAX_ENVELOPE};
 pub use order::{Arrived, InOrder};
 pub use outbox::{Outbox, OutboxFull};
+pub use plainly::{refusal, Plainly};
 pub use seat::{SeatWireError, SessionId, ToConsole, ToSeat, MAX_LINE};
 pub use seat_lines::{Heard, HeardLines, SaidLines, ASK_EVERY_MS, HELD_LINES, KEPT_LINES};
 pub use topics::{round, BoardTopics, Principal, Status, TableTopics, TopicKind};

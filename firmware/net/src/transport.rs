@@ -338,14 +338,7 @@ impl Listener {
                 }
                 Ok(_) => {}
                 Err(ConnectionError::ConnectionRefused(code)) => {
-                    let why = match code {
-                        ConnectReturnCode::BadUserNamePassword => "wrong user name or password",
-                        // mosquitto answers a wrong password so too.
-                        ConnectReturnCode::NotAuthorized => {
-                            "not authorised (a wrong user name or password, or a seat file of another round)"
-                        }
-                        _ => "refused",
-                    };
+                    let why = crate::refusal(code);
                     if matches!(
                         code,
                         ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized
@@ -359,7 +352,7 @@ impl Listener {
                     self.down(&mut said_down, why);
                 }
                 Err(ConnectionError::RequestsDone) => return,
-                Err(e) => self.down(&mut said_down, &e.to_string()),
+                Err(e) => self.down(&mut said_down, &crate::Plainly(&e).to_string()),
             }
             if lock(&self.shared).fatal.is_some() {
                 return;

@@ -249,10 +249,27 @@ fn a_seat_file_reads_back_and_keeps_its_password_out_of_debug() {
     assert!(e.starts_with("x.seat: table and color, or board"), "{e}");
     let e = SeatFile::parse("round = 1", "x.seat").unwrap_err();
     assert!(e.starts_with("x.seat: not a seat file"), "{e}");
-    let onlooker = SeatFile::new(&secret, "mqtt://10.0.0.2:1883", SeatPlace::Onlooker);
+    let onlooker = SeatFile::new(
+        &secret,
+        "mqtt://10.0.0.2:1883",
+        SeatPlace::Onlooker { tables: 8 },
+    );
     assert_eq!(onlooker.username, "onlooker");
-    assert!(onlooker.text("o").ends_with("\nonlooker = true\n"));
+    assert!(onlooker
+        .text("o")
+        .ends_with("\nonlooker = true\ntables = 8\n"));
     assert_eq!(SeatFile::parse(&onlooker.text("o"), "o").unwrap(), onlooker);
+    // Without the round's number of tables an onlooker could wait for a table that is not.
+    let e = SeatFile::parse(&onlooker.text("o").replace("tables = 8\n", ""), "o.seat").unwrap_err();
+    assert!(
+        e.starts_with("o.seat: an onlookers' seat file says how many tables"),
+        "{e}"
+    );
+    let e = SeatFile::parse(&format!("{text}tables = 3\n"), "x.seat").unwrap_err();
+    assert!(
+        e.starts_with("x.seat: tables = N belongs to the onlookers'"),
+        "{e}"
+    );
     // An onlookers' file names no seat: one that does is refused, not taken as either.
     let e = SeatFile::parse(&format!("{text}onlooker = true\n"), "x.seat").unwrap_err();
     assert!(e.starts_with("x.seat: onlooker = true stands alone"), "{e}");

@@ -105,7 +105,7 @@ impl Router {
                             ) => {
                                 "the broker refused this console's user name or password".to_owned()
                             }
-                            other => other.to_string(),
+                            other => kriegspiel_net::Plainly(&other).to_string(),
                         };
                         eprintln!(
                             "{program}: players' seats on the broker: {why}; trying again every second"

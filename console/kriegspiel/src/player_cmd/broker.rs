@@ -214,14 +214,17 @@ impl Listener {
                         ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized => {
                             "the broker refused this seat file (a seat file of another round, or the round's broker files were made again)"
                         }
-                        _ => "the broker refused the connection",
+                        other => &format!("the broker refused: {}", kriegspiel_net::refusal(other)),
                     };
                     self.fail(why);
                     return;
                 }
                 Err(e) => {
                     if let Some(tx) = self.subscribed.take() {
-                        let _ = tx.send(Err(format!("cannot reach the broker: {e}")));
+                        let _ = tx.send(Err(format!(
+                            "cannot reach the broker: {}",
+                            kriegspiel_net::Plainly(&e)
+                        )));
                         return;
                     }
                     if !self.said_down {

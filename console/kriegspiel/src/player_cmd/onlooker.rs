@@ -8,7 +8,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use kriegspiel_net::{Broker, TableTopics, MAX_LINE};
+use kriegspiel_net::{Broker, Plainly, TableTopics, MAX_LINE};
 use rumqttc::{Client, ConnectReturnCode, ConnectionError, Event, Packet, QoS};
 
 use super::PROGRAM;
@@ -76,14 +76,16 @@ pub fn follow(broker: &Broker, table: usize) -> ExitCode {
                     return fail(
                         1,
                         &format!(
-                            "the broker at {} does not answer ({e}); is it running, and is this the room's network?",
-                            broker.url
+                            "the broker at {} does not answer ({}); is it running, and is this the room's network?",
+                            broker.url,
+                            Plainly(&e)
                         ),
                     );
                 }
                 if following
                     && !std::mem::replace(&mut said_down, true)
-                    && writeln!(out, "(the network is gone: {e}; trying again)").is_err()
+                    && writeln!(out, "(the network is gone: {}; trying again)", Plainly(&e))
+                        .is_err()
                 {
                     return ExitCode::SUCCESS;
                 }
