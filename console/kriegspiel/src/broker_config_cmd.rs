@@ -317,6 +317,9 @@ fn configuration(dir: &str, round_id: &str, round: &Path, port: u16, tls: bool) 
          max_packet_size {MAX_PACKET}\n\
          set_tcp_nodelay true\n\
          \n\
+         # Its log in a file: saving to disk each second is a line each second.\n\
+         log_dest file {dir}/mosquitto.log\n\
+         \n\
          # Only the round's users, each to its own topics.\n\
          allow_anonymous false\n\
          password_file {dir}/passwd\n\
@@ -359,6 +362,10 @@ fn report(
     let _ = writeln!(text, "  sudo systemctl stop mosquitto");
     let _ = writeln!(text, "  sudo chown -R mosquitto: {d}");
     let _ = writeln!(text, "  sudo mosquitto -c {d}/mosquitto.conf");
+    let _ = writeln!(
+        text,
+        "It says nothing on the terminal while it runs; its log is {d}/mosquitto.log (tail -f it to watch)."
+    );
     if let Some(blocked) = closed_ancestor(dir) {
         let _ = writeln!(
             text,

@@ -421,6 +421,7 @@ fn the_written_configuration_starts_mosquitto_with_tls_and_keeps_messages() {
     let said = r.configure(&["--tls", "--host", "localhost"]);
     assert!(said.contains("sudo chown -R mosquitto:"), "{said}");
     assert!(said.contains("/mosquitto.conf"), "{said}");
+    assert!(said.contains("its log is "), "{said}");
     for (name, m) in [
         ("passwd", 0o600),
         ("ca.key", 0o600),
@@ -440,6 +441,7 @@ fn the_written_configuration_starts_mosquitto_with_tls_and_keeps_messages() {
         "listener 8883",
         "require_certificate false",
         "max_packet_size 65536",
+        &format!("log_dest file {}/mosquitto.log", r.broker.display()),
     ] {
         assert!(conf.lines().any(|l| l == line), "{line}: {conf}");
     }
