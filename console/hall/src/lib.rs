@@ -36,6 +36,9 @@ pub use network::NetworkSpec;
 pub use service::{follower, start, Hall, Subscriber};
 pub use setup::{SetupError, TableSetup};
 pub use spec::{BoardSource, Resume, TableNo, TableSpec, TimeMode};
-pub use summary::{Both, RoundNews, SummaryClocks, SummaryError, TableSummary, MAX_SUMMARY};
+pub use summary::{
+    Both, RecentLine, RoundNews, SummaryClocks, SummaryError, TableSummary, MAX_SUMMARY,
+    RECENT_LINES,
+};
 /// The channel the hall's events come on (its receivers are part of this API).
 pub use tokio::sync::broadcast;

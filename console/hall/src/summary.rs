@@ -13,8 +13,23 @@ use crate::event::{HallEvent, SeatChange};
 use crate::setup::TableSetup;
 use crate::spec::TableNo;
 
-/// The longest summary a window takes (a table's set-up, a position, a sentence).
+/// The longest summary a window takes (a table's set-up, a position, the recent lines).
 pub const MAX_SUMMARY: usize = 16 * 1024;
+/// Lines of the table's log a summary keeps, and the length of each (in characters).
+pub const RECENT_LINES: usize = 12;
+const RECENT_CHARS: usize = 240;
+
+/// A line of the table's log as the arbiter sees it (private words included: the broker
+/// lets no player read a summary).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecentLine {
+    /// The table's clock when it was said.
+    pub at: Millis,
+    /// Who heard it: `"both"`, `"white"`, `"black"`, or none for the arbiter alone.
+    #[serde(with = "hearer_name", default, skip_serializing_if = "Option::is_none")]
+    pub heard: Option<Hearer>,
+    pub text: String,
+}
 
 /// White's and Black's, in JSON as `{"white":..,"black":..}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +62,32 @@ pub struct SummaryClocks {
     /// The side whose clock runs, if one does.
     #[serde(with = "color_name")]
     pub running: Option<Color>,
+}
+
+/// Who heard a line, by name (`"both"`, `"white"`, `"black"`).
+mod hearer_name {
+    use kriegspiel_table::render::Hearer;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(h: &Option<Hearer>, s: S) -> Result<S::Ok, S::Error> {
+        match h {
+            Some(Hearer::Both) => s.serialize_some("both"),
+            Some(Hearer::Player(c)) => s.serialize_some(&c.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Hearer>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|name| match name.as_str() {
+                "both" => Ok(Hearer::Both),
+                other => other
+                    .parse()
+                    .map(Hearer::Player)
+                    .map_err(serde::de::Error::custom),
+            })
+            .transpose()
+    }
 }
 
 /// A colour as its name (`"white"`), as everywhere in the console's JSON.
@@ -94,6 +135,9 @@ pub struct TableSummary {
     pub last_public: Option<String>,
     /// The table stopped (its journal failed).
     pub failed: Option<String>,
+    /// The last lines of its log, oldest first.
+    #[serde(default)]
+    pub recent: std::collections::VecDeque<RecentLine>,
 }
 
 /// Why bytes on a summary topic are not a summary.
@@ -138,6 +182,7 @@ impl TableSummary {
             seated: Both::default(),
             last_public: None,
             failed: None,
+            recent: std::collections::VecDeque::new(),
         }
     }
 
@@ -168,9 +213,22 @@ impl TableSummary {
                     self.result = r.map(|r| r.pgn().to_owned());
                 }
             }
-            HallEvent::Output { table, output, .. } if *table == self.table => {
+            HallEvent::Output {
+                table, at, output, ..
+            } if *table == self.table => {
                 let text = render::text(wording, lang, output).unwrap_or_default();
-                if render::hearer(output) == Some(Hearer::Both) && !text.is_empty() {
+                let heard = render::hearer(output);
+                if let Some(line) = render::log_line(wording, lang, output) {
+                    if self.recent.len() == RECENT_LINES {
+                        self.recent.pop_front();
+                    }
+                    self.recent.push_back(RecentLine {
+                        at: *at,
+                        heard,
+                        text: line.chars().take(RECENT_CHARS).collect(),
+                    });
+                }
+                if heard == Some(Hearer::Both) && !text.is_empty() {
                     self.last_public = Some(text);
                 }
             }
@@ -230,4 +288,88 @@ pub enum RoundNews {
         name: String,
         status: kriegspiel_net::Status,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use kriegspiel_referee::shakmaty::Square;
+    use kriegspiel_referee::{GameConfig, Lang, Options, Referee, RuleSet, Try, Wording};
+    use kriegspiel_table::{Output, PublicMessage};
+
+    use super::*;
+
+    fn tried(r: &mut Referee, from: Square, to: Square) -> HallEvent {
+        let t = Try {
+            from,
+            to,
+            promotion: None,
+        };
+        let verdict = r.try_move(t).unwrap();
+        HallEvent::Output {
+            table: 3,
+            at: 1_000,
+            output: Output::Verdict {
+                color: Color::White,
+                tried: t,
+                verdict,
+            },
+        }
+    }
+
+    #[test]
+    fn a_summary_keeps_the_tables_last_lines_for_the_arbiter_and_no_more() {
+        // Under wild 16 a refusal is the mover's alone.
+        let wording = Wording::new(RuleSet::Wild16, Options::default(), Lang::En);
+        let mut r = Referee::new(&GameConfig {
+            rules: RuleSet::Wild16,
+            options: Options::default(),
+            fen: None,
+        })
+        .unwrap();
+        let mut s = TableSummary::new(3, "Board 3", "east", None);
+        // White's refused try is White's alone; the arbiter's window sees it, and the move.
+        assert!(s.take(&tried(&mut r, Square::E2, Square::E5), &wording, Lang::En));
+        let first = s.recent.back().unwrap().clone();
+        assert_eq!(first.heard, Some(Hearer::Player(Color::White)), "{first:?}");
+        assert!(first.text.starts_with("White tries e2e5: "), "{first:?}");
+        assert_eq!(s.last_public, None);
+        let paused = HallEvent::Output {
+            table: 3,
+            at: 2_000,
+            output: Output::Public {
+                message: PublicMessage::Paused,
+            },
+        };
+        // Another table's words are not this one's.
+        let elsewhere = match paused.clone() {
+            HallEvent::Output { at, output, .. } => HallEvent::Output {
+                table: 4,
+                at,
+                output,
+            },
+            _ => unreachable!(),
+        };
+        assert!(!s.take(&elsewhere, &wording, Lang::En));
+        for _ in 0..RECENT_LINES + 5 {
+            s.take(&paused, &wording, Lang::En);
+        }
+        assert_eq!(s.recent.len(), RECENT_LINES);
+        assert!(s.recent.iter().all(|l| l.heard == Some(Hearer::Both)));
+        // Through the broker and back, whole; a summary of an older console, without
+        // lines, still reads.
+        let back = TableSummary::decode(&s.encode()).unwrap();
+        assert_eq!(back, s);
+        assert!(String::from_utf8(s.encode())
+            .unwrap()
+            .contains(r#""heard":"both""#));
+        let mut json: serde_json::Value = serde_json::from_slice(&s.encode()).unwrap();
+        json.as_object_mut().unwrap().remove("recent");
+        let older = TableSummary::decode(json.to_string().as_bytes()).unwrap();
+        assert!(older.recent.is_empty());
+        // A full summary stays well inside what a window takes.
+        s.recent
+            .iter_mut()
+            .for_each(|l| l.text = "x".repeat(RECENT_CHARS));
+        assert!(s.encode().len() < MAX_SUMMARY / 2);
+    }
 }

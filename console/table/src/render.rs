@@ -99,6 +99,23 @@ pub fn text(w: &Wording, lang: Lang, o: &Output) -> Option<String> {
     })
 }
 
+/// An output as a line of the arbiter's log: its words, a try with who tried which move
+/// (the arbiter sees the moves, no player does); `None` for what has no words.
+pub fn log_line(w: &Wording, lang: Lang, o: &Output) -> Option<String> {
+    let words = text(w, lang, o)?;
+    let line = match o {
+        Output::Verdict { color, tried, .. } => format!(
+            "{} tries {}: {words}",
+            Wording::color_name(Lang::En, *color),
+            tried.to_uci()
+        ),
+        // Said again at the arbiter's request.
+        Output::Repeated { .. } => format!("Repeated: {words}"),
+        _ => words,
+    };
+    (!line.trim().is_empty()).then_some(line)
+}
+
 /// Who may hear an output: the one answer to "who hears this" for every front end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Hearer {

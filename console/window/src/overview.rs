@@ -306,6 +306,18 @@ fn remote_card(ui: &mut Ui, s: &Store, r: &RemoteTable, now: Instant, out: &mut 
                     ))
                     .italics(),
                 );
+                if !sm.recent.is_empty() {
+                    egui::CollapsingHeader::new(format!(
+                        "Recent announcements ({})",
+                        sm.recent.len()
+                    ))
+                    .id_salt(("remote-recent", sm.table))
+                    .show(ui, |ui| {
+                        for line in &sm.recent {
+                            crate::table_panel::log_row(ui, line.at, line.heard, &line.text);
+                        }
+                    });
+                }
                 let seat = |c: Color| if *sm.seated.get(c) { "✓" } else { "–" };
                 ui.label(format!(
                     "Seats: White {}, Black {}",

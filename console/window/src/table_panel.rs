@@ -11,6 +11,7 @@ use egui::{Color32, RichText, Ui};
 use kriegspiel_referee::shakmaty::{Board, Color, Position};
 use kriegspiel_table::clock::hms;
 use kriegspiel_table::render::Hearer;
+use kriegspiel_table::Millis;
 
 use crate::actions::Actions;
 use crate::app::Intent;
@@ -130,17 +131,17 @@ fn log(ui: &mut Ui, t: &TableState) {
         .stick_to_bottom(true)
         .show(ui, |ui| {
             for row in &t.log {
-                ui.label(
-                    RichText::new(format!(
-                        "{}  [{}]  {}",
-                        hms(row.at),
-                        heard_label(row.heard),
-                        row.text
-                    ))
-                    .color(heard_color(row.heard)),
-                );
+                log_row(ui, row.at, row.heard, &row.text);
             }
         });
+}
+
+/// One line of a table's log: when, who heard it, what was said, coloured by who heard it.
+pub(crate) fn log_row(ui: &mut Ui, at: Millis, heard: Option<Hearer>, text: &str) {
+    ui.label(
+        RichText::new(format!("{}  [{}]  {text}", hms(at), heard_label(heard)))
+            .color(heard_color(heard)),
+    );
 }
 
 /// The side panel of table `t` (`sync_after`: a board out of sync this long is an alert;

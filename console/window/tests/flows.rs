@@ -12,7 +12,9 @@ use kriegspiel_games::Timing;
 use kriegspiel_hall::{
     BoardSource, HallCommand, HallHandle, Journal, TableSetup, TableSpec, TimeMode,
 };
+use kriegspiel_referee::shakmaty::Color;
 use kriegspiel_referee::{Lang, RuleSet};
+use kriegspiel_table::render::Hearer;
 use kriegspiel_table::{ArbiterAction, Input};
 use kriegspiel_window::{
     app::lock, spawn_reader, store_for, ArbiterApp, SharedStore, WindowOptions,
@@ -203,6 +205,21 @@ fn another_consoles_table_shows_its_position_on_its_card() {
     let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
     let mut east = kriegspiel_hall::TableSummary::new(2, "East's", "east", None);
     east.fen = Some(fen.to_owned());
+    // The last lines of its log, private ones included: the arbiter sees them all.
+    for (at, heard, text) in [
+        (
+            61_000,
+            Some(Hearer::Player(Color::White)),
+            "White tries e2e5: Nonsense.",
+        ),
+        (62_000, Some(Hearer::Both), "White has moved."),
+    ] {
+        east.recent.push_back(kriegspiel_hall::RecentLine {
+            at,
+            heard,
+            text: text.to_owned(),
+        });
+    }
     let mut west = kriegspiel_hall::TableSummary::new(3, "West's", "west", None);
     west.fen = Some("not a position".to_owned());
     for s in [east, west] {
@@ -220,6 +237,15 @@ fn another_consoles_table_shows_its_position_on_its_card() {
     ));
     assert!(!has_label(&h, "Official position of table 3"));
     assert!(has_label(&h, "Position: not readable"));
+    // Folded until the arbiter opens them.
+    assert!(!has_label(&h, "White tries e2e5"));
+    h.get_by_label("Recent announcements (2)").click();
+    h.step();
+    h.step();
+    wait(&mut h, "the remote table's recent lines", |h| {
+        has_label(h, "0:01:01  [White only]  White tries e2e5: Nonsense.")
+            && has_label(h, "0:01:02  [both]  White has moved.")
+    });
     drop(hall);
 }
 

@@ -24,12 +24,6 @@ pub(super) fn output_in(t: &mut TableState, at: Millis, o: &Output) {
     // What both players heard is the card's "Last:" line.
     let public = heard == Some(Hearer::Both) && !text.is_empty();
     match o {
-        Output::Started { .. } | Output::Reply { .. } => {
-            if public {
-                t.last_public = Some(text.clone());
-            }
-            t.log(at, heard, text);
-        }
         Output::Verdict {
             color,
             tried,
@@ -52,27 +46,19 @@ pub(super) fn output_in(t: &mut TableState, at: Millis, o: &Output) {
                 t.draw_offer = None;
                 t.refused = None;
             }
-            if public {
-                t.last_public = Some(text.clone());
-            }
-            let who = color_name(*color);
-            t.log(at, heard, format!("{who} tries {}: {text}", tried.to_uci()));
         }
-        Output::Private { .. } | Output::Arbiter { .. } => t.log(at, heard, text),
-        Output::Public { message } => {
-            public_in(t, message);
-            t.last_public = Some(text.clone());
-            t.log(at, heard, text);
-        }
-        Output::Note { note } => {
-            if let ArbiterNote::Refused { .. } = note {
-                t.refused = Some(text.clone());
-            }
-            t.log(at, heard, text);
-        }
-        Output::Clock { .. } => {}
+        Output::Public { message } => public_in(t, message),
+        Output::Note {
+            note: ArbiterNote::Refused { .. },
+        } => t.refused = Some(text.clone()),
         // Said again at the arbiter's request: logged, but no new try, move or result.
-        Output::Repeated { .. } => t.log(at, heard, format!("Repeated: {text}")),
+        _ => {}
+    }
+    if public && !matches!(o, Output::Repeated { .. }) {
+        t.last_public = Some(text);
+    }
+    if let Some(line) = render::log_line(&t.wording, t.lang, o) {
+        t.log(at, heard, line);
     }
 }
 
