@@ -15,6 +15,7 @@ use std::process::ExitCode;
 use bounded_lines::LineReader;
 use kriegspiel_referee::shakmaty::Color;
 
+use kriegspiel_frontend::credentials::{SeatFile, SeatPlace};
 use kriegspiel_frontend::journal_path;
 use kriegspiel_frontend::players::{default_socket, CLOSED};
 
@@ -114,10 +115,19 @@ pub fn run(args: Args) -> ExitCode {
 
 /// Connects, takes the seat and plays; `Err`: the terminal could not start (said why).
 fn play(args: Args) -> Result<ExitCode, ExitCode> {
-    if let Some(onlookers) = onlookers_seat(&args)? {
+    let file = match &args.seat_file {
+        Some(path) => Some(
+            kriegspiel_frontend::credentials::SeatFile::read(path).map_err(|e| {
+                eprintln!("{PROGRAM}: {e}");
+                ExitCode::from(2)
+            })?,
+        ),
+        None => None,
+    };
+    if let Some(onlookers) = onlookers_seat(&args, file.as_ref())? {
         return Ok(onlooker::follow(&onlookers.0, onlookers.1));
     }
-    let place = Place::of(&args)?;
+    let place = Place::of(&args, file)?;
     let (table, color) = (place.table, place.color);
     // The recogniser first: a missing model is said before anything is connected.
     let recognizer = args.voice.then(recognizer).transpose()?;
@@ -179,14 +189,14 @@ enum Via {
 }
 
 impl Place {
-    /// From the command line: a seat file's seat (on its broker, or on `--socket`), or
-    /// `--table` and `--color` on the socket.
-    fn of(args: &Args) -> Result<Place, ExitCode> {
+    /// From the command line: the seat file's seat (`file`, read from `--seat-file`; on
+    /// its broker, or on `--socket`), or `--table` and `--color` on the socket.
+    fn of(args: &Args, file: Option<SeatFile>) -> Result<Place, ExitCode> {
         let usage = |e: String| {
             eprintln!("{PROGRAM}: {e}");
             ExitCode::from(2)
         };
-        let Some(path) = &args.seat_file else {
+        let (Some(path), Some(file)) = (&args.seat_file, file) else {
             let Some(color) = &args.color else {
                 return Err(usage(
                     "give --color (white or black), or --seat-file".to_owned(),
@@ -199,7 +209,6 @@ impl Place {
                 password: None,
             });
         };
-        let file = kriegspiel_frontend::credentials::SeatFile::read(path).map_err(usage)?;
         let seat = broker::seat(&file, args.broker.clone(), args.ca_file.clone()).map_err(usage)?;
         // What the command line says must agree with the file: a player holding another
         // seat's file is told so, not seated elsewhere.
@@ -235,16 +244,18 @@ impl Place {
 }
 
 /// The onlookers' broker and the table to follow, when the seat file is the onlookers'.
-fn onlookers_seat(args: &Args) -> Result<Option<(kriegspiel_net::Broker, usize)>, ExitCode> {
+fn onlookers_seat(
+    args: &Args,
+    file: Option<&SeatFile>,
+) -> Result<Option<(kriegspiel_net::Broker, usize)>, ExitCode> {
     let usage = |e: String| {
         eprintln!("{PROGRAM}: {e}");
         ExitCode::from(2)
     };
-    let Some(path) = &args.seat_file else {
+    let (Some(path), Some(file)) = (&args.seat_file, file) else {
         return Ok(None);
     };
-    let file = kriegspiel_frontend::credentials::SeatFile::read(path).map_err(usage)?;
-    let kriegspiel_frontend::credentials::SeatPlace::Onlooker { tables } = file.place else {
+    let SeatPlace::Onlooker { tables } = file.place else {
         return Ok(None);
     };
     let Some(table) = args.table.filter(|t| (1..=tables).contains(t)) else {
@@ -270,7 +281,7 @@ fn onlookers_seat(args: &Args) -> Result<Option<(kriegspiel_net::Broker, usize)>
         )));
     }
     let broker =
-        broker::broker_of(&file, args.broker.clone(), args.ca_file.clone()).map_err(usage)?;
+        broker::broker_of(file, args.broker.clone(), args.ca_file.clone()).map_err(usage)?;
     Ok(Some((broker, table)))
 }
 
