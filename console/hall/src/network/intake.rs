@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kriegspiel_boardlink::{NetInput, NetKey};
 use kriegspiel_net::{Ack, BoardTopics, Envelope, InOrder};
@@ -24,6 +24,10 @@ const BATCH: usize = 512;
 const PAGE: usize = 256;
 /// A board's stored frames are compacted every this many (about 10 minutes of a board).
 const COMPACT_EVERY: u64 = 4096;
+/// A board's acknowledgement goes at most this often: one covers every frame stored
+/// before it, and one a frame (seven a second a board) doubled the broker's traffic. Well
+/// inside the board's re-send timeout (1 s), so nothing is sent twice for waiting on it.
+const ACK_EVERY: Duration = Duration::from_millis(250);
 
 /// What the router hands the intake.
 #[derive(Debug)]
@@ -61,6 +65,8 @@ struct BoardIn {
     /// What the journal must keep of the board's epoch.
     kept: Kept,
     acked: Option<Ack>,
+    /// When the last acknowledgement went.
+    acked_at: Option<Instant>,
 }
 
 /// The stored frames of a board's epoch not yet read back: an evening's epoch is 100,000
@@ -196,6 +202,7 @@ impl State {
                 self.console = console;
                 for b in self.boards.values_mut() {
                     b.acked = None;
+                    b.acked_at = None;
                 }
             }
             Intake::Frame { board, envelope } => {
@@ -263,6 +270,7 @@ impl State {
                 replay,
                 kept: Kept::default(),
                 acked: None,
+                acked_at: None,
             },
         );
     }
@@ -329,6 +337,7 @@ impl State {
 
     /// Hands each link what is stored for it, and acknowledges what is stored.
     fn deliver(&mut self) {
+        let now = Instant::now();
         let mut gone = Vec::new();
         let mut unread = None;
         for (board, b) in &mut self.boards {
@@ -358,7 +367,10 @@ impl State {
                 }
             }
             let ack = b.order.ack();
-            if ack.is_some() && ack != b.acked && !self.journal_failed {
+            let due = b
+                .acked_at
+                .is_none_or(|at| now.saturating_duration_since(at) >= ACK_EVERY);
+            if ack.is_some() && ack != b.acked && due && !self.journal_failed {
                 if let Some(ack) = ack {
                     let sent = self.client.try_publish(
                         BoardTopics::new(*board).ack,
@@ -368,6 +380,7 @@ impl State {
                     );
                     if sent.is_ok() {
                         b.acked = Some(ack);
+                        b.acked_at = Some(now);
                     }
                 }
             }
