@@ -18,6 +18,9 @@ pub const MAX_SUMMARY: usize = 16 * 1024;
 /// Lines of the table's log a summary keeps, and the length of each (in characters).
 pub const RECENT_LINES: usize = 12;
 const RECENT_CHARS: usize = 240;
+/// The lines' bytes in all: whatever their script, a summary stays well inside
+/// [`MAX_SUMMARY`], or every window would drop it.
+const RECENT_BYTES: usize = 6 * 1024;
 
 /// A line of the table's log as the arbiter sees it (private words included: the broker
 /// lets no player read a summary).
@@ -227,6 +230,9 @@ impl TableSummary {
                         heard,
                         text: line.chars().take(RECENT_CHARS).collect(),
                     });
+                    while self.recent.iter().map(|l| l.text.len()).sum::<usize>() > RECENT_BYTES {
+                        self.recent.pop_front();
+                    }
                 }
                 if heard == Some(Hearer::Both) && !text.is_empty() {
                     self.last_public = Some(text);
@@ -366,10 +372,26 @@ mod tests {
         json.as_object_mut().unwrap().remove("recent");
         let older = TableSummary::decode(json.to_string().as_bytes()).unwrap();
         assert!(older.recent.is_empty());
-        // A full summary stays well inside what a window takes.
+        // Lines of three-byte characters are dropped, oldest first, before the summary
+        // could outgrow what a window takes.
         s.recent
             .iter_mut()
-            .for_each(|l| l.text = "x".repeat(RECENT_CHARS));
+            .for_each(|l| l.text = "♔".repeat(RECENT_CHARS));
+        s.take(
+            &HallEvent::Output {
+                table: 3,
+                at: 3_000,
+                output: Output::Public {
+                    message: PublicMessage::Paused,
+                },
+            },
+            &wording,
+            Lang::En,
+        );
+        assert!(s.recent.len() < RECENT_LINES, "{}", s.recent.len());
+        assert!(s.recent.iter().map(|l| l.text.len()).sum::<usize>() <= RECENT_BYTES);
         assert!(s.encode().len() < MAX_SUMMARY / 2);
+        let last = &s.recent.back().unwrap().text;
+        assert!(!last.contains('♔'), "{last}");
     }
 }
