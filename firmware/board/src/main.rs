@@ -50,8 +50,9 @@ enum Command {
         script: PathBuf,
         #[command(flatten)]
         link: LinkArgs,
-        #[arg(long, default_value_t = 1)]
-        board_id: u32,
+        /// The board's id (default: N of a broker user name board-N, else 1).
+        #[arg(long)]
+        board_id: Option<u32>,
         #[arg(long, default_value_t = BoardConfig::default().scan_hz)]
         scan_hz: u16,
         #[arg(long, default_value_t = BoardConfig::default().debounce_scans)]
@@ -116,7 +117,33 @@ impl LinkArgs {
         }
     }
 
+    /// N of a broker user name `board-N`: the only board that user may send as.
+    fn users_board(&self) -> Option<u32> {
+        self.username
+            .as_deref()?
+            .strip_prefix("board-")?
+            .parse()
+            .ok()
+    }
+
+    /// Refuses a board id the broker user may not send as: the broker would drop every
+    /// frame without a word.
+    fn check_id(&self, board_id: u32) -> Result<(), ExitCode> {
+        match (self.users_board(), &self.broker) {
+            (Some(user), Some(_)) if user != board_id => Err(fail(
+                EXIT_BAD_INPUT,
+                format!(
+                    "the broker user board-{user} may send only as board {user}, not as \
+                     board {board_id}: give --board-id {user} (or board_id = {user} in the \
+                     config file)"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     fn open(&self, baud: u32, board_id: u32) -> Result<Link, ExitCode> {
+        self.check_id(board_id)?;
         match (&self.port, &self.broker) {
             (Some(port), _) => serial::open(port, baud)
                 .map(|(w, r)| Link::Serial(w, r))
@@ -194,7 +221,7 @@ fn main() -> ExitCode {
             from_event,
         } => {
             let config = BoardConfig {
-                board_id,
+                board_id: board_id.or(link.users_board()).unwrap_or(1),
                 debounce_scans,
                 scan_hz,
             };
@@ -334,6 +361,9 @@ fn run(config_path: &std::path::Path, link: &LinkArgs, board_id: Option<u32>) ->
     };
     if let Some(id) = board_id {
         config.board.board_id = id;
+    }
+    if let Err(code) = link.check_id(config.board.board_id) {
+        return code;
     }
     let scanner = match PiScanner::open(&config.wiring) {
         Ok(s) => s,

@@ -311,3 +311,67 @@ fn a_start_in_seconds_or_far_off_is_refused_before_anything_is_sent() {
         assert!(stderr.contains("(date +%s%3N)"), "{value}: {stderr}");
     }
 }
+
+/// A board's broker user may send only as its own board: another id is refused before
+/// anything is sent (the broker would drop every frame without a word), and a simulated
+/// board without --board-id takes the user's.
+#[test]
+fn a_boards_broker_user_decides_its_id() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let script = file(dir.path(), "s.txt", "occupied white\n1000 lift e2\n");
+    let password = file(dir.path(), "board-7.seat", "password = \"x\"\n");
+    // Nothing listens on port 1 of this machine.
+    let broker = [
+        "--broker",
+        "mqtt://127.0.0.1:1",
+        "--username",
+        "board-7",
+        "--password-file",
+    ];
+    let mut other = Command::new(BIN);
+    other
+        .args(["simulate", "--board-id", "1", "--script"])
+        .arg(&script)
+        .args(broker)
+        .arg(&password);
+    let out = output_within(other, std::time::Duration::from_secs(10));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the broker user board-7 may send only as board 7, not as board 1"),
+        "{stderr}"
+    );
+    let config = file(dir.path(), "board.toml", CONFIG);
+    let mut run = Command::new(BIN);
+    run.args(["run", "--config"])
+        .arg(&config)
+        .args(broker)
+        .arg(&password);
+    let out = output_within(run, std::time::Duration::from_secs(10));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The config file's board 3, before any pin is opened.
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("may send only as board 7, not as board 3: give --board-id 7"),
+        "{stderr}"
+    );
+    let mut own = Command::new(BIN)
+        .args(["simulate", "--script"])
+        .arg(&script)
+        .args(broker)
+        .arg(&password)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(own.stderr.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let _ = own.kill();
+    let _ = own.wait();
+    assert!(
+        first.starts_with("kriegspiel-board: board 7: broker unreachable"),
+        "{first}"
+    );
+}
