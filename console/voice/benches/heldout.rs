@@ -15,9 +15,11 @@
 //!
 //! To compare decoder settings: `HELDOUT_CACHE=DIR` keeps the synthesised speech there between
 //! runs, `HELDOUT_PS_OPTIONS="-remove_silence no ..."` adds PocketSphinx options,
-//! `HELDOUT_JUNK=WEIGHT` lets a garbage model compete in the answer and commands grammars, and
+//! `HELDOUT_JUNK=WEIGHT` lets a garbage model compete in the answer and commands grammars,
 //! `HELDOUT_SINGLE=1` hears everything with one decoder (no second decoder for what is not a
-//! try).
+//! try), `HELDOUT_MODEL=DIR` takes the en-us model from DIR (`DIR/en-us/` and
+//! `DIR/en-us-phone.lm.bin`, as in PocketSphinx's own model folder) instead of the default, and
+//! `HELDOUT_THREADS=N` decodes on N threads (default 2).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::path::Path;
@@ -438,9 +440,10 @@ fn clips(set: &Set, dir: &Path, room: &Room) -> Vec<Clip> {
     });
     let mut v = out.into_inner().unwrap();
     v.sort_by(|a, b| {
-        (a.voice, &a.text, a.level.map(|l| l as i32)).cmp(&(
+        (a.voice, &a.text, a.kind as u8, a.level.map(|l| l as i32)).cmp(&(
             b.voice,
             &b.text,
+            b.kind as u8,
             b.level.map(|l| l as i32),
         ))
     });
@@ -471,19 +474,50 @@ fn decoder_options() -> Vec<(String, String)> {
         .collect()
 }
 
+/// The decoding threads: `HELDOUT_THREADS` (default 2, one per core; 1 times each utterance
+/// without a second decoder competing for the other core).
+fn threads() -> usize {
+    std::env::var("HELDOUT_THREADS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(2)
+}
+
+/// The en-us model: `HELDOUT_MODEL=DIR` (PocketSphinx's model folder) or the default.
+fn model() -> Model {
+    match std::env::var_os("HELDOUT_MODEL") {
+        Some(dir) => {
+            let dir = Path::new(&dir);
+            Model {
+                acoustic: dir.join("en-us"),
+                phone_lm: dir.join("en-us-phone.lm.bin"),
+            }
+        }
+        None => Model::default(),
+    }
+}
+
 fn hear_all(set: &Set, clips: Vec<Clip>, tuning: bool) -> Vec<Heard2> {
-    let queue = Mutex::new(clips);
+    // Each thread's clips are fixed, in a fixed order: PocketSphinx's noise estimate carries
+    // over from one utterance to the next, so a shared queue made runs differ.
+    let mut shares: Vec<Vec<Clip>> = (0..threads()).map(|_| Vec::new()).collect();
+    let n = shares.len();
+    for (i, clip) in clips.into_iter().enumerate() {
+        shares[i % n].push(clip);
+    }
     let out = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| {
+        for mut share in shares {
+            let out = &out;
+            s.spawn(move || {
                 let options = decoder_options();
                 let options: Vec<(&str, &str)> = options
                     .iter()
                     .map(|(k, v)| (k.as_str(), v.as_str()))
                     .collect();
                 let single = std::env::var_os("HELDOUT_SINGLE").is_some();
-                let mut r = Recognizer::with_options(&Model::default(), &options, !single).unwrap();
+                let mut r = Recognizer::with_options(&model(), &options, !single).unwrap();
                 if let Some(w) = std::env::var("HELDOUT_JUNK")
                     .ok()
                     .and_then(|w| w.parse::<f64>().ok())
@@ -495,10 +529,7 @@ fn hear_all(set: &Set, clips: Vec<Clip>, tuning: bool) -> Vec<Heard2> {
                     r.set_command_threshold(i32::MIN);
                     r.set_answer_threshold(i32::MIN);
                 }
-                loop {
-                    let Some(clip) = queue.lock().unwrap().pop() else {
-                        break;
-                    };
+                while let Some(clip) = share.pop() {
                     let (fen, color) = set.positions[clip.position];
                     r.set_turn(&chess(fen), color).unwrap();
                     let free = r.hear(&clip.samples).unwrap();
@@ -554,8 +585,18 @@ fn row(hs: &[&Heard2]) -> String {
             || id(h.reply.heard) == "confirm"
             || id(h.free.heard) == "confirm"
     });
+    // Chatter taken for another command (either way): not counted above, but "any" asks
+    // the referee and "cancel" drops the try read back.
+    let chatter_cancel = count(Kind::Chatter, &|h| {
+        id(h.free.heard) == "cancel" || id(h.reply.heard) == "cancel"
+    });
+    let chatter_other = count(Kind::Chatter, &|h| {
+        [id(h.free.heard), id(h.reply.heard)]
+            .iter()
+            .any(|i| !is_try(i) && !matches!(i.as_str(), "rejected" | "confirm" | "cancel"))
+    });
     format!(
-        "commands {:>3}/{:<3} confirm+cancel: free {:>2}/{:<2} read-back {:>2}/{:<2} (+yes/no {:>2}/{:<2})  tries in read-back {:>2}/{:<2} (as confirm {})  chatter as try/confirm {}/{}",
+        "commands {:>3}/{:<3} confirm+cancel: free {:>2}/{:<2} read-back {:>2}/{:<2} (+yes/no {:>2}/{:<2})  tries in read-back {:>2}/{:<2} (as confirm {})  chatter as try/confirm {}/{} (as cancel {}, as another command {})",
         cmd.0,
         cmd.1,
         cc - (confirm_cancel_free.1 - confirm_cancel_free.0),
@@ -568,7 +609,9 @@ fn row(hs: &[&Heard2]) -> String {
         tries.1,
         tries_confirm.0,
         chatter_bad.0,
-        chatter_bad.1
+        chatter_bad.1,
+        chatter_cancel.0,
+        chatter_other.0
     )
 }
 
@@ -605,7 +648,8 @@ fn main() {
     let made = start.elapsed();
     let heard = hear_all(&set, clips, tuning);
     println!(
-        "decoder options: {:?}, junk weight {:?}, one decoder only: {}",
+        "model {}, decoder options: {:?}, junk weight {:?}, one decoder only: {}",
+        model().acoustic.display(),
         decoder_options(),
         std::env::var("HELDOUT_JUNK").ok(),
         std::env::var_os("HELDOUT_SINGLE").is_some()
@@ -662,7 +706,8 @@ fn main() {
         .collect();
     let mut reply_all: Vec<Duration> = heard.iter().map(|h| h.reply.took).collect();
     println!(
-        "decoding per utterance (2 threads on 2 cores): free turn p50 {:.0} ms p95 {:.0} ms; read-back, answers p50 {:.0} ms p95 {:.0} ms; read-back, everything p50 {:.0} ms p95 {:.0} ms",
+        "decoding per utterance ({} decoding threads on 2 cores): free turn p50 {:.0} ms p95 {:.0} ms; read-back, answers p50 {:.0} ms p95 {:.0} ms; read-back, everything p50 {:.0} ms p95 {:.0} ms",
+        threads(),
         percentile(&mut free, 50),
         percentile(&mut free, 95),
         percentile(&mut reply, 50),
