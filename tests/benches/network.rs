@@ -586,6 +586,7 @@ fn follow(
                             LinkEvent::Resync { reason, .. } => format!("resync {}", reason.name()),
                             LinkEvent::Disconnected { reason } => match reason {
                                 DisconnectReason::Unheard { .. } => "unheard".to_owned(),
+                                DisconnectReason::Stopped => "stopped".to_owned(),
                                 r => format!("disconnected {}", r.name()),
                             },
                             LinkEvent::Fault { code, .. } => format!("fault {code:?}"),

@@ -110,6 +110,9 @@ pub enum DisconnectReason {
     /// The link stays as it was: what the board keeps comes once it is back, so this is
     /// news for the arbiter, not a change at the table.
     Unheard { timeout: Duration },
+    /// A board on the network said it stopped (its program ended on purpose, everything it
+    /// sent acknowledged): nothing is owed, and nothing is wrong.
+    Stopped,
 }
 
 impl DisconnectReason {
@@ -120,6 +123,7 @@ impl DisconnectReason {
             DisconnectReason::Closed => "closed",
             DisconnectReason::Io { .. } => "io_error",
             DisconnectReason::Unheard { .. } => "unheard",
+            DisconnectReason::Stopped => "stopped",
         }
     }
 }

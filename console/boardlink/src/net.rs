@@ -210,12 +210,13 @@ impl Driver {
             }
             NetInput::Present(present) => {
                 if !present {
-                    self.down(now);
+                    let timeout = self.silence;
+                    self.down(now, DisconnectReason::Unheard { timeout });
                 }
             }
             NetInput::Stopped => {
                 self.progress.send_modify(|p| p.stopped = true);
-                self.down(now);
+                self.down(now, DisconnectReason::Stopped);
             }
         }
         None
@@ -242,22 +243,20 @@ impl Driver {
             .last_frame
             .is_some_and(|at| now.saturating_sub(at) >= self.silence)
         {
-            self.down(now);
+            let timeout = self.silence;
+            self.down(now, DisconnectReason::Unheard { timeout });
         }
     }
 
-    /// The board is gone for now: said once, the link stays as it was.
-    fn down(&mut self, now: Duration) {
+    /// The board is gone for now (`reason`: unheard, or stopped): said once, the link stays
+    /// as it was.
+    fn down(&mut self, now: Duration, reason: DisconnectReason) {
         if std::mem::replace(&mut self.up, false) {
             self.last_frame = None;
             let mut health = self.core.health();
             health.disconnects += 1;
             self.pending_down = Some(Report {
-                event: LinkEvent::Disconnected {
-                    reason: DisconnectReason::Unheard {
-                        timeout: self.silence,
-                    },
-                },
+                event: LinkEvent::Disconnected { reason },
                 health,
                 seq: None,
                 key: None,
@@ -296,5 +295,72 @@ impl Driver {
             }
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use kriegspiel_link::{encode, BoardMsg, Frame, SeqCounter, MAX_FRAME, PROTOCOL_VERSION};
+
+    use super::*;
+
+    fn frame(seq: &mut SeqCounter, body: BoardMsg) -> Vec<u8> {
+        let mut buf = [0u8; MAX_FRAME];
+        let n = encode(
+            &Frame {
+                seq: seq.next(),
+                body,
+            },
+            &mut buf,
+        )
+        .unwrap();
+        buf[..n].to_vec()
+    }
+
+    /// What the arbiter is told when a networked board goes: "stopped" for a board whose
+    /// program ended on purpose (nothing owed), "unheard" for one gone without a word.
+    #[test]
+    fn a_board_that_stopped_is_said_stopped_and_one_that_vanished_unheard() {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            for (last, said) in [
+                (NetInput::Stopped, "stopped"),
+                (NetInput::Present(false), "unheard"),
+            ] {
+                let (tx, rx) = mpsc::channel(16);
+                let (_link, mut reports) = NetLink::spawn(rx, |_| {}, LinkConfig::default());
+                let mut seq = SeqCounter::new();
+                let hello = BoardMsg::Hello {
+                    protocol: PROTOCOL_VERSION,
+                    firmware: [1, 2, 3],
+                    board_id: 7,
+                };
+                tx.send(NetInput::Frame {
+                    key: NetKey { epoch: 1, seq: 0 },
+                    made_ms: wall_ms(),
+                    bytes: frame(&mut seq, hello),
+                })
+                .await
+                .unwrap();
+                let mut events = Vec::new();
+                let mut sent_last = Some(last);
+                let reason = loop {
+                    let report = tokio::time::timeout(Duration::from_secs(5), reports.recv()).await;
+                    let event = report.expect("a report").expect("the link runs").event;
+                    if matches!(event, LinkEvent::Connected { .. }) {
+                        if let Some(last) = sent_last.take() {
+                            tx.send(last).await.unwrap();
+                        }
+                    }
+                    if let LinkEvent::Disconnected { reason } = &event {
+                        break reason.name();
+                    }
+                    events.push(event);
+                };
+                assert_eq!(reason, said, "{events:?}");
+            }
+        });
     }
 }

@@ -53,9 +53,10 @@ pub(crate) fn board_input(event: &LinkEvent) -> Option<(BoardInput, Option<u32>)
             ..
         } => Some((BoardInput::Snapshot(Bitboard(*occupancy)), Some(*board_ms))),
         // A networked board unheard for a while keeps its frames for later: the table
-        // waits for them (see `watermark`) rather than forgetting the board.
+        // waits for them (see `watermark`) rather than forgetting the board; one that
+        // stopped owes nothing, and its men stand where they stood.
         LinkEvent::Disconnected {
-            reason: DisconnectReason::Unheard { .. },
+            reason: DisconnectReason::Unheard { .. } | DisconnectReason::Stopped,
         } => None,
         LinkEvent::Disconnected { .. } => Some((BoardInput::Disconnected, None)),
         LinkEvent::OpenFailed { .. }

@@ -305,7 +305,7 @@ pub fn report_json(report: &Report) -> Value {
                         json!(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
                 }
                 DisconnectReason::Io { error } => value["error"] = json!(error),
-                DisconnectReason::Closed => {}
+                DisconnectReason::Closed | DisconnectReason::Stopped => {}
             }
             value
         }
