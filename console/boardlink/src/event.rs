@@ -84,6 +84,21 @@ pub enum ResyncReason {
     BoardFault,
 }
 
+/// In the arbiter's words.
+impl std::fmt::Display for ResyncReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResyncReason::Connected => f.write_str("the first snapshot after connecting"),
+            ResyncReason::Gap { missed } => write!(f, "{missed} frames lost on the way"),
+            ResyncReason::Mismatch { .. } => {
+                f.write_str("the board's men differ from what its events built")
+            }
+            ResyncReason::SenderRestart => f.write_str("the board restarted its numbering"),
+            ResyncReason::BoardFault => f.write_str("the board reported a fault"),
+        }
+    }
+}
+
 impl ResyncReason {
     /// Short lowercase name for JSON output.
     pub fn name(self) -> &'static str {
@@ -113,6 +128,26 @@ pub enum DisconnectReason {
     /// A board on the network said it stopped (its program ended on purpose, everything it
     /// sent acknowledged): nothing is owed, and nothing is wrong.
     Stopped,
+}
+
+/// In the arbiter's words.
+impl std::fmt::Display for DisconnectReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |d: &Duration| d.as_secs_f64();
+        match self {
+            DisconnectReason::Silence { timeout } => {
+                write!(f, "nothing heard for {:.1} s", s(timeout))
+            }
+            DisconnectReason::Closed => f.write_str("the port closed"),
+            DisconnectReason::Io { error } => write!(f, "the port failed: {error}"),
+            DisconnectReason::Unheard { timeout } => write!(
+                f,
+                "not heard for {:.1} s (what it keeps comes when it is back)",
+                s(timeout)
+            ),
+            DisconnectReason::Stopped => f.write_str("its program stopped, everything delivered"),
+        }
+    }
 }
 
 impl DisconnectReason {

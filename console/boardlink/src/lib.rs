@@ -17,4 +17,4 @@ pub use crate::core::{LinkCore, Step, Timing};
 pub use crate::event::{DisconnectReason, Health, LinkEvent, NetKey, Report, ResyncReason};
 pub use crate::io::{BoardLink, BoardLinkHandle, LinkConfig};
 pub use crate::net::{NetInput, NetLink, Progress};
-pub use kriegspiel_link::{square_name, SquareIndex};
+pub use kriegspiel_link::{square_name, FaultCode, SquareIndex};

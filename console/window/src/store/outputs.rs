@@ -100,13 +100,13 @@ pub fn link_words(event: &LinkEvent) -> String {
         LinkEvent::Lift { square, .. } => format!("lift {}", square_name(*square)),
         LinkEvent::Place { square, .. } => format!("place {}", square_name(*square)),
         LinkEvent::Snapshot { .. } => "snapshot".to_owned(),
-        LinkEvent::Resync { reason, .. } => format!("resync ({reason:?})"),
-        LinkEvent::Disconnected { reason } => format!("disconnected ({reason:?})"),
+        LinkEvent::Resync { reason, .. } => format!("resync: {reason}"),
+        LinkEvent::Disconnected { reason } => format!("disconnected: {reason}"),
         LinkEvent::OpenFailed { error } => format!("cannot open the port: {error}"),
         LinkEvent::VersionMismatch { local, remote } => {
             format!("protocol {remote} on the board, {local} here")
         }
-        LinkEvent::Fault { code, .. } => format!("board fault {code:?}"),
+        LinkEvent::Fault { code, .. } => format!("board fault: {}", code.name().replace('_', " ")),
     }
 }
 
@@ -166,5 +166,46 @@ pub(super) fn link_in(
         Change::Counters
     } else {
         Change::Visible
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use kriegspiel_boardlink::{DisconnectReason, LinkEvent, ResyncReason};
+
+    use super::link_words;
+
+    /// A link's last event in words, never in the program's own notation.
+    #[test]
+    fn link_events_are_said_in_words() {
+        let unheard = LinkEvent::Disconnected {
+            reason: DisconnectReason::Unheard {
+                timeout: Duration::from_millis(1500),
+            },
+        };
+        assert_eq!(
+            link_words(&unheard),
+            "disconnected: not heard for 1.5 s (what it keeps comes when it is back)"
+        );
+        let stopped = LinkEvent::Disconnected {
+            reason: DisconnectReason::Stopped,
+        };
+        assert_eq!(
+            link_words(&stopped),
+            "disconnected: its program stopped, everything delivered"
+        );
+        let gap = LinkEvent::Resync {
+            occupancy: 0,
+            board_ms: 0,
+            reason: ResyncReason::Gap { missed: 3 },
+        };
+        assert_eq!(link_words(&gap), "resync: 3 frames lost on the way");
+        let fault = LinkEvent::Fault {
+            code: kriegspiel_boardlink::FaultCode::ScanError,
+            board_ms: 0,
+        };
+        assert_eq!(link_words(&fault), "board fault: scan error");
     }
 }
