@@ -638,3 +638,55 @@ fn only_a_crash_makes_the_restart_say_the_last_words_again() {
     let repeated = third.seen.iter().find(|v| v["repeat"] == true).cloned();
     assert_eq!(repeated.map(|v| v["try"].clone()), Some("e7e5".into()));
 }
+
+/// A console started while its broker is down says so once, plainly, and waits for it:
+/// not once per broker client (boards, seats, the round's summaries), and never in the MQTT
+/// client's own words.
+#[test]
+fn a_broker_down_at_start_is_said_once_in_plain_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = kriegspiel_tests::mosquitto::free_port().unwrap();
+    let url = format!("mqtt://127.0.0.1:{port}");
+    let journal = dir.path().join("t.sqlite");
+    let mut child = table(
+        &[
+            "--white",
+            "board:7",
+            "--black",
+            "board:8",
+            "--broker",
+            &url,
+            "--no-speech",
+            "--journal",
+            journal.to_str().unwrap(),
+        ],
+        Path::new("/usr/bin:/bin"),
+        dir.path(),
+    )
+    .spawn()
+    .unwrap();
+    // Every client has tried the broker several times by then.
+    std::thread::sleep(Duration::from_secs(4));
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said: Vec<&str> = all
+        .lines()
+        .filter(|l| l.contains("nothing answers") || l.contains("unreachable"))
+        .collect();
+    assert_eq!(said.len(), 1, "{all}");
+    assert!(
+        said[0].contains(&format!(
+            "broker {url} unreachable (nothing answers at the broker's address)"
+        )),
+        "{all}"
+    );
+    assert!(
+        !all.contains("Mqtt state") && !all.contains("I/O:"),
+        "{all}"
+    );
+}

@@ -189,6 +189,7 @@ struct Listener {
 impl Listener {
     fn run(mut self, connection: &mut rumqttc::Connection) {
         let mut said_down = false;
+        let mut was_up = false;
         let epoch = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -199,6 +200,7 @@ impl Listener {
             match event {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
                     said_down = false;
+                    was_up = true;
                     let online = Status::Online { epoch }.encode();
                     let _ = self
                         .client
@@ -223,7 +225,8 @@ impl Listener {
                 Ok(_) => {}
                 Err(ConnectionError::RequestsDone) => return,
                 Err(e) => {
-                    if !said_down {
+                    // Down from the start is said once, by the console's own broker client.
+                    if !said_down && was_up {
                         said_down = true;
                         eprintln!(
                             "{}: the round's broker: {}; its windows show this console as down until it answers again",

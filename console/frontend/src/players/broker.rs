@@ -84,6 +84,8 @@ struct Router {
 impl Router {
     fn run(mut self, connection: &mut rumqttc::Connection, program: &str) {
         let mut said_down = false;
+        // A broker down from the start is said once, by the console's own broker client.
+        let mut was_up = false;
         for event in connection.iter() {
             match event {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
@@ -91,22 +93,24 @@ impl Router {
                         eprintln!("{program}: players' seats: the broker answers again");
                     }
                     said_down = false;
+                    was_up = true;
                     let _ = self.client.try_subscribe(INPUTS, QoS::AtLeastOnce);
                 }
                 Ok(Event::Incoming(Packet::Publish(p))) => self.route(&p.topic, &p.payload),
                 Ok(_) => {}
                 Err(ConnectionError::RequestsDone) => return,
                 Err(e) => {
-                    if !said_down {
-                        let why = match e {
-                            ConnectionError::ConnectionRefused(
-                                ConnectReturnCode::BadUserNamePassword
-                                | ConnectReturnCode::NotAuthorized,
-                            ) => {
-                                "the broker refused this console's user name or password".to_owned()
-                            }
-                            other => kriegspiel_net::Plainly(&other).to_string(),
-                        };
+                    let why = match e {
+                        ConnectionError::ConnectionRefused(
+                            ConnectReturnCode::BadUserNamePassword
+                            | ConnectReturnCode::NotAuthorized,
+                        ) => Some(
+                            "the broker refused this console's user name or password".to_owned(),
+                        ),
+                        other if was_up => Some(kriegspiel_net::Plainly(&other).to_string()),
+                        _ => None,
+                    };
+                    if let (false, Some(why)) = (said_down, why) {
                         eprintln!(
                             "{program}: players' seats on the broker: {why}; trying again every second"
                         );
