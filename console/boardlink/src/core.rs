@@ -468,4 +468,4 @@ impl LinkCore {
 
 #[cfg(test)]
 #[path = "core_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -12,17 +12,17 @@ fn sq(name: &str) -> SquareIndex {
 }
 
 /// A board emulator for the tests: numbers its frames like the real board.
-struct Board {
+pub(crate) struct Board {
     seq: SeqCounter,
 }
 
 impl Board {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Board {
             seq: SeqCounter::new(),
         }
     }
-    fn frame(&mut self, body: BoardMsg) -> Vec<u8> {
+    pub(crate) fn frame(&mut self, body: BoardMsg) -> Vec<u8> {
         let mut buf = [0u8; MAX_FRAME];
         let n = encode(
             &Frame {
@@ -34,7 +34,7 @@ impl Board {
         .unwrap();
         buf[..n].to_vec()
     }
-    fn hello(&mut self) -> Vec<u8> {
+    pub(crate) fn hello(&mut self) -> Vec<u8> {
         self.frame(BoardMsg::Hello {
             protocol: PROTOCOL_VERSION,
             firmware: [1, 2, 3],

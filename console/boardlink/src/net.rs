@@ -302,22 +302,8 @@ impl Driver {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use kriegspiel_link::{encode, BoardMsg, Frame, SeqCounter, MAX_FRAME, PROTOCOL_VERSION};
-
     use super::*;
-
-    fn frame(seq: &mut SeqCounter, body: BoardMsg) -> Vec<u8> {
-        let mut buf = [0u8; MAX_FRAME];
-        let n = encode(
-            &Frame {
-                seq: seq.next(),
-                body,
-            },
-            &mut buf,
-        )
-        .unwrap();
-        buf[..n].to_vec()
-    }
+    use crate::core::tests::Board;
 
     /// What the arbiter is told when a networked board goes: "stopped" for a board whose
     /// program ended on purpose (nothing owed), "unheard" for one gone without a word.
@@ -331,16 +317,10 @@ mod tests {
             ] {
                 let (tx, rx) = mpsc::channel(16);
                 let (_link, mut reports) = NetLink::spawn(rx, |_| {}, LinkConfig::default());
-                let mut seq = SeqCounter::new();
-                let hello = BoardMsg::Hello {
-                    protocol: PROTOCOL_VERSION,
-                    firmware: [1, 2, 3],
-                    board_id: 7,
-                };
                 tx.send(NetInput::Frame {
                     key: NetKey { epoch: 1, seq: 0 },
                     made_ms: wall_ms(),
-                    bytes: frame(&mut seq, hello),
+                    bytes: Board::new().hello(),
                 })
                 .await
                 .unwrap();
