@@ -585,6 +585,11 @@ fn row(hs: &[&Heard2]) -> String {
             || id(h.reply.heard) == "confirm"
             || id(h.free.heard) == "confirm"
     });
+    // Another command said while a read-back waits, taken for "confirm": it would play the
+    // try read back.
+    let command_confirm = count(Kind::Command, &|h| {
+        h.clip.expect != "confirm" && id(h.reply.heard) == "confirm"
+    });
     // Chatter taken for another command (either way): not counted above, but "any" asks
     // the referee and "cancel" drops the try read back.
     let chatter_cancel = count(Kind::Chatter, &|h| {
@@ -596,7 +601,7 @@ fn row(hs: &[&Heard2]) -> String {
             .any(|i| !is_try(i) && !matches!(i.as_str(), "rejected" | "confirm" | "cancel"))
     });
     format!(
-        "commands {:>3}/{:<3} confirm+cancel: free {:>2}/{:<2} read-back {:>2}/{:<2} (+yes/no {:>2}/{:<2})  tries in read-back {:>2}/{:<2} (as confirm {})  chatter as try/confirm {}/{} (as cancel {}, as another command {})",
+        "commands {:>3}/{:<3} confirm+cancel: free {:>2}/{:<2} read-back {:>2}/{:<2} (+yes/no {:>2}/{:<2}; other commands as confirm {})  tries in read-back {:>2}/{:<2} (as confirm {})  chatter as try/confirm {}/{} (as cancel {}, as another command {})",
         cmd.0,
         cmd.1,
         cc - (confirm_cancel_free.1 - confirm_cancel_free.0),
@@ -605,6 +610,7 @@ fn row(hs: &[&Heard2]) -> String {
         ans_cc.len(),
         ans.0,
         ans.1,
+        command_confirm.0,
         tries.0,
         tries.1,
         tries_confirm.0,

@@ -69,7 +69,7 @@ pub const DEFAULT_THRESHOLD: i32 = 300;
 
 /// The default acceptance threshold of a command heard in a free turn, on
 /// [`Recognition::span_ratio`]. Chosen on the tuning set of `benches/heldout.rs`.
-pub const DEFAULT_COMMAND_THRESHOLD: i32 = 800;
+pub const DEFAULT_COMMAND_THRESHOLD: i32 = 400;
 
 /// The default acceptance threshold of "confirm", "cancel", "yes" and "no" while a read-back
 /// waits, on [`Recognition::span_ratio`]. Chosen on the tuning set of `benches/heldout.rs`.
@@ -315,7 +315,7 @@ impl Recognizer {
         // The turn's grammar's hearing, when the answer check needed it: not decoded twice.
         let mut turn = None;
         if let Some(command) = answer_of(&answer.text) {
-            if self.is_answer(&answer, samples, &mut turn, alt)? {
+            if self.is_answer(&answer, command, samples, &mut turn, alt)? {
                 let span = span_ratio(
                     pick(&mut self.decoder, &mut self.short, alt),
                     ANSWER,
@@ -345,11 +345,14 @@ impl Recognizer {
 
     /// Whether what the answer grammar heard may be an answer at all: one short word (the
     /// loud part of the audio at most [`MAX_ANSWER_FRAMES`]) that the turn's grammar does not
-    /// hear as a try. A new try forced onto "confirm" would play the try read back: the
-    /// turn's grammar, where tries and answers compete, must not hear a try.
+    /// hear as a try, nor as another command. A new try forced onto "confirm" would play the
+    /// try read back: the turn's grammar, where tries, commands and answers compete, must not
+    /// hear a try; and "rebuffs", "queen" or "offer draw" said while a read-back waits were
+    /// forced onto "confirm" too (docs/VOICE.md, third round).
     fn is_answer(
         &mut self,
         answer: &Hypothesis,
+        command: Command,
         samples: &[i16],
         turn: &mut Option<Hypothesis>,
         alt: bool,
@@ -363,12 +366,16 @@ impl Recognizer {
             return Ok(false);
         }
         let said = pick(&mut self.decoder, &mut self.short, alt).decode(GRAMMAR, samples)?;
-        let try_heard = self
+        let other = self
             .grammar
             .as_ref()
-            .is_some_and(|g| matches!(g.interpret(&said.text), Heard::Try(_)));
+            .is_some_and(|g| match g.interpret(&said.text) {
+                Heard::Try(_) => true,
+                Heard::Command(c) => c != command,
+                Heard::Rejected => false,
+            });
         *turn = Some(said);
-        Ok(!try_heard)
+        Ok(!other)
     }
 
     /// The turn's grammar (decoded here unless `said` gives it), judged against the phone loop

@@ -67,6 +67,25 @@ fn answers_tries_and_chatter_while_a_read_back_waits() {
     }
 }
 
+/// Another command said while a read-back waits is never taken for "confirm" (which would
+/// play the try read back): the turn's grammar must not hear another command in it.
+#[test]
+fn other_commands_while_a_read_back_waits_are_not_confirm() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = Recognizer::new(&Model::default()).unwrap();
+    r.set_turn(&Chess::default(), Color::White).unwrap();
+    for voice in ["slt", "rms", "awb", "kal16"] {
+        for text in ["rebuffs", "queen", "bishop", "offer draw", "any", "my men"] {
+            let rec = r.hear_reply(&say(voice, text, dir.path(), "cmd")).unwrap();
+            assert_ne!(
+                rec.heard,
+                Heard::Command(Command::Confirm),
+                "{voice} '{text}': {rec:?}"
+            );
+        }
+    }
+}
+
 /// `speech` with sox's pink noise (`-R`: the same every run) `snr` dB under its power (its
 /// loud 20 ms frames), and 300 ms of that room before and after.
 fn in_room(speech: &[i16], snr: f64, dir: &Path) -> Vec<i16> {
