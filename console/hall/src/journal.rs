@@ -20,7 +20,6 @@ use rusqlite::Connection;
 
 mod beats;
 mod bounds;
-mod checkpoint;
 mod error;
 mod events;
 mod files;
@@ -51,9 +50,6 @@ pub type GameId = i64;
 pub struct Journal {
     conn: Connection,
     path: PathBuf,
-    /// Copies the write-ahead log back into the file off the commits' path (none when read
-    /// only, or when it could not start: SQLite's own copying then stays on).
-    checkpointer: Option<checkpoint::Checkpointer>,
     /// The lock file held while this journal may be written (none when read only). It is
     /// the last field: dropped after the connection is closed, which frees the journal for
     /// the next writer.

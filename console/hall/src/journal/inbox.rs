@@ -27,7 +27,7 @@ pub struct NetStamp {
 /// The intake's connection to the journal.
 #[derive(Debug)]
 pub struct Inbox {
-    pub(super) conn: Connection,
+    conn: Connection,
 }
 
 /// SQLite keeps integers signed; outbox numbers stay far below 2^63, epochs are Unix ms.
@@ -79,12 +79,6 @@ impl Journal {
             .map_err(sql("opening the board inbox"))?;
         conn.busy_handler(Some(super::open::wait_briefly))
             .map_err(sql("opening the board inbox"))?;
-        conn.pragma_update(
-            None,
-            "wal_autocheckpoint",
-            super::checkpoint::Checkpointer::autocheckpoint(self.checkpointer.is_some()),
-        )
-        .map_err(sql("opening the board inbox"))?;
         Ok(Inbox { conn })
     }
 }

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, MAIN_DB};
 
-use super::checkpoint::Checkpointer;
 use super::error::{not_a_journal, read_only_or};
 use super::files::{create_private, folder_of, take_lock};
 use super::{sql, Journal, JournalError};
@@ -53,17 +52,9 @@ impl Journal {
             check_schema(&conn, path)?;
         }
         add_later_tables(&conn)?;
-        let checkpointer = Checkpointer::start(path);
-        conn.pragma_update(
-            None,
-            "wal_autocheckpoint",
-            Checkpointer::autocheckpoint(checkpointer.is_some()),
-        )
-        .map_err(sql("opening the journal"))?;
         Ok(Journal {
             conn,
             path: path.to_owned(),
-            checkpointer,
             _lock: Some(lock),
         })
     }
@@ -84,7 +75,6 @@ impl Journal {
         Ok(Journal {
             conn,
             path: path.to_owned(),
-            checkpointer: None,
             _lock: None,
         })
     }
