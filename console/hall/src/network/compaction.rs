@@ -67,9 +67,13 @@ impl Kept {
         (from < snapshot).then_some(from..snapshot)
     }
 
-    pub(super) fn compacted(&mut self, seqs: &Range<u64>) {
+    /// `seqs` are gone; the board is due again after as many frames once `whole` (the
+    /// removable range was done, not a part of it).
+    pub(super) fn compacted(&mut self, seqs: &Range<u64>, whole: bool) {
         self.compacted_to = self.compacted_to.max(seqs.end);
-        self.stored = 0;
+        if whole {
+            self.stored = 0;
+        }
     }
 }
 
@@ -132,7 +136,7 @@ mod tests {
         );
         assert_eq!(k.removable(100, 6), Some(2..5));
         assert_eq!(k.removable(99, 6), None, "another epoch");
-        k.compacted(&(2..5));
+        k.compacted(&(2..5), true);
         assert_eq!(k.stored, 0);
         assert_eq!(k.removable(100, 6), None, "done already");
         for seq in 7..9 {
@@ -145,10 +149,15 @@ mod tests {
             "the snapshot at 9 is not applied yet"
         );
         assert_eq!(k.removable(100, 9), Some(5..9));
+        // A part done leaves the board due, for the rest.
+        let stored = k.stored;
+        k.compacted(&(5..7), false);
+        assert_eq!(k.stored, stored);
+        assert_eq!(k.removable(100, 9), Some(7..9));
         // A later hello (an answer to a repeated one) is not the one the link starts from.
         k.saw(100, 10, &frame(10, hello()));
         k.saw(100, 11, &frame(11, snapshot()));
-        assert_eq!(k.removable(100, 11), Some(5..11));
+        assert_eq!(k.removable(100, 11), Some(7..11));
         // A new epoch starts afresh; garbage is no frame of any kind.
         k.saw(200, 0, &[1, 2, 3]);
         k.saw(200, 1, &frame(0, snapshot()));

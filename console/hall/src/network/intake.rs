@@ -24,6 +24,11 @@ const BATCH: usize = 512;
 const PAGE: usize = 256;
 /// A board's stored frames are compacted every this many (about 10 minutes of a board).
 const COMPACT_EVERY: u64 = 4096;
+/// Compaction is work nobody waits for, done between the frames: at most this many rows
+/// of one board at a time, at most once in [`COMPACT_PACE`]. Boards that started together
+/// come due together, and 400 boards' deletes at once held every frame up for a second.
+const COMPACT_CHUNK: u64 = 512;
+const COMPACT_PACE: Duration = Duration::from_millis(20);
 /// A board's acknowledgement goes at most this often: one covers every frame stored
 /// before it, and one a frame (seven a second a board) doubled the broker's traffic. Well
 /// inside the board's re-send timeout (1 s), so nothing is sent twice for waiting on it.
@@ -143,6 +148,9 @@ struct State {
     /// A board's stored frames are compacted after this many more
     /// (`KRIEGSPIEL_INBOX_COMPACT_EVERY` in tests, so that a short game compacts too).
     compact_every: u64,
+    /// When the last piece of compaction was done, and for which board (the next is
+    /// looked for after it, so that every board has its turn).
+    compacted: Option<(Instant, u32)>,
     /// The console client's connection number, sent with every ack.
     console: u64,
 }
@@ -165,6 +173,7 @@ pub(super) fn spawn(
             .and_then(|v| v.parse().ok())
             .filter(|n| *n > 0)
             .unwrap_or(COMPACT_EVERY),
+        compacted: None,
         console: 0,
     };
     std::thread::Builder::new()
@@ -397,25 +406,50 @@ impl State {
         }
     }
 
-    /// Drops from the journal what boards' tables applied and a later snapshot holds, for
-    /// each board that stored [`State::compact_every`] frames since its last compaction.
+    /// Drops from the journal what a board's table applied and a later snapshot holds,
+    /// for a board that stored [`State::compact_every`] frames since its last compaction: one
+    /// piece of one board at a time (see [`COMPACT_CHUNK`]).
     fn compact(&mut self) {
-        for (board, b) in &mut self.boards {
-            if b.kept.stored < self.compact_every || b.replay.is_some() {
-                continue;
-            }
-            let removable = match self.inbox.applied(*board) {
-                Ok(Some((epoch, seq))) => b.kept.removable(epoch, seq).map(|r| (epoch, r)),
-                Ok(None) | Err(_) => None,
-            };
-            // Whatever came of it, the next try is after as many frames again: a journal
-            // that refuses is said by the next store, not retried at every one.
+        let now = Instant::now();
+        if self
+            .compacted
+            .is_some_and(|(at, _)| now.saturating_duration_since(at) < COMPACT_PACE)
+        {
+            return;
+        }
+        let after = self.compacted.map(|(_, board)| board);
+        let due = |b: &BoardIn| b.kept.stored >= self.compact_every && b.replay.is_none();
+        let next = match after {
+            Some(last) => self
+                .boards
+                .range(last.saturating_add(1)..)
+                .chain(self.boards.range(..=last))
+                .find(|(_, b)| due(b)),
+            None => self.boards.iter().find(|(_, b)| due(b)),
+        }
+        .map(|(board, _)| *board);
+        let Some(board) = next else {
+            return;
+        };
+        self.compacted = Some((now, board));
+        let Some(b) = self.boards.get_mut(&board) else {
+            return;
+        };
+        let removable = match self.inbox.applied(board) {
+            Ok(Some((epoch, seq))) => b.kept.removable(epoch, seq).map(|r| (epoch, r)),
+            Ok(None) | Err(_) => None,
+        };
+        let Some((epoch, seqs)) = removable else {
+            // Nothing to drop yet: due again after as many frames. A journal that refuses
+            // is said by the next store, not retried at every one.
             b.kept.stored = 0;
-            if let Some((epoch, seqs)) = removable {
-                if self.inbox.compact(*board, epoch, seqs.clone()).is_ok() {
-                    b.kept.compacted(&seqs);
-                }
-            }
+            return;
+        };
+        let piece = seqs.start..seqs.end.min(seqs.start + COMPACT_CHUNK);
+        let whole = piece.end == seqs.end;
+        match self.inbox.compact(board, epoch, piece.clone()) {
+            Ok(_) => b.kept.compacted(&piece, whole),
+            Err(_) => b.kept.stored = 0,
         }
     }
 
