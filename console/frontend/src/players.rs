@@ -89,6 +89,7 @@ impl Players {
                 hall,
                 connections: AtomicUsize::new(0),
                 round_secret: std::sync::OnceLock::new(),
+                broker: Mutex::new(None),
             }),
             file: Arc::new(SocketFile {
                 path: path.to_path_buf(),
@@ -213,6 +214,12 @@ impl Players {
             let deadline = Instant::now() + Duration::from_secs(1);
             while self.shared.connections.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(10));
+            }
+            // What the seats over the broker were last told is in the client's queue: it
+            // goes, then the client leaves (bounded: a broker that is down has it anyway).
+            let broker = self.shared.broker.lock().ok().and_then(|mut b| b.take());
+            if let Some(session::BrokerGoodbye(client, goodbye)) = broker {
+                goodbye.say(&client, Duration::from_secs(2));
             }
         }
     }

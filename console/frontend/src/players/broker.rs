@@ -62,10 +62,15 @@ pub(super) fn start(
     connection
         .eventloop
         .set_network_options(kriegspiel_net::network_options());
+    let (goodbye, said_goodbye) = kriegspiel_net::goodbye();
+    if let Ok(mut b) = shared.broker.lock() {
+        *b = Some(super::session::BrokerGoodbye(client.clone(), said_goodbye));
+    }
     let router = Router {
         shared: shared.clone(),
         client,
         seats: HashMap::new(),
+        goodbye,
     };
     std::thread::Builder::new()
         .name("players-broker".to_owned())
@@ -79,6 +84,7 @@ struct Router {
     shared: Arc<Shared>,
     client: Client,
     seats: HashMap<(TableNo, Color), SyncSender<ToConsole>>,
+    goodbye: kriegspiel_net::GoodbyeSent,
 }
 
 impl Router {
@@ -87,6 +93,9 @@ impl Router {
         // A broker down from the start is said once, by the console's own broker client.
         let mut was_up = false;
         for event in connection.iter() {
+            if self.goodbye.is_done(&event) {
+                return;
+            }
             match event {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
                     if said_down {

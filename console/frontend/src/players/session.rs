@@ -84,6 +84,21 @@ pub(super) struct Shared {
     pub(super) connections: AtomicUsize,
     /// The round's secret, once given: a seat file's password proves its seat.
     pub(super) round_secret: OnceLock<Arc<RoundSecret>>,
+    /// The seats' broker client and its goodbye, when seats are served over a broker: a
+    /// console that closes says goodbye after its last lines, or they die with it.
+    pub(super) broker: Mutex<Option<BrokerGoodbye>>,
+}
+
+/// The seats' broker client, and how to say goodbye on it.
+pub(super) struct BrokerGoodbye(
+    pub(super) rumqttc::Client,
+    pub(super) kriegspiel_net::Goodbye,
+);
+
+impl std::fmt::Debug for BrokerGoodbye {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BrokerGoodbye")
+    }
 }
 
 impl Shared {
