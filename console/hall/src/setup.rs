@@ -124,21 +124,29 @@ pub struct Differences {
 
 impl TableSetup {
     /// What differs between `self` (asked now) and `kept` (the journal's), field by field,
-    /// each as "FIELD: VALUE asked, the game's VALUE kept".
+    /// each as "FIELD: VALUE asked, the game keeps VALUE".
     pub fn differences(&self, kept: &TableSetup) -> Differences {
-        fn show<T: fmt::Debug>(v: &T) -> String {
-            let s = format!("{v:?}");
-            let s = s.trim_start_matches("Some(").trim_end_matches(')');
-            if s == "None" || s.is_empty() {
-                "none".to_owned()
-            } else {
-                s.to_owned()
+        /// A field's value as the round file writes it, without its quotes.
+        fn show<T: Serialize>(v: &T) -> String {
+            fn words(v: &serde_json::Value) -> String {
+                match v {
+                    serde_json::Value::Null => "none".to_owned(),
+                    serde_json::Value::String(s) => s.clone(),
+                    serde_json::Value::Object(m) if m.is_empty() => "none".to_owned(),
+                    serde_json::Value::Object(m) => m
+                        .iter()
+                        .map(|(k, v)| format!("{k} = {}", words(v)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    other => other.to_string(),
+                }
             }
+            serde_json::to_value(v).map_or_else(|_| "?".to_owned(), |v| words(&v))
         }
         let mut d = Differences::default();
         let mut field = |name: &str, asked: String, kept: String, conflict: bool| {
             if asked != kept {
-                let line = format!("{name}: {asked} asked, the game's {kept} kept");
+                let line = format!("{name}: {asked} asked, the game keeps {kept}");
                 if conflict {
                     d.conflicts.push(line);
                 } else {
@@ -401,7 +409,7 @@ mod tests {
         assert!(d.conflicts[0].contains("--white PORT"), "{d:?}");
         assert_eq!(
             d.ignored,
-            vec!["time_control: \"5+0\" asked, the game's \"none\" kept".to_owned()]
+            vec!["time_control: 5+0 asked, the game keeps none".to_owned()]
         );
         let d = on_boards.differences(&forgot);
         assert!(d.conflicts.is_empty());
@@ -410,6 +418,25 @@ mod tests {
             .iter()
             .any(|i| i.starts_with("White plays without a board in this game")));
         assert_eq!(on_boards.differences(&on_boards), Differences::default());
+        // Values as the round file writes them, never in the program's own notation.
+        let other = TableSetup {
+            rules: "wild16".to_owned(),
+            options: BTreeMap::from([("pawn_tries".to_owned(), "off".to_owned())]),
+            white_board_id: Some(7),
+            ..TableSetup::default()
+        };
+        let d = other.differences(&on_boards);
+        assert_eq!(
+            d.conflicts,
+            vec![
+                "rules: wild16 asked, the game keeps cincinnati".to_owned(),
+                "options: pawn_tries = off asked, the game keeps none".to_owned()
+            ]
+        );
+        assert_eq!(
+            d.ignored,
+            vec!["white_board_id: 7 asked, the game keeps none".to_owned()]
+        );
     }
 
     #[test]

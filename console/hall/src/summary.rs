@@ -6,7 +6,7 @@
 
 use kriegspiel_referee::shakmaty::Color;
 use kriegspiel_table::render::{self, Hearer};
-use kriegspiel_table::Millis;
+use kriegspiel_table::{Millis, Output};
 use serde::{Deserialize, Serialize};
 
 use crate::event::{HallEvent, SeatChange};
@@ -219,9 +219,11 @@ impl TableSummary {
             HallEvent::Output {
                 table, at, output, ..
             } if *table == self.table => {
-                let text = render::text(wording, lang, output).unwrap_or_default();
+                let Some(text) = render::text(wording, lang, output) else {
+                    return false;
+                };
                 let heard = render::hearer(output);
-                if let Some(line) = render::log_line(wording, lang, output) {
+                if let Some(line) = render::log_line_of(output, &text) {
                     if self.recent.len() == RECENT_LINES {
                         self.recent.pop_front();
                     }
@@ -234,7 +236,9 @@ impl TableSummary {
                         self.recent.pop_front();
                     }
                 }
-                if heard == Some(Hearer::Both) && !text.is_empty() {
+                // Said again at the arbiter's request: logged, not news (as in the window).
+                let repeated = matches!(output, Output::Repeated { .. });
+                if heard == Some(Hearer::Both) && !text.is_empty() && !repeated {
                     self.last_public = Some(text);
                 }
             }
@@ -300,7 +304,7 @@ pub enum RoundNews {
 mod tests {
     use kriegspiel_referee::shakmaty::Square;
     use kriegspiel_referee::{GameConfig, Lang, Options, Referee, RuleSet, Try, Wording};
-    use kriegspiel_table::{Output, PublicMessage};
+    use kriegspiel_table::PublicMessage;
 
     use super::*;
 
@@ -393,5 +397,43 @@ mod tests {
         assert!(s.encode().len() < MAX_SUMMARY / 2);
         let last = &s.recent.back().unwrap().text;
         assert!(!last.contains('♔'), "{last}");
+    }
+
+    /// What the arbiter asked to be said again is logged as a repeat, and the card's
+    /// "Last:" line stays the last news, as in the window's own tables.
+    #[test]
+    fn a_repeat_is_logged_but_is_not_the_last_news() {
+        let wording = Wording::new(RuleSet::Berkeley, Options::default(), Lang::En);
+        let mut s = TableSummary::new(3, "Board 3", "east", None);
+        let said = |at, output| HallEvent::Output {
+            table: 3,
+            at,
+            output,
+        };
+        let paused = Output::Public {
+            message: PublicMessage::Paused,
+        };
+        let resumed = Output::Public {
+            message: PublicMessage::Resumed,
+        };
+        assert!(s.take(&said(1_000, paused.clone()), &wording, Lang::En));
+        assert!(s.take(&said(2_000, resumed.clone()), &wording, Lang::En));
+        let news = s.last_public.clone().unwrap();
+        let repeat = Output::Repeated {
+            output: Box::new(paused.clone()),
+        };
+        assert!(s.take(&said(3_000, repeat), &wording, Lang::En));
+        assert_eq!(s.last_public.as_deref(), Some(news.as_str()));
+        let line = &s.recent.back().unwrap().text;
+        let paused_words = render::text(&wording, Lang::En, &paused).unwrap();
+        assert_eq!(line, &format!("Repeated: {paused_words}"));
+        // A clock has no words: nothing changes.
+        let before = s.clone();
+        let clock = Output::Clock {
+            remaining: kriegspiel_referee::shakmaty::ByColor { white: 1, black: 2 },
+            running: None,
+        };
+        assert!(!s.take(&said(4_000, clock), &wording, Lang::En));
+        assert_eq!(s, before);
     }
 }

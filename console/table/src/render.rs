@@ -102,7 +102,11 @@ pub fn text(w: &Wording, lang: Lang, o: &Output) -> Option<String> {
 /// An output as a line of the arbiter's log: its words, a try with who tried which move
 /// (the arbiter sees the moves, no player does); `None` for what has no words.
 pub fn log_line(w: &Wording, lang: Lang, o: &Output) -> Option<String> {
-    let words = text(w, lang, o)?;
+    log_line_of(o, &text(w, lang, o)?)
+}
+
+/// [`log_line`] of an output whose words ([`text`]) are already at hand.
+pub fn log_line_of(o: &Output, words: &str) -> Option<String> {
     let line = match o {
         Output::Verdict { color, tried, .. } => format!(
             "{} tries {}: {words}",
@@ -111,7 +115,7 @@ pub fn log_line(w: &Wording, lang: Lang, o: &Output) -> Option<String> {
         ),
         // Said again at the arbiter's request.
         Output::Repeated { .. } => format!("Repeated: {words}"),
-        _ => words,
+        _ => words.to_owned(),
     };
     (!line.trim().is_empty()).then_some(line)
 }

@@ -54,11 +54,11 @@ pub(super) fn output_in(t: &mut TableState, at: Millis, o: &Output) {
         // Said again at the arbiter's request: logged, but no new try, move or result.
         _ => {}
     }
+    if let Some(line) = render::log_line_of(o, &text) {
+        t.log(at, heard, line);
+    }
     if public && !matches!(o, Output::Repeated { .. }) {
         t.last_public = Some(text);
-    }
-    if let Some(line) = render::log_line(&t.wording, t.lang, o) {
-        t.log(at, heard, line);
     }
 }
 
