@@ -19,7 +19,16 @@
 //! `HELDOUT_SINGLE=1` hears everything with one decoder (no second decoder for what is not a
 //! try), `HELDOUT_MODEL=DIR` takes the en-us model from DIR (`DIR/en-us/` and
 //! `DIR/en-us-phone.lm.bin`, as in PocketSphinx's own model folder) instead of the default, and
-//! `HELDOUT_THREADS=N` decodes on N threads (default 2).
+//! `HELDOUT_THREADS=N` decodes on N threads (default 2). `HELDOUT_LETTERS=1` adds 6 tries
+//! per voice said with letter names in a free turn, and reports tries in a free turn.
+//!
+//! Per-player enrolment (issue 21, fourth round): `HELDOUT_ENROL=none|clean|room` hears each
+//! voice at each noise level with its own recogniser (fresh, so no noise estimate carries over
+//! from another voice); with `clean` that recogniser has the voice's MLLR transform computed
+//! from its 20 enrolment phrases ([`kriegspiel_voice::enrol::PHRASES`], said by the same voice,
+//! clean), with `room` from the same phrases in the same room at the same level as the test,
+//! with a number (`20`) from the phrases at that level for every level; `none` is the
+//! comparison without a transform.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::path::Path;
@@ -159,6 +168,8 @@ enum Kind {
     TryInReadBack,
     /// Chatter, heard both ways: never a try, never a "confirm".
     Chatter,
+    /// A try said with letter names in a free turn (`HELDOUT_LETTERS=1`).
+    LetterTry,
 }
 
 #[derive(Debug, Clone)]
@@ -385,10 +396,14 @@ fn texts(set: &Set, vi: usize, rng: &mut Rng) -> Vec<(Kind, String, usize, Strin
 /// by `make` and kept there: the synthesis is the same every run (sox `-R`), and it takes
 /// most of the bench's time when decoder settings are compared.
 fn cached(set: &Set, i: usize, make: impl FnOnce() -> Vec<i16>) -> Vec<i16> {
+    cached_named(&format!("{}-{i}", set.seed), make)
+}
+
+fn cached_named(name: &str, make: impl FnOnce() -> Vec<i16>) -> Vec<i16> {
     let Some(dir) = std::env::var_os("HELDOUT_CACHE") else {
         return make();
     };
-    let path = Path::new(&dir).join(format!("{}-{i}.raw", set.seed));
+    let path = Path::new(&dir).join(format!("{name}.raw"));
     if let Ok(bytes) = std::fs::read(&path) {
         return bytes
             .chunks_exact(2)
@@ -410,7 +425,25 @@ fn clips(set: &Set, dir: &Path, room: &Room) -> Vec<Clip> {
             jobs.push((*voice, kind, text, position, expect));
         }
     }
-    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<Vec<_>>());
+    let mut jobs: Vec<_> = jobs.into_iter().enumerate().collect();
+    if std::env::var_os("HELDOUT_LETTERS").is_some() {
+        // After the others (their cache names stay), with their own random tries.
+        let mut rng = Rng(set.seed + 1000);
+        let mut i = jobs.len() + 1000;
+        for voice in set.voices {
+            for k in 0..6 {
+                let p = rng.next(set.positions.len());
+                let (fen, color) = set.positions[p];
+                let g = TurnGrammar::new(&chess(fen), color);
+                let tries: Vec<Try> = g.tries().collect();
+                let t = tries[rng.next(tries.len())];
+                let text = g.say(t, FileNames::Letters, k % 2 == 0);
+                jobs.push((i, (*voice, Kind::LetterTry, text, p, t.to_uci())));
+                i += 1;
+            }
+        }
+    }
+    let queue = Mutex::new(jobs);
     let out = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..2 {
@@ -498,7 +531,109 @@ fn model() -> Model {
     }
 }
 
-fn hear_all(set: &Set, clips: Vec<Clip>, tuning: bool) -> Vec<Heard2> {
+/// A voice's transform at a level (None: clean), from its enrolment.
+type Transform = (&'static str, Option<f64>, std::path::PathBuf);
+/// A voice's clips at one level.
+type Group = (&'static str, Option<f64>, Vec<Clip>);
+
+/// `HELDOUT_ENROL`: how each voice enrols (None: no per-voice recognisers).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Enrol {
+    None,
+    /// One enrolment per voice, clean (None) or at this SNR, for every level.
+    Fixed(Option<f64>),
+    /// One enrolment per voice and level, at that level.
+    Room,
+}
+
+fn enrol_mode() -> Option<Enrol> {
+    match std::env::var("HELDOUT_ENROL").ok()?.as_str() {
+        "none" => Some(Enrol::None),
+        "clean" => Some(Enrol::Fixed(None)),
+        "room" => Some(Enrol::Room),
+        other => match other.parse::<f64>() {
+            Ok(snr) => Some(Enrol::Fixed(Some(snr))),
+            Err(_) => panic!("HELDOUT_ENROL={other}: none, clean, room or an SNR in dB"),
+        },
+    }
+}
+
+/// The transforms of every voice (and level, for `room`): (voice, level) -> file.
+fn enrolments(set: &Set, dir: &Path, room: &Room, mode: Enrol) -> Vec<Transform> {
+    use kriegspiel_voice::enrol::{enrol, Tools, PHRASES};
+    if mode == Enrol::None {
+        return Vec::new();
+    }
+    let levels: Vec<(usize, Option<f64>)> = match mode {
+        Enrol::Fixed(level) => vec![(LEVELS.len(), level)],
+        _ => LEVELS.iter().copied().enumerate().collect(),
+    };
+    let jobs: Vec<(usize, &'static str)> = set.voices.iter().copied().enumerate().collect();
+    let results = Mutex::new(Vec::new());
+    let queue = Mutex::new(jobs);
+    std::thread::scope(|s| {
+        for _ in 0..threads() {
+            s.spawn(|| loop {
+                let Some((vi, voice)) = queue.lock().unwrap().pop() else {
+                    break;
+                };
+                let speech: Vec<Vec<i16>> = PHRASES
+                    .iter()
+                    .enumerate()
+                    .map(|(k, text)| {
+                        cached_named(&format!("{}-enrol-{vi}-{k}", set.seed), || {
+                            synthesise(voice, text, dir, &format!("e{vi}-{k}"))
+                        })
+                    })
+                    .collect();
+                for (li, level) in &levels {
+                    let mut phrases = Vec::new();
+                    for (k, s) in speech.iter().enumerate() {
+                        let samples = match level {
+                            None => s.clone(),
+                            Some(snr) => room.mix(s, *snr, 50_000 + vi * 100 + k * 3 + li),
+                        };
+                        let path = dir.join(format!("enrol-{vi}-{li}-{k}.wav"));
+                        std::fs::write(&path, wav::wav_bytes(&samples)).unwrap();
+                        phrases.push((path, PHRASES[k].to_owned()));
+                    }
+                    let out = dir.join(format!("mllr-{vi}-{li}"));
+                    let t = Instant::now();
+                    let e = enrol(&model(), &Tools::default(), &phrases, &out)
+                        .unwrap_or_else(|e| panic!("{voice} {}: {e}", level_name(*level)));
+                    println!(
+                        "enrolled {voice:52} {:>5}: {}/{} phrases aligned, {} frames, {:.1} s",
+                        level_name(*level),
+                        e.aligned,
+                        e.phrases,
+                        e.frames,
+                        t.elapsed().as_secs_f64()
+                    );
+                    results.lock().unwrap().push((voice, *level, out));
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap()
+}
+
+/// The transform `voice` at `level` is heard with.
+fn transform_for(
+    transforms: &[Transform],
+    mode: Enrol,
+    voice: &str,
+    level: Option<f64>,
+) -> Option<std::path::PathBuf> {
+    transforms
+        .iter()
+        .find(|(v, l, _)| *v == voice && (matches!(mode, Enrol::Fixed(_)) || *l == level))
+        .map(|(_, _, p)| p.clone())
+}
+
+fn hear_all(set: &Set, clips: Vec<Clip>, tuning: bool, transforms: &[Transform]) -> Vec<Heard2> {
+    if let Some(mode) = enrol_mode() {
+        return hear_per_voice(set, clips, mode, transforms);
+    }
     // Each thread's clips are fixed, in a fixed order: PocketSphinx's noise estimate carries
     // over from one utterance to the next, so a shared queue made runs differ.
     let mut shares: Vec<Vec<Clip>> = (0..threads()).map(|_| Vec::new()).collect();
@@ -542,6 +677,59 @@ fn hear_all(set: &Set, clips: Vec<Clip>, tuning: bool) -> Vec<Heard2> {
     out.into_inner().unwrap()
 }
 
+/// Each (voice, level) heard by its own recogniser, with that voice's transform if any.
+fn hear_per_voice(
+    set: &Set,
+    clips: Vec<Clip>,
+    mode: Enrol,
+    transforms: &[Transform],
+) -> Vec<Heard2> {
+    let mut groups: Vec<Group> = Vec::new();
+    for clip in clips {
+        match groups
+            .iter_mut()
+            .find(|(v, l, _)| *v == clip.voice && *l == clip.level)
+        {
+            Some(g) => g.2.push(clip),
+            None => groups.push((clip.voice, clip.level, vec![clip])),
+        }
+    }
+    let n = threads();
+    let mut shares: Vec<Vec<Group>> = (0..n).map(|_| Vec::new()).collect();
+    for (i, g) in groups.into_iter().enumerate() {
+        shares[i % n].push(g);
+    }
+    let out = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for share in shares {
+            let out = &out;
+            s.spawn(move || {
+                let options = decoder_options();
+                for (voice, level, mut clips) in share {
+                    let mut options: Vec<(&str, &str)> = options
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.as_str()))
+                        .collect();
+                    let transform = transform_for(transforms, mode, voice, level);
+                    let t = transform.as_ref().map(|p| p.to_str().unwrap().to_owned());
+                    if let Some(t) = &t {
+                        options.push(("-mllr", t.as_str()));
+                    }
+                    let mut r = Recognizer::with_options(&model(), &options, true).unwrap();
+                    while let Some(clip) = clips.pop() {
+                        let (fen, color) = set.positions[clip.position];
+                        r.set_turn(&chess(fen), color).unwrap();
+                        let free = r.hear(&clip.samples).unwrap();
+                        let reply = r.hear_reply(&clip.samples).unwrap();
+                        out.lock().unwrap().push(Heard2 { clip, free, reply });
+                    }
+                }
+            });
+        }
+    });
+    out.into_inner().unwrap()
+}
+
 fn level_name(l: Option<f64>) -> String {
     l.map_or("clean".into(), |snr| format!("{snr:.0} dB"))
 }
@@ -578,6 +766,12 @@ fn row(hs: &[&Heard2]) -> String {
         .filter(|h| id(h.reply.heard) == h.clip.expect)
         .count();
     let tries = count(Kind::TryInReadBack, &|h| id(h.reply.heard) == h.clip.expect);
+    // Tries in a free turn: the NATO/Anna ones said as in a read-back, and with letters.
+    let tries_free = count(Kind::TryInReadBack, &|h| id(h.free.heard) == h.clip.expect);
+    let letters = count(Kind::LetterTry, &|h| id(h.free.heard) == h.clip.expect);
+    let letters_wrong = count(Kind::LetterTry, &|h| {
+        id(h.free.heard) != h.clip.expect && id(h.free.heard) != "rejected"
+    });
     let tries_confirm = count(Kind::TryInReadBack, &|h| id(h.reply.heard) == "confirm");
     let chatter_bad = count(Kind::Chatter, &|h| {
         is_try(&id(h.free.heard))
@@ -600,8 +794,16 @@ fn row(hs: &[&Heard2]) -> String {
             .iter()
             .any(|i| !is_try(i) && !matches!(i.as_str(), "rejected" | "confirm" | "cancel"))
     });
+    let letters = if letters.1 == 0 {
+        String::new()
+    } else {
+        format!(
+            "  tries in a free turn: NATO/Anna {}/{}, letters {}/{} ({} heard as something else)",
+            tries_free.0, tries_free.1, letters.0, letters.1, letters_wrong.0
+        )
+    };
     format!(
-        "commands {:>3}/{:<3} confirm+cancel: free {:>2}/{:<2} read-back {:>2}/{:<2} (+yes/no {:>2}/{:<2}; other commands as confirm {})  tries in read-back {:>2}/{:<2} (as confirm {})  chatter as try/confirm {}/{} (as cancel {}, as another command {})",
+        "commands {:>3}/{:<3} confirm+cancel: free {:>2}/{:<2} read-back {:>2}/{:<2} (+yes/no {:>2}/{:<2}; other commands as confirm {})  tries in read-back {:>2}/{:<2} (as confirm {})  chatter as try/confirm {}/{} (as cancel {}, as another command {}){letters}",
         cmd.0,
         cmd.1,
         cc - (confirm_cancel_free.1 - confirm_cancel_free.0),
@@ -651,14 +853,17 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let room = Room::new(dir.path());
     let clips = clips(&set, dir.path(), &room);
+    let transforms =
+        enrol_mode().map_or(Vec::new(), |mode| enrolments(&set, dir.path(), &room, mode));
     let made = start.elapsed();
-    let heard = hear_all(&set, clips, tuning);
+    let heard = hear_all(&set, clips, tuning, &transforms);
     println!(
-        "model {}, decoder options: {:?}, junk weight {:?}, one decoder only: {}",
+        "model {}, decoder options: {:?}, junk weight {:?}, one decoder only: {}, enrolment: {:?}",
         model().acoustic.display(),
         decoder_options(),
         std::env::var("HELDOUT_JUNK").ok(),
-        std::env::var_os("HELDOUT_SINGLE").is_some()
+        std::env::var_os("HELDOUT_SINGLE").is_some(),
+        enrol_mode()
     );
     println!(
         "== {} set: {} voices, {} clips ({} made in {:.0} s, heard in {:.0} s)",

@@ -17,7 +17,9 @@ pub mod wav;
 
 pub use recognizer::{Model, Recognition, Recognizer, VoiceError};
 pub mod channel;
+pub mod enrol;
 pub mod mic;
 
 pub use channel::{Outcome, Pending, VoiceChannel};
+pub use enrol::{enrol, EnrolError, Enrolment};
 pub use mic::{Microphone, Recording};

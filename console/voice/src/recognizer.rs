@@ -128,6 +128,27 @@ impl Recognizer {
         Recognizer::with_options(model, &[], true)
     }
 
+    /// A recogniser adapted to one player by the MLLR transform his enrolment wrote
+    /// ([`crate::enrol::enrol`]); `None` is [`Recognizer::new`].
+    pub fn with_transform(
+        model: &Model,
+        transform: Option<&Path>,
+    ) -> Result<Recognizer, VoiceError> {
+        let Some(path) = transform else {
+            return Recognizer::new(model);
+        };
+        if !path.is_file() {
+            return Err(VoiceError::Model(format!(
+                "the player's voice transform is missing ({})",
+                path.display()
+            )));
+        }
+        let path = path
+            .to_str()
+            .ok_or_else(|| VoiceError::Model(format!("{} is not UTF-8", path.display())))?;
+        Recognizer::with_options(model, &[("-mllr", path)], true)
+    }
+
     /// A recogniser whose decoders also get `options`, PocketSphinx command-line options
     /// (`("-beam", "1e-60")`, ...): to compare front-end and search settings. With
     /// `short_decoder`, what the turn's grammar does not hear as a try is judged by a second
