@@ -33,6 +33,9 @@ pub struct Args {
     /// read-back's own grammar first, where "yes" and "no" are answers too).
     #[arg(long)]
     reply: bool,
+    /// A player's voice enrolment (`kriegspiel enrol --out FILE`): hear as his recogniser.
+    #[arg(long, value_name = "FILE")]
+    enrolment: Option<PathBuf>,
     /// 16 kHz mono 16-bit WAV files, one utterance each.
     #[arg(required = true)]
     wav: Vec<PathBuf>,
@@ -66,15 +69,16 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut recognizer = match Recognizer::new(&Model::default())
-        .and_then(|mut r| r.set_turn(&pos, color).map(|()| r))
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("kriegspiel hear: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let mut recognizer =
+        match Recognizer::with_transform(&Model::default(), args.enrolment.as_deref())
+            .and_then(|mut r| r.set_turn(&pos, color).map(|()| r))
+        {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("kriegspiel hear: {e}");
+                return ExitCode::from(2);
+            }
+        };
     let mut status = ExitCode::SUCCESS;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

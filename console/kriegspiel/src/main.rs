@@ -3,7 +3,8 @@
 
 use clap::{Parser, Subcommand};
 use kriegspiel::{
-    demo_cmd, export_cmd, hall_cmd, hear_cmd, monitor, player_cmd, referee_cmd, table_cmd,
+    demo_cmd, enrol_cmd, export_cmd, hall_cmd, hear_cmd, monitor, player_cmd, referee_cmd,
+    table_cmd,
 };
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -46,6 +47,9 @@ enum Command {
     },
     /// One player's terminal on a running console: hear and type, in plain lines.
     Player(player_cmd::Args),
+    /// A player's voice enrolment before the round: twenty phrases, which fit the
+    /// recogniser to his voice and room (for `player --voice --enrolment FILE`).
+    Enrol(enrol_cmd::Args),
     /// The round's own mosquitto: its configuration, password file and ACL (and with --tls
     /// its certificates), in one folder (see docs/NETWORK.md).
     BrokerConfig(broker_config_cmd::Args),
@@ -78,6 +82,7 @@ fn main() -> ExitCode {
         Command::Hear(args) => hear_cmd::run(args),
         Command::Console { args } => window(args),
         Command::Player(args) => player_cmd::run(args),
+        Command::Enrol(args) => enrol_cmd::run(args),
         Command::BrokerConfig(args) => broker_config_cmd::run(args),
         Command::Seats(args) => seats_cmd::run(args),
     }

@@ -5,7 +5,7 @@
 
 mod broker;
 mod onlooker;
-mod voice;
+pub(crate) mod voice;
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -92,6 +92,10 @@ pub struct Args {
     /// order (to check recordings, and for tests). Repeat the option for each file.
     #[arg(long = "mic-wav", value_name = "FILE", requires = "voice")]
     mic_wav: Vec<PathBuf>,
+    /// His voice enrolment (`kriegspiel enrol --out FILE`, made before the round): the
+    /// recogniser fitted to his voice and room.
+    #[arg(long, value_name = "FILE", requires = "voice")]
+    enrolment: Option<PathBuf>,
     /// Also speak every line with espeak-ng (through aplay on --speak-device); listening
     /// waits until the speech has finished, and nothing is spoken while you are heard.
     #[arg(long, requires = "voice")]
@@ -130,7 +134,10 @@ fn play(args: Args) -> Result<ExitCode, ExitCode> {
     let place = Place::of(&args, file)?;
     let (table, color) = (place.table, place.color);
     // The recogniser first: a missing model is said before anything is connected.
-    let recognizer = args.voice.then(recognizer).transpose()?;
+    let recognizer = args
+        .voice
+        .then(|| recognizer(args.enrolment.as_deref()))
+        .transpose()?;
     let asked = place.password.is_none() && args.code.is_none();
     if let (true, Via::Socket(path)) = (asked, &place.via) {
         // Whether a console answers, said before he types his code; the connection he
@@ -296,12 +303,13 @@ fn colour(arg: &str) -> Result<Color, ExitCode> {
     })
 }
 
-/// The speech recogniser for `--voice`, with its model.
-fn recognizer() -> Result<kriegspiel_voice::Recognizer, ExitCode> {
-    kriegspiel_voice::Recognizer::new(&kriegspiel_voice::Model::default()).map_err(|e| {
-        eprintln!("{PROGRAM}: {e}");
-        ExitCode::from(2)
-    })
+/// The speech recogniser for `--voice`, with its model and his enrolment.
+fn recognizer(enrolment: Option<&Path>) -> Result<kriegspiel_voice::Recognizer, ExitCode> {
+    kriegspiel_voice::Recognizer::with_transform(&kriegspiel_voice::Model::default(), enrolment)
+        .map_err(|e| {
+            eprintln!("{PROGRAM}: {e}");
+            ExitCode::from(2)
+        })
 }
 
 /// The players' socket: `--socket`, or the one beside the default journal.

@@ -67,6 +67,17 @@ impl Default for Tools {
 }
 
 impl Tools {
+    /// Whether every tool is installed: the first missing, with its package.
+    pub fn check(&self) -> Result<(), EnrolError> {
+        match self.each().into_iter().find(|(path, _)| !path.exists()) {
+            Some((path, package)) => Err(EnrolError::MissingTool {
+                path: path.to_owned(),
+                package,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Each tool with the Debian package that installs it.
     fn each(&self) -> [(&Path, &'static str); 4] {
         [

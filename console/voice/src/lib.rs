@@ -19,6 +19,7 @@ pub use recognizer::{Model, Recognition, Recognizer, VoiceError};
 pub mod channel;
 pub mod enrol;
 pub mod mic;
+pub mod transform;
 
 pub use channel::{Outcome, Pending, VoiceChannel};
 pub use enrol::{enrol, EnrolError, Enrolment};

@@ -44,7 +44,13 @@ pub struct Microphone {
 pub struct Recording {
     child: Child,
     reader: Option<JoinHandle<std::io::Result<Vec<u8>>>>,
+    /// What arecord said (its first kilobytes), for a device it could not open.
+    errors: Option<JoinHandle<Vec<u8>>>,
+    device: String,
 }
+
+/// The most of arecord's error output kept.
+const MAX_ERRORS: u64 = 4096;
 
 impl Microphone {
     pub fn new(device: &str) -> Microphone {
@@ -71,7 +77,7 @@ impl Microphone {
             ])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| {
                 MicError(format!(
@@ -87,9 +93,18 @@ impl Microphone {
             let mut bytes = Vec::new();
             stdout.read_to_end(&mut bytes).map(|_| bytes)
         });
+        let errors = child.stderr.take().map(|stderr| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = stderr.take(MAX_ERRORS).read_to_end(&mut bytes);
+                bytes
+            })
+        });
         Ok(Recording {
             child,
             reader: Some(reader),
+            errors,
+            device: self.device.clone(),
         })
     }
 }
@@ -97,9 +112,24 @@ impl Microphone {
 impl Recording {
     /// Stops arecord (the key came up) and returns the 16 kHz mono samples.
     pub fn stop(mut self) -> Result<Vec<i16>, MicError> {
+        // Ended already, and not by us: the device could not be opened (or went away).
+        let failed = matches!(self.child.try_wait(), Ok(Some(status)) if !status.success());
         // arecord has no clean stop on stdin; ending it loses at most the last period.
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if failed {
+            let said = self
+                .errors
+                .take()
+                .and_then(|e| e.join().ok())
+                .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+                .unwrap_or_default();
+            let said = said.lines().last().unwrap_or("no reason given");
+            return Err(MicError(format!(
+                "arecord could not record from {}: {said} (arecord -L lists the devices)",
+                self.device
+            )));
+        }
         let bytes = match self.reader.take().map(JoinHandle::join) {
             Some(Ok(Ok(bytes))) => bytes,
             Some(Ok(Err(e))) => return Err(MicError(format!("reading arecord: {e}"))),
@@ -118,5 +148,31 @@ impl Drop for Recording {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    /// A device arecord cannot open is said with arecord's reason, not heard as silence
+    /// (a player would repeat himself into a microphone that is not there).
+    #[test]
+    fn a_device_that_cannot_record_is_said_not_heard_as_silence() {
+        let wait_for_exit = || std::thread::sleep(std::time::Duration::from_millis(400));
+        let r = Microphone::new("nosuchdevice").start().unwrap();
+        wait_for_exit();
+        let e = r.stop().unwrap_err().to_string();
+        assert!(
+            e.starts_with("arecord could not record from nosuchdevice: ")
+                && e.contains("arecord -L"),
+            "{e}"
+        );
+        // ALSA's null device opens: what it gives, no error.
+        let r = Microphone::new("null").start().unwrap();
+        wait_for_exit();
+        assert!(r.stop().is_ok());
     }
 }

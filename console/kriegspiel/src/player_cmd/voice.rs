@@ -34,6 +34,7 @@ use kriegspiel_voice::grammar::read_own_board;
 use kriegspiel_voice::{wav, Microphone, Outcome, Recognizer, Recording, VoiceChannel};
 
 use kriegspiel_frontend::players::{CLOSED, OWN_BOARD};
+pub(crate) use speaker::say_once;
 use speaker::Speaker;
 
 const PROGRAM: &str = "kriegspiel player";

@@ -119,6 +119,11 @@ impl Drop for Speaker {
     }
 }
 
+/// Says `text` now and returns when it has been played (the enrolment's prompts).
+pub(crate) fn say_once(to: &SpeakTo, text: &str) -> Result<(), String> {
+    speak(to, text, &AtomicU64::new(0), Instant::now())
+}
+
 /// Synthesises `text` (espeak-ng), marks the channel muted for its length, plays it (aplay).
 fn speak(to: &SpeakTo, text: &str, muted_until: &AtomicU64, t0: Instant) -> Result<(), String> {
     let out = Command::new("espeak-ng")
