@@ -155,4 +155,8 @@ fn a_player_enrols_and_his_terminal_and_hear_use_it() {
         said(&out)
     );
     assert!(!said(&out).contains("no console answers"), "{}", said(&out));
+    // The terminal's speech is the voice terminal's.
+    let out = kriegspiel(&["player", "--color", "white", "--speak"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("give --voice too"), "{}", said(&out));
 }

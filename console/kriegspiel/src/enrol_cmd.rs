@@ -13,7 +13,7 @@ use std::time::Duration;
 use kriegspiel_voice::enrol::{Tools, PHRASES};
 use kriegspiel_voice::{wav, Microphone, Model};
 
-use crate::player_cmd::voice::{say_once, SpeakTo, MAX_UTTERANCE};
+use crate::player_cmd::voice::{say_once, SpeakArgs, SpeakTo, MAX_UTTERANCE};
 
 const PROGRAM: &str = "kriegspiel enrol";
 /// Fewer phrases than this fit the transform to the few words said, not to the voice.
@@ -44,21 +44,8 @@ pub struct Args {
     /// option for each file.
     #[arg(long = "mic-wav", value_name = "FILE", conflicts_with = "speak")]
     mic_wav: Vec<PathBuf>,
-    /// Also say each phrase with espeak-ng (through aplay on --speak-device), for a player
-    /// who does not read the screen.
-    #[arg(long)]
-    speak: bool,
-    /// The ALSA playback device for --speak (his headset).
-    #[arg(
-        long,
-        value_name = "DEVICE",
-        default_value = "default",
-        requires = "speak"
-    )]
-    speak_device: String,
-    /// The espeak-ng voice for --speak.
-    #[arg(long, value_name = "VOICE", default_value = "en", requires = "speak")]
-    speak_voice: String,
+    #[command(flatten)]
+    speak: SpeakArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -87,10 +74,7 @@ fn enrol(args: &Args) -> Result<ExitCode, ExitCode> {
         .tempdir()
         .map_err(|e| usage(&format!("cannot make a temporary folder: {e}")))?;
     let said = if args.mic_wav.is_empty() {
-        let speak = args.speak.then(|| SpeakTo {
-            device: args.speak_device.clone(),
-            voice: args.speak_voice.clone(),
-        });
+        let speak = args.speak.to();
         match record(&args.mic, speak.as_ref(), dir.path())? {
             Some(said) => said,
             None => {

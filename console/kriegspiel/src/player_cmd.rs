@@ -96,21 +96,8 @@ pub struct Args {
     /// recogniser fitted to his voice and room.
     #[arg(long, value_name = "FILE", requires = "voice")]
     enrolment: Option<PathBuf>,
-    /// Also speak every line with espeak-ng (through aplay on --speak-device); listening
-    /// waits until the speech has finished, and nothing is spoken while you are heard.
-    #[arg(long, requires = "voice")]
-    speak: bool,
-    /// The ALSA playback device for --speak (your headset).
-    #[arg(
-        long,
-        value_name = "DEVICE",
-        default_value = "default",
-        requires = "speak"
-    )]
-    speak_device: String,
-    /// The espeak-ng voice for --speak (the table's language: en, fr, ru).
-    #[arg(long, value_name = "VOICE", default_value = "en", requires = "speak")]
-    speak_voice: String,
+    #[command(flatten)]
+    speak: voice::SpeakArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -119,6 +106,10 @@ pub fn run(args: Args) -> ExitCode {
 
 /// Connects, takes the seat and plays; `Err`: the terminal could not start (said why).
 fn play(args: Args) -> Result<ExitCode, ExitCode> {
+    if args.speak.to().is_some() && !args.voice {
+        eprintln!("{PROGRAM}: --speak is the voice terminal's speech: give --voice too");
+        return Err(ExitCode::from(2));
+    }
     let file = match &args.seat_file {
         Some(path) => Some(
             kriegspiel_frontend::credentials::SeatFile::read(path).map_err(|e| {
@@ -170,10 +161,7 @@ fn play(args: Args) -> Result<ExitCode, ExitCode> {
         } else {
             voice::Source::Files(args.mic_wav)
         };
-        let speak = args.speak.then_some(voice::SpeakTo {
-            device: args.speak_device,
-            voice: args.speak_voice,
-        });
+        let speak = args.speak.to();
         return Ok(voice::run(
             stream, to_console, color, recognizer, source, speak,
         ));

@@ -62,6 +62,38 @@ pub struct SpeakTo {
     pub voice: String,
 }
 
+/// `--speak` and where and how: the terminal's own speech on his headset (the voice
+/// terminal's lines, the enrolment's phrases).
+#[derive(Debug, Clone, clap::Args)]
+pub struct SpeakArgs {
+    /// Also speak with espeak-ng, through aplay on --speak-device: the voice terminal says
+    /// every line (listening waits until it has finished, and nothing is spoken while he is
+    /// heard); the enrolment says each phrase.
+    #[arg(long)]
+    speak: bool,
+    /// The ALSA playback device for --speak (his headset).
+    #[arg(
+        long,
+        value_name = "DEVICE",
+        default_value = "default",
+        requires = "speak"
+    )]
+    speak_device: String,
+    /// The espeak-ng voice for --speak (the table's language: en, fr, ru).
+    #[arg(long, value_name = "VOICE", default_value = "en", requires = "speak")]
+    speak_voice: String,
+}
+
+impl SpeakArgs {
+    /// Where to speak, if --speak was given.
+    pub fn to(&self) -> Option<SpeakTo> {
+        self.speak.then(|| SpeakTo {
+            device: self.speak_device.clone(),
+            voice: self.speak_voice.clone(),
+        })
+    }
+}
+
 enum Event {
     Key(String),
     Console(String),
