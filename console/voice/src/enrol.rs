@@ -346,14 +346,20 @@ fn run(name: &str, cmd: &mut Command) -> Result<String, EnrolError> {
     }
 }
 
-/// From bw's log: the utterances it counted (`utt>` lines) and their frames.
+/// From bw's log: the utterances it counted (`utt>` lines) and their frames, without those it
+/// could not align with their words (an `ERROR: ... <id> ignored` line, on its stderr).
 fn aligned(log: &str) -> (usize, usize) {
+    let ignored: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("ERROR") && l.trim_end().ends_with(" ignored"))
+        .filter_map(|l| l.split_whitespace().rev().nth(1))
+        .collect();
     let mut n = 0;
     let mut frames = 0;
-    for line in log.lines().filter(|l| l.starts_with("utt>")) {
-        // utt> <n> <id> <frames> ...; an utterance bw could not align says so on the line.
+    for line in log.lines() {
+        // utt> <n> <id> <frames> ...
         let fields: Vec<&str> = line.split_whitespace().collect();
-        if line.contains("final state not reached") || line.contains("ERROR") {
+        if fields.first() != Some(&"utt>") || fields.get(2).is_some_and(|id| ignored.contains(id)) {
             continue;
         }
         if let Some(f) = fields.get(3).and_then(|f| f.parse::<usize>().ok()) {

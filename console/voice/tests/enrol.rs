@@ -142,6 +142,18 @@ fn an_enrolled_voice_is_heard_better_in_room_noise() {
     let head: Vec<&str> = text.split_whitespace().take(3).collect();
     assert_eq!(head, ["1", "3", "13"]);
 
+    // A recording that cannot be the words given ("no" for a long phrase) is left out.
+    let short = dir.path().join("short.wav");
+    std::fs::write(&short, wav::wav_bytes(&say("no", dir.path(), "short"))).unwrap();
+    let mut more = phrases.clone();
+    more.push((
+        short,
+        "bishop charlie one takes hotel six castle kingside castle queenside".into(),
+    ));
+    let other = dir.path().join("other.mllr");
+    let e = enrol(&model, &Tools::default(), &more, &other).unwrap();
+    assert_eq!((e.phrases, e.aligned), (21, 20), "{e:?}");
+
     let commands: Vec<(Command, Vec<i16>)> = Command::ALL
         .iter()
         .enumerate()
