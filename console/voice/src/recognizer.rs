@@ -143,9 +143,8 @@ impl Recognizer {
                 path.display()
             )));
         }
-        crate::transform::check(&model.acoustic, path).map_err(|e| {
-            VoiceError::Model(format!("voice enrolment {}: {e}", path.display()))
-        })?;
+        crate::transform::check(&model.acoustic, path)
+            .map_err(|e| VoiceError::Model(format!("voice enrolment {}: {e}", path.display())))?;
         let path = path
             .to_str()
             .ok_or_else(|| VoiceError::Model(format!("{} is not UTF-8", path.display())))?;
