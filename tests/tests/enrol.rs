@@ -160,3 +160,41 @@ fn a_player_enrols_and_his_terminal_and_hear_use_it() {
     assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(said(&out).contains("give --voice too"), "{}", said(&out));
 }
+
+/// At the table: each phrase asked, push-to-talk on Enter; nothing heard is asked again;
+/// `q` stops and writes nothing.
+#[test]
+fn the_enrolment_asks_each_phrase_and_stops_on_q_without_writing() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("anna.voice");
+    let mut child = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["enrol", "--mic", "null", "--out"])
+        .arg(&file)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Enter, Enter at once (nothing said), then q.
+    child.stdin.take().unwrap().write_all(b"\n\nq\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let expected = [
+        "Voice enrolment: 20 short phrases.",
+        "Phrase 1 of 20: confirm cancel confirm.",
+        "Listening...",
+        "Nothing heard. Again:",
+        "Phrase 1 of 20: confirm cancel confirm.",
+        "Stopped: nothing written.",
+    ];
+    let mut at = 0;
+    for line in expected {
+        let found = text[at..]
+            .find(line)
+            .unwrap_or_else(|| panic!("{line:?} not in order in:\n{text}"));
+        at += found + line.len();
+    }
+    assert!(!file.exists());
+}
