@@ -28,7 +28,9 @@
 //! from its 20 enrolment phrases ([`kriegspiel_voice::enrol::PHRASES`], said by the same voice,
 //! clean), with `room` from the same phrases in the same room at the same level as the test,
 //! with a number (`20`) from the phrases at that level for every level; `none` is the
-//! comparison without a transform.
+//! comparison without a transform. `HELDOUT_ENROL_NOISE=pink` enrols in pink noise only (no
+//! babble: another room than the test's), `HELDOUT_ENROL_EFFECTS="pitch 60 tempo 1.05"`
+//! changes the voice of the enrolment only (sox effects after the voice's own).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::path::Path;
@@ -322,6 +324,11 @@ impl Room {
 
     /// `speech` with 300 ms of room before and after, the room `snr` dB under the speech.
     fn mix(&self, speech: &[i16], snr: f64, offset: usize) -> Vec<i16> {
+        self.mix_with(speech, snr, offset, 1.0)
+    }
+
+    /// The same with the babble scaled by `babble` (0: pink noise only).
+    fn mix_with(&self, speech: &[i16], snr: f64, offset: usize, babble: f64) -> Vec<i16> {
         let pad = 4800;
         let s: Vec<f64> = speech.iter().map(|v| f64::from(*v)).collect();
         let frames: Vec<f64> = s.chunks(320).map(power).collect();
@@ -335,7 +342,7 @@ impl Room {
         let noise: Vec<f64> = (0..n)
             .map(|i| {
                 self.pink[(offset * 7919 + i) % self.pink.len()]
-                    + self.babble[(offset * 15_401 + i) % self.babble.len()]
+                    + babble * self.babble[(offset * 15_401 + i) % self.babble.len()]
             })
             .collect();
         let gain = (p_speech / 10f64.powf(snr / 10.0) / power(&noise)).sqrt();
@@ -581,8 +588,23 @@ fn enrolments(set: &Set, dir: &Path, room: &Room, mode: Enrol) -> Vec<Transform>
                     .iter()
                     .enumerate()
                     .map(|(k, text)| {
-                        cached_named(&format!("{}-enrol-{vi}-{k}", set.seed), || {
-                            synthesise(voice, text, dir, &format!("e{vi}-{k}"))
+                        // HELDOUT_ENROL_EFFECTS: more sox effects for the enrolment only
+                        // (the player's voice on another day).
+                        let extra = std::env::var("HELDOUT_ENROL_EFFECTS").unwrap_or_default();
+                        let name = if extra.is_empty() {
+                            format!("{}-enrol-{vi}-{k}", set.seed)
+                        } else {
+                            format!("{}-enrol-{vi}-{k}-{}", set.seed, extra.replace(' ', "_"))
+                        };
+                        let voice = if extra.is_empty() {
+                            voice.to_owned()
+                        } else if voice.contains('|') {
+                            format!("{voice} {extra}")
+                        } else {
+                            format!("{voice}|{extra}")
+                        };
+                        cached_named(&name, || {
+                            synthesise(&voice, text, dir, &format!("e{vi}-{k}"))
                         })
                     })
                     .collect();
@@ -591,7 +613,17 @@ fn enrolments(set: &Set, dir: &Path, room: &Room, mode: Enrol) -> Vec<Transform>
                     for (k, s) in speech.iter().enumerate() {
                         let samples = match level {
                             None => s.clone(),
-                            Some(snr) => room.mix(s, *snr, 50_000 + vi * 100 + k * 3 + li),
+                            // HELDOUT_ENROL_NOISE=pink: another room (no babble).
+                            Some(snr) => room.mix_with(
+                                s,
+                                *snr,
+                                50_000 + vi * 100 + k * 3 + li,
+                                if std::env::var("HELDOUT_ENROL_NOISE").as_deref() == Ok("pink") {
+                                    0.0
+                                } else {
+                                    1.0
+                                },
+                            ),
                         };
                         let path = dir.join(format!("enrol-{vi}-{li}-{k}.wav"));
                         std::fs::write(&path, wav::wav_bytes(&samples)).unwrap();
