@@ -33,6 +33,9 @@
 //! changes the voice of the enrolment only (sox effects after the voice's own).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+#[path = "../tests/support/room.rs"]
+mod room;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -291,31 +294,15 @@ struct Room {
     babble: Vec<f64>,
 }
 
-fn power(x: &[f64]) -> f64 {
-    x.iter().map(|v| v * v).sum::<f64>() / x.len().max(1) as f64
-}
-
 impl Room {
     fn new(dir: &Path) -> Room {
-        let pink = dir.join("pink.wav");
-        run(
-            Command::new("sox")
-                .args(["-R", "-n", "-r", "16000", "-c", "1", "-b", "16"])
-                .arg(&pink)
-                .args(["synth", "30", "pinknoise", "vol", "0.3"]),
-            None,
-        );
-        let pink: Vec<f64> = wav::read_wav(&pink)
-            .unwrap()
-            .iter()
-            .map(|s| f64::from(*s))
-            .collect();
+        let pink = room::pink(dir, 30);
         let mut babble = Vec::new();
         for (i, (v, text)) in BABBLE.iter().enumerate() {
             let s = synthesise(&format!("espeak:{v}"), text, dir, &format!("babble{i}"));
             babble.extend(s.iter().map(|s| f64::from(*s)));
         }
-        let gain = (power(&pink) / power(&babble) / 10f64.powf(0.6)).sqrt();
+        let gain = (room::power(&pink) / room::power(&babble) / 10f64.powf(0.6)).sqrt();
         for b in &mut babble {
             *b *= gain;
         }
@@ -329,33 +316,10 @@ impl Room {
 
     /// The same with the babble scaled by `babble` (0: pink noise only).
     fn mix_with(&self, speech: &[i16], snr: f64, offset: usize, babble: f64) -> Vec<i16> {
-        let pad = 4800;
-        let s: Vec<f64> = speech.iter().map(|v| f64::from(*v)).collect();
-        let frames: Vec<f64> = s.chunks(320).map(power).collect();
-        let loudest = frames.iter().copied().fold(0.0, f64::max);
-        let active: Vec<f64> = frames
-            .into_iter()
-            .filter(|p| *p > loudest / 1000.0)
-            .collect();
-        let p_speech = active.iter().sum::<f64>() / active.len().max(1) as f64;
-        let n = s.len() + 2 * pad;
-        let noise: Vec<f64> = (0..n)
-            .map(|i| {
-                self.pink[(offset * 7919 + i) % self.pink.len()]
-                    + babble * self.babble[(offset * 15_401 + i) % self.babble.len()]
-            })
-            .collect();
-        let gain = (p_speech / 10f64.powf(snr / 10.0) / power(&noise)).sqrt();
-        (0..n)
-            .map(|i| {
-                let v = if (pad..pad + s.len()).contains(&i) {
-                    s[i - pad]
-                } else {
-                    0.0
-                };
-                (v + gain * noise[i]).round().clamp(-32768.0, 32767.0) as i16
-            })
-            .collect()
+        room::mix(speech, snr, |i| {
+            self.pink[(offset * 7919 + i) % self.pink.len()]
+                + babble * self.babble[(offset * 15_401 + i) % self.babble.len()]
+        })
     }
 }
 
@@ -697,16 +661,22 @@ fn hear_all(set: &Set, clips: Vec<Clip>, tuning: bool, transforms: &[Transform])
                     r.set_answer_threshold(i32::MIN);
                 }
                 while let Some(clip) = share.pop() {
-                    let (fen, color) = set.positions[clip.position];
-                    r.set_turn(&chess(fen), color).unwrap();
-                    let free = r.hear(&clip.samples).unwrap();
-                    let reply = r.hear_reply(&clip.samples).unwrap();
-                    out.lock().unwrap().push(Heard2 { clip, free, reply });
+                    let heard = hear_clip(&mut r, set, clip);
+                    out.lock().unwrap().push(heard);
                 }
             });
         }
     });
     out.into_inner().unwrap()
+}
+
+/// A clip heard in its position, in a free turn and while a read-back waits.
+fn hear_clip(r: &mut Recognizer, set: &Set, clip: Clip) -> Heard2 {
+    let (fen, color) = set.positions[clip.position];
+    r.set_turn(&chess(fen), color).unwrap();
+    let free = r.hear(&clip.samples).unwrap();
+    let reply = r.hear_reply(&clip.samples).unwrap();
+    Heard2 { clip, free, reply }
 }
 
 /// Each (voice, level) heard by its own recogniser, with that voice's transform if any.
@@ -749,11 +719,8 @@ fn hear_per_voice(
                     }
                     let mut r = Recognizer::with_options(&model(), &options, true).unwrap();
                     while let Some(clip) = clips.pop() {
-                        let (fen, color) = set.positions[clip.position];
-                        r.set_turn(&chess(fen), color).unwrap();
-                        let free = r.hear(&clip.samples).unwrap();
-                        let reply = r.hear_reply(&clip.samples).unwrap();
-                        out.lock().unwrap().push(Heard2 { clip, free, reply });
+                        let heard = hear_clip(&mut r, set, clip);
+                        out.lock().unwrap().push(heard);
                     }
                 }
             });

@@ -10,6 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
+#[path = "support/room.rs"]
+mod room;
+
 use kriegspiel_voice::enrol::{enrol, Tools, PHRASES};
 use kriegspiel_voice::{wav, Command, Heard, Model, Recognizer};
 use shakmaty::{Chess, Color};
@@ -41,52 +44,9 @@ fn say(text: &str, dir: &Path, name: &str) -> Vec<i16> {
     wav::read_wav(&out).unwrap()
 }
 
-/// sox's pink noise (`-R`: the same every run), 30 s.
-fn pink(dir: &Path) -> Vec<f64> {
-    let pink = dir.join("pink.wav");
-    let ok = Process::new("sox")
-        .args(["-R", "-n", "-r", "16000", "-c", "1", "-b", "16"])
-        .arg(&pink)
-        .args(["synth", "30", "pinknoise", "vol", "0.3"])
-        .status()
-        .expect("sox")
-        .success();
-    assert!(ok);
-    wav::read_wav(&pink)
-        .unwrap()
-        .iter()
-        .map(|&v| f64::from(v))
-        .collect()
-}
-
-/// `speech` with the room's noise `SNR` dB under its power (its loud 20 ms frames), 300 ms of
-/// room before and after; `offset` picks where in the noise.
+/// `speech` in the room, `SNR` dB under it; `offset` picks where in the noise.
 fn in_room(speech: &[i16], noise: &[f64], offset: usize) -> Vec<i16> {
-    let power = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>() / x.len().max(1) as f64;
-    let s: Vec<f64> = speech.iter().map(|&v| f64::from(v)).collect();
-    let frames: Vec<f64> = s.chunks(320).map(power).collect();
-    let loudest = frames.iter().copied().fold(0.0, f64::max);
-    let active: Vec<f64> = frames
-        .into_iter()
-        .filter(|p| *p > loudest / 1000.0)
-        .collect();
-    let p_speech = active.iter().sum::<f64>() / active.len().max(1) as f64;
-    let pad = 4800;
-    let n = s.len() + 2 * pad;
-    let room: Vec<f64> = (0..n)
-        .map(|i| noise[(offset * 7919 + i) % noise.len()])
-        .collect();
-    let gain = (p_speech / 10f64.powf(SNR / 10.0) / power(&room)).sqrt();
-    (0..n)
-        .map(|i| {
-            let v = if (pad..pad + s.len()).contains(&i) {
-                s[i - pad]
-            } else {
-                0.0
-            };
-            (v + gain * room[i]).round().clamp(-32768.0, 32767.0) as i16
-        })
-        .collect()
+    room::mix(speech, SNR, |i| noise[(offset * 7919 + i) % noise.len()])
 }
 
 /// Commands heard right in a free turn, "confirm"/"cancel" heard right while a read-back
@@ -123,7 +83,7 @@ fn hear(
 #[test]
 fn an_enrolled_voice_is_heard_better_in_room_noise() {
     let dir = tempfile::tempdir().unwrap();
-    let noise = pink(dir.path());
+    let noise = room::pink(dir.path(), 30);
     let mut phrases: Vec<(PathBuf, String)> = Vec::new();
     for (k, text) in PHRASES.iter().enumerate() {
         let audio = in_room(&say(text, dir.path(), "phrase"), &noise, 1000 + k);

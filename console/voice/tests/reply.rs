@@ -8,6 +8,9 @@
 use std::path::Path;
 use std::process::Command as Process;
 
+#[path = "support/room.rs"]
+mod room;
+
 use kriegspiel_voice::{wav, Command, Heard, Model, Recognizer};
 use shakmaty::{Chess, Color, Square};
 
@@ -86,45 +89,10 @@ fn other_commands_while_a_read_back_waits_are_not_confirm() {
     }
 }
 
-/// `speech` with sox's pink noise (`-R`: the same every run) `snr` dB under its power (its
-/// loud 20 ms frames), and 300 ms of that room before and after.
+/// `speech` with sox's pink noise `snr` dB under it (the test's room, the same every run).
 fn in_room(speech: &[i16], snr: f64, dir: &Path) -> Vec<i16> {
-    let pink = dir.join("pink.wav");
-    let ok = Process::new("sox")
-        .args(["-R", "-n", "-r", "16000", "-c", "1", "-b", "16"])
-        .arg(&pink)
-        .args(["synth", "4", "pinknoise", "vol", "0.3"])
-        .status()
-        .expect("sox")
-        .success();
-    assert!(ok);
-    let noise: Vec<f64> = wav::read_wav(&pink)
-        .unwrap()
-        .iter()
-        .map(|&v| f64::from(v))
-        .collect();
-    let power = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>() / x.len().max(1) as f64;
-    let s: Vec<f64> = speech.iter().map(|&v| f64::from(v)).collect();
-    let frames: Vec<f64> = s.chunks(320).map(power).collect();
-    let loudest = frames.iter().copied().fold(0.0, f64::max);
-    let active: Vec<f64> = frames
-        .into_iter()
-        .filter(|p| *p > loudest / 1000.0)
-        .collect();
-    let p_speech = active.iter().sum::<f64>() / active.len().max(1) as f64;
-    let pad = 4800;
-    let n = s.len() + 2 * pad;
-    let gain = (p_speech / 10f64.powf(snr / 10.0) / power(&noise[..n])).sqrt();
-    (0..n)
-        .map(|i| {
-            let v = if (pad..pad + s.len()).contains(&i) {
-                s[i - pad]
-            } else {
-                0.0
-            };
-            (v + gain * noise[i]).round().clamp(-32768.0, 32767.0) as i16
-        })
-        .collect()
+    let noise = room::pink(dir, 4);
+    room::mix(speech, snr, |i| noise[i % noise.len()])
 }
 
 /// In pink noise 20 dB under the speech: most answers are still heard, and a new try or
