@@ -69,6 +69,8 @@ fn enrol(args: &Args) -> Result<ExitCode, ExitCode> {
     let tools = Tools::default();
     tools.check().map_err(|e| usage(&e.to_string()))?;
     let model = Model::default();
+    // The model and PocketSphinx, before he says a word.
+    kriegspiel_voice::Recognizer::new(&model).map_err(|e| usage(&e.to_string()))?;
     let dir = tempfile::Builder::new()
         .prefix("kriegspiel-enrol-")
         .tempdir()
@@ -95,6 +97,13 @@ fn enrol(args: &Args) -> Result<ExitCode, ExitCode> {
     println!("Fitting the recogniser to your voice...");
     let part = dir.path().join("enrolment");
     match kriegspiel_voice::enrol(&model, &tools, &said, &part) {
+        Ok(e) if e.aligned < MIN_PHRASES => {
+            eprintln!(
+                "{PROGRAM}: only {} of {} recordings matched their phrase's words: nothing written; enrol again, saying each phrase as shown",
+                e.aligned, e.phrases
+            );
+            Ok(ExitCode::FAILURE)
+        }
         Ok(e) => {
             // Written whole or not at all: a copy beside it, then one rename.
             let beside = args.out.with_extension("part");
