@@ -271,13 +271,17 @@ fn a_200_mb_keypad_line_is_one_error_and_memory_stays_flat() {
     child.wait().unwrap();
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    // A 200 MB line costs no more than a few MB: it is never held. The whole program, debug
-    // build included, stays under 20 MB (the window lives in its own program).
+    // A 200 MB line costs no more than a few MB: it is never held. The whole program stays
+    // small: its debug build is about 20 MB before any input (it links the referee, the
+    // hall, speech, voice and the broker client; the window lives in its own program).
     assert!(
         peak < before + 4 * 1024,
         "peak RSS {peak} KiB, {before} KiB before the line"
     );
-    assert!(peak < 20 * 1024, "peak RSS {peak} KiB, more than 20 MB");
+    assert!(
+        peak < 24 * 1024,
+        "peak RSS {peak} KiB, more than 24 MB ({before} KiB before the line)"
+    );
     assert!(
         err.contains("standard input line 1: line too long"),
         "{err}"
