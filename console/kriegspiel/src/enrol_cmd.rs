@@ -13,7 +13,7 @@ use std::time::Duration;
 use kriegspiel_voice::enrol::{Tools, PHRASES};
 use kriegspiel_voice::{wav, Microphone, Model};
 
-use crate::player_cmd::voice::{say_once, SpeakArgs, SpeakTo, MAX_UTTERANCE};
+use crate::headset::{say, SpeakArgs, SpeakTo, MAX_UTTERANCE};
 
 const PROGRAM: &str = "kriegspiel enrol";
 /// Fewer phrases than this fit the transform to the few words said, not to the voice.
@@ -214,7 +214,7 @@ fn tell(text: &str, speak: Option<&SpeakTo>) {
     println!("{text}");
     let _ = std::io::stdout().flush();
     if let Some(to) = speak {
-        if let Err(e) = say_once(to, text) {
+        if let Err(e) = say(to, text, |_| {}) {
             eprintln!("{PROGRAM}: cannot speak: {e}");
         }
     }

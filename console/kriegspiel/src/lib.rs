@@ -8,6 +8,7 @@ pub mod dgt_monitor;
 pub mod enrol_cmd;
 pub mod export_cmd;
 pub mod hall_cmd;
+pub mod headset;
 pub mod hear_cmd;
 pub mod monitor;
 pub mod player_cmd;

@@ -5,7 +5,7 @@
 
 mod broker;
 mod onlooker;
-pub(crate) mod voice;
+mod voice;
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -97,7 +97,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE", requires = "voice")]
     enrolment: Option<PathBuf>,
     #[command(flatten)]
-    speak: voice::SpeakArgs,
+    speak: crate::headset::SpeakArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {

@@ -170,18 +170,53 @@ pub fn enrol(
     phrases: &[(PathBuf, String)],
     out: &Path,
 ) -> Result<Enrolment, EnrolError> {
-    for (path, package) in tools.each() {
-        if !path.exists() {
-            return Err(EnrolError::MissingTool {
-                path: path.to_owned(),
-                package,
-            });
-        }
-    }
+    tools.check()?;
     if phrases.is_empty() {
         return Err(EnrolError::NoPhrases);
     }
     let hmm = &model.acoustic;
+    check_model(hmm)?;
+    let params = FeatParams::read(&hmm.join("feat.params"))?;
+    let dir = tempfile::Builder::new()
+        .prefix("kriegspiel-enrol-")
+        .tempdir()?;
+    let work = dir.path();
+    let adapt = model_for_bw(hmm, tools, work)?;
+    write_phrases(phrases, work)?;
+    features(hmm, tools, work)?;
+    let accum = work.join("accum");
+    std::fs::create_dir(&accum)?;
+    let log = count(&params, tools, &adapt, work, &accum)?;
+    let (aligned, frames) = aligned(&log);
+    if aligned == 0 {
+        return Err(EnrolError::Tool {
+            name: "bw".into(),
+            output: "no phrase could be aligned with its words".into(),
+        });
+    }
+    let matrix = work.join("mllr_matrix");
+    run(
+        "mllr_solve",
+        Command::new(&tools.mllr_solve)
+            .arg("-meanfn")
+            .arg(adapt.join("means"))
+            .arg("-varfn")
+            .arg(adapt.join("variances"))
+            .arg("-outmllrfn")
+            .arg(&matrix)
+            .arg("-accumdir")
+            .arg(&accum),
+    )?;
+    std::fs::copy(&matrix, out)?;
+    Ok(Enrolment {
+        phrases: phrases.len(),
+        aligned,
+        frames,
+    })
+}
+
+/// Every file of the acoustic model the enrolment reads.
+fn check_model(hmm: &Path) -> Result<(), EnrolError> {
     for f in [
         "mdef",
         "means",
@@ -197,13 +232,11 @@ pub fn enrol(
             )));
         }
     }
-    let params = FeatParams::read(&hmm.join("feat.params"))?;
-    let dir = tempfile::Builder::new()
-        .prefix("kriegspiel-enrol-")
-        .tempdir()?;
-    let work = dir.path();
+    Ok(())
+}
 
-    // The model as bw reads it: its files, the mixture weights and a text mdef.
+/// The model as bw reads it, in `work/hmm`: its files, the mixture weights and a text mdef.
+fn model_for_bw(hmm: &Path, tools: &Tools, work: &Path) -> Result<PathBuf, EnrolError> {
     let adapt = work.join("hmm");
     std::fs::create_dir(&adapt)?;
     for f in ["means", "variances", "transition_matrices", "noisedict"] {
@@ -218,8 +251,12 @@ pub fn enrol(
             .arg(hmm.join("mdef"))
             .arg(adapt.join("mdef")),
     )?;
+    Ok(adapt)
+}
 
-    // The phrases: each recording checked and rewritten, its transcript, the dictionary.
+/// The phrases in `work`: each recording checked and rewritten, its transcript, the
+/// dictionary.
+fn write_phrases(phrases: &[(PathBuf, String)], work: &Path) -> Result<(), EnrolError> {
     let known = |w: &str| PRONUNCIATIONS.iter().any(|(p, _)| *p == w);
     let mut fileids = String::new();
     let mut transcripts = String::new();
@@ -249,7 +286,11 @@ pub fn enrol(
     std::fs::write(work.join("fileids"), fileids)?;
     std::fs::write(work.join("transcription"), transcripts)?;
     std::fs::write(work.join("dict"), crate::words::dictionary())?;
+    Ok(())
+}
 
+/// The phrases' features, with the model's own front end.
+fn features(hmm: &Path, tools: &Tools, work: &Path) -> Result<(), EnrolError> {
     run(
         "sphinx_fe",
         Command::new(&tools.sphinx_fe)
@@ -262,14 +303,23 @@ pub fn enrol(
             .arg("-do")
             .arg(work)
             .args(["-ei", "wav", "-eo", "mfc", "-mswav", "yes"]),
-    )?;
-    let accum = work.join("accum");
-    std::fs::create_dir(&accum)?;
-    let log = run(
+    )
+    .map(drop)
+}
+
+/// bw's counts of how the phrases fall on the model's states, in `accum`; its log.
+fn count(
+    params: &FeatParams,
+    tools: &Tools,
+    adapt: &Path,
+    work: &Path,
+    accum: &Path,
+) -> Result<String, EnrolError> {
+    run(
         "bw",
         Command::new(&tools.bw)
             .arg("-hmmdir")
-            .arg(&adapt)
+            .arg(adapt)
             .arg("-moddeffn")
             .arg(adapt.join("mdef"))
             .args(["-ts2cbfn", &params.ts2cb])
@@ -289,34 +339,8 @@ pub fn enrol(
             .arg("-cepdir")
             .arg(work)
             .arg("-accumdir")
-            .arg(&accum),
-    )?;
-    let (aligned, frames) = aligned(&log);
-    if aligned == 0 {
-        return Err(EnrolError::Tool {
-            name: "bw".into(),
-            output: "no phrase could be aligned with its words".into(),
-        });
-    }
-    let matrix = work.join("mllr_matrix");
-    run(
-        "mllr_solve",
-        Command::new(&tools.mllr_solve)
-            .arg("-meanfn")
-            .arg(adapt.join("means"))
-            .arg("-varfn")
-            .arg(adapt.join("variances"))
-            .arg("-outmllrfn")
-            .arg(&matrix)
-            .arg("-accumdir")
-            .arg(&accum),
-    )?;
-    std::fs::copy(&matrix, out)?;
-    Ok(Enrolment {
-        phrases: phrases.len(),
-        aligned,
-        frames,
-    })
+            .arg(accum),
+    )
 }
 
 /// Runs a tool; its output (stdout and stderr, where SphinxTrain logs) when it succeeds.

@@ -34,13 +34,12 @@ use kriegspiel_voice::grammar::read_own_board;
 use kriegspiel_voice::{wav, Microphone, Outcome, Recognizer, Recording, VoiceChannel};
 
 use kriegspiel_frontend::players::{CLOSED, OWN_BOARD};
-pub(crate) use speaker::say_once;
 use speaker::Speaker;
+
+pub use crate::headset::{SpeakTo, MAX_UTTERANCE};
 
 const PROGRAM: &str = "kriegspiel player";
 
-/// The longest utterance: listening stops by itself after this.
-pub const MAX_UTTERANCE: Duration = Duration::from_secs(15);
 /// The longest wait for the terminal's own speech before listening.
 const MAX_SPEECH_MS: u64 = 30_000;
 /// The largest WAV file `--mic-wav` reads (about 17 minutes of 16 kHz speech).
@@ -53,45 +52,6 @@ pub enum Source {
     Mic(String),
     /// One WAV file per push-to-talk, in order.
     Files(Vec<PathBuf>),
-}
-
-/// How the terminal speaks to him (`--speak`).
-#[derive(Debug, Clone)]
-pub struct SpeakTo {
-    pub device: String,
-    pub voice: String,
-}
-
-/// `--speak` and where and how: the terminal's own speech on his headset (the voice
-/// terminal's lines, the enrolment's phrases).
-#[derive(Debug, Clone, clap::Args)]
-pub struct SpeakArgs {
-    /// Also speak with espeak-ng, through aplay on --speak-device: the voice terminal says
-    /// every line (listening waits until it has finished, and nothing is spoken while he is
-    /// heard); the enrolment says each phrase.
-    #[arg(long)]
-    speak: bool,
-    /// The ALSA playback device for --speak (his headset).
-    #[arg(
-        long,
-        value_name = "DEVICE",
-        default_value = "default",
-        requires = "speak"
-    )]
-    speak_device: String,
-    /// The espeak-ng voice for --speak (the table's language: en, fr, ru).
-    #[arg(long, value_name = "VOICE", default_value = "en", requires = "speak")]
-    speak_voice: String,
-}
-
-impl SpeakArgs {
-    /// Where to speak, if --speak was given.
-    pub fn to(&self) -> Option<SpeakTo> {
-        self.speak.then(|| SpeakTo {
-            device: self.speak_device.clone(),
-            voice: self.speak_voice.clone(),
-        })
-    }
 }
 
 enum Event {

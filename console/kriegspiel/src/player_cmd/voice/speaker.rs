@@ -2,13 +2,9 @@
 //! while he is being listened to.
 
 use std::collections::VecDeque;
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-
-use kriegspiel_voice::wav;
 
 use super::{ms_since, SpeakTo, MAX_SPEECH_MS, PROGRAM};
 
@@ -119,40 +115,9 @@ impl Drop for Speaker {
     }
 }
 
-/// Says `text` now and returns when it has been played (the enrolment's prompts).
-pub(crate) fn say_once(to: &SpeakTo, text: &str) -> Result<(), String> {
-    speak(to, text, &AtomicU64::new(0), Instant::now())
-}
-
-/// Synthesises `text` (espeak-ng), marks the channel muted for its length, plays it (aplay).
+/// Synthesises `text`, marks the channel muted for its length, plays it.
 fn speak(to: &SpeakTo, text: &str, muted_until: &AtomicU64, t0: Instant) -> Result<(), String> {
-    let out = Command::new("espeak-ng")
-        .args(["-v", &to.voice, "--stdout"])
-        .arg(text)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .map_err(|e| format!("espeak-ng: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("espeak-ng failed on voice {}", to.voice));
-    }
-    let (fmt, data) = wav::parse_wav(&out.stdout).map_err(|e| format!("espeak-ng: {e}"))?;
-    let bytes_per_ms =
-        (u64::from(fmt.rate) * u64::from(fmt.channels) * u64::from(fmt.bits / 8) / 1000).max(1);
-    let length = data.len() as u64 / bytes_per_ms;
-    muted_until.fetch_max(ms_since(t0) + length + 100, Ordering::Relaxed);
-    let mut aplay = Command::new("aplay")
-        .args(["-q", "-D", &to.device, "-"])
-        .stdin(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("aplay (install alsa-utils): {e}"))?;
-    if let Some(mut stdin) = aplay.stdin.take() {
-        let _ = stdin.write_all(&out.stdout);
-    }
-    let status = aplay.wait().map_err(|e| format!("aplay: {e}"))?;
-    if !status.success() {
-        return Err(format!("aplay could not play on {}", to.device));
-    }
-    Ok(())
+    crate::headset::say(to, text, |length| {
+        muted_until.fetch_max(ms_since(t0) + length + 100, Ordering::Relaxed);
+    })
 }
