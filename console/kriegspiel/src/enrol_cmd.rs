@@ -85,7 +85,7 @@ fn enrol(args: &Args) -> Result<ExitCode, ExitCode> {
             }
         }
     } else {
-        from_files(&args.mic_wav, dir.path())?
+        from_files(&args.mic_wav)?
     };
     if said.len() < MIN_PHRASES {
         eprintln!(
@@ -169,8 +169,8 @@ fn keep(dir: &Path, n: usize, samples: &[i16]) -> Result<PathBuf, ExitCode> {
     Ok(path)
 }
 
-/// The recordings given, each the next phrase's.
-fn from_files(files: &[PathBuf], dir: &Path) -> Result<Vec<(PathBuf, String)>, ExitCode> {
+/// The recordings given, each the next phrase's (the enrolment reads them where they are).
+fn from_files(files: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ExitCode> {
     let mut said = Vec::new();
     for (n, (file, phrase)) in files.iter().zip(PHRASES).enumerate() {
         let samples =
@@ -182,7 +182,7 @@ fn from_files(files: &[PathBuf], dir: &Path) -> Result<Vec<(PathBuf, String)>, E
                 n + 1
             )));
         }
-        said.push((keep(dir, n + 1, &samples)?, phrase.to_owned()));
+        said.push((file.clone(), phrase.to_owned()));
     }
     Ok(said)
 }
