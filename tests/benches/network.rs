@@ -5,7 +5,8 @@
 //! Each board is the real board logic of `kriegspiel-board-core` (debounce of 5 scans at
 //! 1 kHz while a man moves, snapshots every 450 ms, heartbeats) behind simulated magnets,
 //! writing its frames into its own `kriegspiel_net::BoardTransport` (its own MQTT
-//! connection, outbox and threads, as a board on the room's network has). One thread drives
+//! connection and outbox, as a board on the room's network has; the connections share one
+//! runtime, see `--board-threads`). One thread drives
 //! every board: it scans a board at 1 kHz for a few milliseconds after one of its men
 //! moved, every 10 ms otherwise. The boards lift a man of their own and put it back on its
 //! square, in turn, at a total rate (each board half a second later than the one before),
@@ -38,6 +39,10 @@
 //!   broker's share of the path (it adds its own load to the broker);
 //! - `--broker-nagle`: mosquitto without `set_tcp_nodelay true` (its default: Nagle's
 //!   algorithm on the broker's sockets);
+//! - `--board-threads N` (`KRIEGSPIEL_BENCH_BOARD_THREADS`, default 1): the boards'
+//!   connections share a runtime of N threads (`BoardTransport::start_on`); 0 gives each
+//!   board its own thread (`BoardTransport::start`), as on its own Raspberry Pi, which on
+//!   this machine puts 400 threads beside the hall's;
 //! - `--quick`: 20 tables, 80 events/s, 15 s, 8 s after (a check in under a minute).
 //!
 //! `cargo bench -p kriegspiel-tests --bench network --offline -- --quick`
@@ -102,6 +107,9 @@ struct Settings {
     /// mosquitto with its default `set_tcp_nodelay false` (Nagle's algorithm on its
     /// sockets) instead of the round's `set_tcp_nodelay true`.
     broker_nagle: bool,
+    /// Threads of the runtime every board's connection runs on; 0: each board on a thread of
+    /// its own, as on its own Raspberry Pi.
+    board_threads: usize,
 }
 
 fn setting<T: std::str::FromStr>(args: &[String], flag: &str, env: &str, default: T) -> T {
@@ -136,6 +144,12 @@ impl Settings {
             outage: !args.iter().any(|a| a == "--no-outage"),
             tap: args.iter().any(|a| a == "--tap"),
             broker_nagle: args.iter().any(|a| a == "--broker-nagle"),
+            board_threads: setting(
+                &args,
+                "--board-threads",
+                "KRIEGSPIEL_BENCH_BOARD_THREADS",
+                1,
+            ),
         }
     }
 
@@ -904,9 +918,13 @@ fn main() {
     );
     let dir = scratch_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))).unwrap();
     println!(
-        "== boards on the network: {} tables, {} boards, {} lifts and places a second in all; steady {} s{}; journal in {} ({})",
+        "== boards on the network: {} tables, {} boards ({}), {} lifts and places a second in all; steady {} s{}; journal in {} ({})",
         s.tables,
         s.boards(),
+        match s.board_threads {
+            0 => "a thread each".to_owned(),
+            n => format!("their connections on {n} thread(s)"),
+        },
         s.rate,
         s.seconds,
         if s.outage {
@@ -995,11 +1013,20 @@ fn main() {
     let t = Instant::now();
     let mut transports = Vec::with_capacity(s.boards());
     let mut ends = Vec::with_capacity(s.boards());
+    let board_runtime = (s.board_threads > 0).then(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(s.board_threads)
+            .thread_name("mqtt")
+            .enable_all()
+            .build()
+            .unwrap()
+    });
     for b in 0..s.boards() {
-        let (writer, incoming, transport) = BoardTransport::start(TransportConfig::new(
-            board_id(b),
-            Broker::plain(url.clone()),
-        ))
+        let config = TransportConfig::new(board_id(b), Broker::plain(url.clone()));
+        let (writer, incoming, transport) = match &board_runtime {
+            Some(rt) => BoardTransport::start_on(config, rt.handle()),
+            None => BoardTransport::start(config),
+        }
         .unwrap();
         transports.push(transport);
         ends.push((b, writer, incoming));
@@ -1253,7 +1280,7 @@ fn main() {
     for (name, (after, _)) in &cpu1 {
         let before = cpu0.get(name).map_or(0.0, |c| c.0);
         let group = match name.as_str() {
-            "mqtt-listen" | "mqtt-send" => "boards' MQTT threads (listen + send)".to_owned(),
+            "mqtt" => "boards' MQTT connections".to_owned(),
             "boards" => "board logic (driver thread)".to_owned(),
             "hall" => "hall (tables, links, broker client)".to_owned(),
             "journal" => "journal writer".to_owned(),

@@ -565,8 +565,34 @@ fn a_board_stopped_cleanly_is_kept_as_stopped_not_offline() {
     let broker = Mosquitto::start(dir.path(), "").unwrap();
     let script = dir.path().join("opening.txt");
     std::fs::write(&script, "occupied white\n100 lift e2\n200 place e4\n").unwrap();
-    // The console's part: every event held, and acknowledged as a console does.
-    let console = rumqttc::MqttOptions::new("console", "127.0.0.1", broker.port);
+    acknowledge_every_event(broker.port);
+    for id in 10..13 {
+        let out = std::process::Command::new(cargo_bin("kriegspiel-board", "kriegspiel-board"))
+            .arg("simulate")
+            .arg("--script")
+            .arg(&script)
+            .args(["--broker", &broker.url(), "--board-id", &id.to_string()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let topic = kriegspiel_net::BoardTopics::new(id).status;
+        assert_eq!(
+            retained(broker.port, &topic).as_deref(),
+            Some("stopped"),
+            "board {id}; the broker's log: {}",
+            broker.log_text()
+        );
+    }
+}
+
+/// The console's part, without a console: every board's events held, and acknowledged
+/// (retained, as a console does).
+fn acknowledge_every_event(port: u16) {
+    let console = rumqttc::MqttOptions::new("console", "127.0.0.1", port);
     let (client, mut connection) = rumqttc::Client::new(console, 64);
     client
         .subscribe("kriegspiel/board/+/events", rumqttc::QoS::AtLeastOnce)
@@ -591,25 +617,51 @@ fn a_board_stopped_cleanly_is_kept_as_stopped_not_offline() {
             }
         }
     });
-    for id in 10..13 {
-        let out = std::process::Command::new(cargo_bin("kriegspiel-board", "kriegspiel-board"))
-            .arg("simulate")
-            .arg("--script")
-            .arg(&script)
-            .args(["--broker", &broker.url(), "--board-id", &id.to_string()])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+}
+
+/// A host that simulates many boards runs their connections on one runtime of its own
+/// (`BoardTransport::start_on`): each board's frames reach the console's side and are
+/// acknowledged, and each board, stopped, says so.
+#[test]
+fn boards_sharing_one_thread_each_deliver_their_frames() {
+    use kriegspiel_board_core::FrameWriter;
+    use kriegspiel_net::{BoardTransport, Broker, TransportConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Mosquitto::start(dir.path(), "").unwrap();
+    acknowledge_every_event(broker.port);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let url: kriegspiel_net::BrokerUrl = broker.url().parse().unwrap();
+    let boards: Vec<_> = (20..26)
+        .map(|id| {
+            let config = TransportConfig::new(id, Broker::plain(url.clone()));
+            BoardTransport::start_on(config, runtime.handle()).unwrap()
+        })
+        .collect();
+    for (writer, _, _) in &boards {
+        let mut writer = writer.clone();
+        for n in 0..50u8 {
+            writer.write_all(&[n; 12]).unwrap();
+        }
+    }
+    for (id, (_, _, transport)) in (20..).zip(&boards) {
+        assert_eq!(
+            transport.flush(Duration::from_secs(20)),
+            Ok(()),
+            "board {id}: frames never acknowledged"
         );
+        assert!(transport.is_connected(), "board {id}");
+    }
+    drop(boards);
+    for id in 20..26 {
         let topic = kriegspiel_net::BoardTopics::new(id).status;
         assert_eq!(
             retained(broker.port, &topic).as_deref(),
             Some("stopped"),
-            "board {id}; the broker's log: {}",
-            broker.log_text()
+            "board {id}"
         );
     }
 }

@@ -287,10 +287,28 @@ impl Goodbye {
     /// Asks to disconnect after everything queued before, and waits (bounded: a broker
     /// that is down gets the last will anyway) until the broker has taken it or the loop
     /// has ended.
-    pub fn say(&self, client: &rumqttc::Client, within: Duration) {
-        if client.try_disconnect().is_ok() {
+    pub fn say(&self, client: &impl Disconnect, within: Duration) {
+        if client.ask_to_disconnect() {
             let _ = self.0.recv_timeout(within);
         }
+    }
+}
+
+/// A client, blocking or async, that can be asked to disconnect without waiting.
+pub trait Disconnect {
+    /// Queues the DISCONNECT; false when the client's loop is gone already.
+    fn ask_to_disconnect(&self) -> bool;
+}
+
+impl Disconnect for rumqttc::Client {
+    fn ask_to_disconnect(&self) -> bool {
+        self.try_disconnect().is_ok()
+    }
+}
+
+impl Disconnect for rumqttc::AsyncClient {
+    fn ask_to_disconnect(&self) -> bool {
+        self.try_disconnect().is_ok()
     }
 }
 

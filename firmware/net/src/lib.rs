@@ -20,8 +20,8 @@ mod topics;
 mod transport;
 
 pub use broker::{
-    goodbye, network_options, retry_delay, Broker, BrokerError, BrokerUrl, Goodbye, GoodbyeSent,
-    Password, MAX_PACKET,
+    goodbye, network_options, retry_delay, Broker, BrokerError, BrokerUrl, Disconnect, Goodbye,
+    GoodbyeSent, Password, MAX_PACKET,
 };
 pub use envelope::{Ack, Envelope, EnvelopeError, MAX_ENVELOPE};
 pub use order::{Arrived, InOrder};

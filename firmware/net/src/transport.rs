@@ -7,7 +7,9 @@ use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use kriegspiel_link::{encode, ConsoleMsg, Frame, MAX_FRAME, PROTOCOL_VERSION};
-use rumqttc::{Client, ConnectReturnCode, ConnectionError, Event, LastWill, Packet, QoS};
+use rumqttc::{AsyncClient, ConnectReturnCode, ConnectionError, Event, EventLoop, LastWill};
+use rumqttc::{Packet, QoS};
+use tokio::sync::mpsc as wake_channel;
 
 use crate::broker::{Broker, BrokerError};
 use crate::envelope::Ack;
@@ -104,10 +106,10 @@ fn later_ack(retained: bool, followed: bool) -> LaterAck {
     }
 }
 
-/// The running transport: its threads stop when it is dropped.
+/// The running transport: its tasks stop when it and its writer are dropped.
 pub struct BoardTransport {
     shared: Arc<Mutex<Shared>>,
-    client: Client,
+    client: AsyncClient,
     topics: BoardTopics,
     goodbye: crate::broker::Goodbye,
 }
@@ -116,7 +118,7 @@ pub struct BoardTransport {
 #[derive(Debug, Clone)]
 pub struct TransportWriter {
     shared: Arc<Mutex<Shared>>,
-    wake: SyncSender<()>,
+    wake: wake_channel::Sender<()>,
     incoming: SyncSender<Vec<u8>>,
 }
 
@@ -183,12 +185,64 @@ impl std::fmt::Debug for BoardTransport {
     }
 }
 
+/// A transport made but not yet running: its two tasks, to be driven by a runtime.
+struct Parts {
+    listener: Listener,
+    eventloop: EventLoop,
+    pump: Pump,
+    wake: wake_channel::Receiver<()>,
+}
+
+impl Parts {
+    async fn run(self) {
+        let Parts {
+            listener,
+            eventloop,
+            pump,
+            wake,
+        } = self;
+        tokio::join!(listener.run(eventloop), pump.run(wake));
+    }
+}
+
+/// What `start` and `start_on` hand back.
+pub type Started = (TransportWriter, Receiver<Vec<u8>>, BoardTransport);
+
 impl BoardTransport {
     /// Connects (in the background: a broker that is down is retried) and returns the
-    /// writer for the board, the console's frames and the transport.
-    pub fn start(
+    /// writer for the board, the console's frames and the transport. The connection runs
+    /// on one thread of its own, as on a board's Raspberry Pi.
+    pub fn start(config: TransportConfig) -> Result<Started, BrokerError> {
+        let url = config.broker.url.to_string();
+        let cannot = |e: std::io::Error| BrokerError::Url {
+            url: url.clone(),
+            why: format!("cannot start the connection's thread: {e}"),
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(cannot)?;
+        let (started, parts) = BoardTransport::make(config)?;
+        thread::Builder::new()
+            .name("mqtt".into())
+            .spawn(move || runtime.block_on(parts.run()))
+            .map_err(cannot)?;
+        Ok(started)
+    }
+
+    /// As `start`, on a runtime the caller already runs: a host that simulates many boards
+    /// drives them all on a few threads instead of one each (400 boards were 800 threads,
+    /// and the console beside them waited for a core among them).
+    pub fn start_on(
         config: TransportConfig,
-    ) -> Result<(TransportWriter, Receiver<Vec<u8>>, BoardTransport), BrokerError> {
+        runtime: &tokio::runtime::Handle,
+    ) -> Result<Started, BrokerError> {
+        let (started, parts) = BoardTransport::make(config)?;
+        runtime.spawn(parts.run());
+        Ok(started)
+    }
+
+    fn make(config: TransportConfig) -> Result<(Started, Parts), BrokerError> {
         let id = config.board_id;
         let topics = BoardTopics::new(id);
         let epoch = new_epoch(0);
@@ -202,10 +256,8 @@ impl BoardTransport {
             QoS::AtLeastOnce,
             true,
         ));
-        let (client, mut connection) = Client::new(options, BURST * 2);
-        connection
-            .eventloop
-            .set_network_options(crate::broker::network_options());
+        let (client, mut eventloop) = AsyncClient::new(options, BURST * 2);
+        eventloop.set_network_options(crate::broker::network_options());
         let shared = Arc::new(Mutex::new(Shared {
             outbox: Outbox::new(epoch, config.outbox_capacity),
             connected: false,
@@ -215,7 +267,7 @@ impl BoardTransport {
             followed: false,
         }));
         let (incoming_tx, incoming_rx) = mpsc::sync_channel(INCOMING);
-        let (wake_tx, wake_rx) = mpsc::sync_channel(1);
+        let (wake_tx, wake_rx) = wake_channel::channel(1);
         let (goodbye_sent, goodbye) = crate::broker::goodbye();
         let listener = Listener {
             goodbye: goodbye_sent,
@@ -225,38 +277,30 @@ impl BoardTransport {
             incoming: incoming_tx.clone(),
             board_id: id,
         };
-        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
-            thread::Builder::new()
-                .name(name.into())
-                .spawn(f)
-                .map_err(|e| BrokerError::Url {
-                    url: config.broker.url.to_string(),
-                    why: format!("cannot start a thread: {e}"),
-                })
-        };
-        spawn("mqtt-listen", Box::new(move || listener.run(connection)))?;
         let pump = Pump {
             shared: shared.clone(),
             client: client.clone(),
             topic: topics.events.clone(),
             resend_after: config.resend_after,
         };
-        spawn("mqtt-send", Box::new(move || pump.run(&wake_rx)))?;
         let writer = TransportWriter {
             shared: shared.clone(),
             wake: wake_tx,
             incoming: incoming_tx,
         };
-        Ok((
-            writer,
-            incoming_rx,
-            BoardTransport {
-                shared,
-                client,
-                topics,
-                goodbye,
-            },
-        ))
+        let transport = BoardTransport {
+            shared,
+            client,
+            topics,
+            goodbye,
+        };
+        let parts = Parts {
+            listener,
+            eventloop,
+            pump,
+            wake: wake_rx,
+        };
+        Ok(((writer, incoming_rx, transport), parts))
     }
 
     /// Frames the console has not acknowledged yet.
@@ -315,16 +359,17 @@ impl Drop for BoardTransport {
 struct Listener {
     goodbye: crate::broker::GoodbyeSent,
     shared: Arc<Mutex<Shared>>,
-    client: Client,
+    client: AsyncClient,
     topics: BoardTopics,
     incoming: SyncSender<Vec<u8>>,
     board_id: u32,
 }
 
 impl Listener {
-    fn run(mut self, mut connection: rumqttc::Connection) {
+    async fn run(mut self, mut eventloop: EventLoop) {
         let mut said_down = false;
-        for event in connection.iter() {
+        loop {
+            let event = eventloop.poll().await;
             if self.goodbye.is_done(&event) {
                 return;
             }
@@ -349,10 +394,13 @@ impl Listener {
                         });
                         return;
                     }
-                    self.down(&mut said_down, why);
+                    self.down(&mut said_down, why).await;
                 }
                 Err(ConnectionError::RequestsDone) => return,
-                Err(e) => self.down(&mut said_down, &crate::Plainly(&e).to_string()),
+                Err(e) => {
+                    self.down(&mut said_down, &crate::Plainly(&e).to_string())
+                        .await;
+                }
             }
             if lock(&self.shared).fatal.is_some() {
                 return;
@@ -360,7 +408,7 @@ impl Listener {
         }
     }
 
-    fn down(&self, said: &mut bool, why: &str) {
+    async fn down(&self, said: &mut bool, why: &str) {
         lock(&self.shared).connected = false;
         if !std::mem::replace(said, true) {
             eprintln!(
@@ -369,7 +417,7 @@ impl Listener {
             );
         }
         // Soon, so that a broker back after an outage has the boards at once.
-        thread::sleep(crate::broker::retry_delay(RETRY));
+        tokio::time::sleep(crate::broker::retry_delay(RETRY)).await;
     }
 
     fn connected(&self) {
@@ -446,18 +494,20 @@ impl Listener {
 
 struct Pump {
     shared: Arc<Mutex<Shared>>,
-    client: Client,
+    client: AsyncClient,
     topic: String,
     resend_after: Duration,
 }
 
 impl Pump {
-    fn run(self, wake: &Receiver<()>) {
+    async fn run(self, mut wake: wake_channel::Receiver<()>) {
         let start = Instant::now();
         loop {
-            match wake.recv_timeout(Duration::from_millis(100)) {
-                Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            // Woken by a new frame, or every 100 ms for what is due again; ends with the
+            // board's writer.
+            match tokio::time::timeout(Duration::from_millis(100), wake.recv()).await {
+                Ok(Some(())) | Err(_) => {}
+                Ok(None) => return,
             }
             let due = {
                 let mut s = lock(&self.shared);
