@@ -323,7 +323,9 @@ impl Seat {
         };
         let shared = self.shared.clone();
         let open = shared.connections.fetch_add(1, Ordering::AcqRel);
-        let guard = Connection(shared.clone());
+        // Held by the console's side and by the thread that publishes its lines: a console
+        // that closes waits for both, or its goodbye could overtake the table's last lines.
+        let guard = Arc::new(Connection(shared.clone()));
         if open >= super::MAX_CONNECTIONS {
             drop(guard);
             let mut said_lines = lock(&said);
@@ -337,12 +339,15 @@ impl Seat {
             self.publish(&end);
             return;
         }
-        let served = std::thread::Builder::new()
-            .name("player".to_owned())
-            .spawn(move || {
-                let _guard = guard;
-                serve(theirs, &shared);
-            });
+        let served = {
+            let guard = guard.clone();
+            std::thread::Builder::new()
+                .name("player".to_owned())
+                .spawn(move || {
+                    let _guard = guard;
+                    serve(theirs, &shared);
+                })
+        };
         if served.is_err() {
             return;
         }
@@ -353,7 +358,10 @@ impl Seat {
             let topic = self.topic.clone();
             std::thread::Builder::new()
                 .name("player-lines".to_owned())
-                .spawn(move || say_lines(reading, &said, &ended, &client, &topic))
+                .spawn(move || {
+                    let _guard = guard;
+                    say_lines(reading, &said, &ended, &client, &topic);
+                })
                 .ok()
         };
         let mut writing = &ours;
