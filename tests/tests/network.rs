@@ -165,6 +165,13 @@ fn a_console_killed_mid_game_resumes_with_nothing_lost_or_doubled() {
     check("berkeley", &game, &run);
     let resumed = run.with_key("resumed");
     assert_eq!(resumed.len(), 1, "one resume: {resumed:?}");
+    // The restarted console's first acknowledgements are its own, not another console's.
+    let shared: Vec<_> = run
+        .lines
+        .iter()
+        .filter(|v| v["broker"] == "shared")
+        .collect();
+    assert!(shared.is_empty(), "a false alarm: {shared:?}");
     // The console compacted each board's stored frames (every 32 here) before and after
     // its restart: the resume above replayed a journal with frames missing on purpose.
     for (board, rows, made) in inbox_rows(&run) {

@@ -151,8 +151,9 @@ struct State {
     /// When the last piece of compaction was done, and for which board (the next is
     /// looked for after it, so that every board has its turn).
     compacted: Option<(Instant, u32)>,
-    /// The console client's connection number, sent with every ack.
-    console: u64,
+    /// The console client's connection number, sent with every ack: none is sent before
+    /// it is known, or the console would hear its own acks as another console's.
+    console: Option<u64>,
 }
 
 pub(super) fn spawn(
@@ -174,7 +175,7 @@ pub(super) fn spawn(
             .filter(|n| *n > 0)
             .unwrap_or(COMPACT_EVERY),
         compacted: None,
-        console: 0,
+        console: None,
     };
     std::thread::Builder::new()
         .name("board-intake".into())
@@ -208,7 +209,7 @@ impl State {
         match m {
             Intake::Attach { board, tx } => self.attach(board, tx),
             Intake::Connected { console } => {
-                self.console = console;
+                self.console = Some(console);
                 for b in self.boards.values_mut() {
                     b.acked = None;
                     b.acked_at = None;
@@ -380,12 +381,12 @@ impl State {
                 .acked_at
                 .is_none_or(|at| now.saturating_duration_since(at) >= ACK_EVERY);
             if ack.is_some() && ack != b.acked && due && !self.journal_failed {
-                if let Some(ack) = ack {
+                if let (Some(ack), Some(console)) = (ack, self.console) {
                     let sent = self.client.try_publish(
                         BoardTopics::new(*board).ack,
                         QoS::AtLeastOnce,
                         true,
-                        ack.encode_with(self.console),
+                        ack.encode_with(console),
                     );
                     if sent.is_ok() {
                         b.acked = Some(ack);
