@@ -22,11 +22,13 @@
 //! - → the table's next `HallEvent::View` (published after the commit and the table's apply).
 //!
 //! The journal is read beside the hall through a read-only SQLite connection polled every
-//! 2 ms (so journal figures are late by up to 2 ms, 1 ms on average). Then the broker is
-//! killed (SIGKILL) and started again 2 s later while the boards go on; the recovery is the
-//! time from the restart until every lift and place made during the outage is in the
-//! journal. At the end every lift and place made is looked up in the journal: lost (never
-//! journaled) and doubled (journaled twice) must both be 0.
+//! 2 ms (so journal figures are late by up to 2 ms, 1 ms on average). Then one of the
+//! issue's faults strikes while the boards go on (`--fault`): the broker SIGKILLed and
+//! started again 2 s later (the default), the boards cut off for 5 s, or the console
+//! SIGKILLed and started again 2 s later; the recovery is the time from the fault's end
+//! until every lift and place made during it is in the journal. At the end every lift and
+//! place made is looked up in the journal: lost (never journaled) and doubled (journaled
+//! twice) must both be 0.
 //!
 //! Settings, after `--` or in the environment:
 //! - `--tables N` (`KRIEGSPIEL_BENCH_TABLES`, default 200): 2N boards;
@@ -34,7 +36,11 @@
 //!   boards together;
 //! - `--seconds S` (`KRIEGSPIEL_BENCH_SECONDS`, default 60): the steady phase;
 //! - `--after S` (default 20): events go on this long after the broker's restart;
-//! - `--no-outage`: no broker kill;
+//! - `--fault F` (`KRIEGSPIEL_BENCH_FAULT`): `broker` (the default), `boards` (every board
+//!   reaches the broker through a proxy in this process, which closes their connections
+//!   and refuses new ones for 5 s), `console` (the hall runs in a child process, this same
+//!   program, which is SIGKILLed and started again on its journal; its published events
+//!   are not timed then, only the journal), `none`; `--no-outage` is `--fault none`;
 //! - `--tap`: a second MQTT subscriber (QoS 0) on every board's events topic, to time the
 //!   broker's share of the path (it adds its own load to the broker);
 //! - `--broker-nagle`: mosquitto without `set_tcp_nodelay true` (its default: Nagle's
@@ -86,8 +92,10 @@ const BUSY_MS: u64 = 7;
 const IDLE_SCAN_MS: u64 = 10;
 /// The first events of the steady phase are left out (connections settling).
 const SETTLE: Duration = Duration::from_secs(2);
-/// The broker stays down this long.
+/// The broker or the console stays down this long.
 const OUTAGE: Duration = Duration::from_secs(2);
+/// The boards stay cut off this long.
+const CUT: Duration = Duration::from_secs(5);
 /// The goal of issue 19 for board → journal.
 const GOAL_P99_MS: f64 = 15.0;
 
@@ -100,7 +108,7 @@ struct Settings {
     rate: f64,
     seconds: u64,
     after: u64,
-    outage: bool,
+    fault: Fault,
     /// A second subscriber on the boards' event topics, beside the hall's: the broker's
     /// share of the path.
     tap: bool,
@@ -119,11 +127,56 @@ fn setting<T: std::str::FromStr>(args: &[String], flag: &str, env: &str, default
         .and_then(|i| args.get(i + 1))
         .map(|v| {
             v.parse()
-                .unwrap_or_else(|_| panic!("{flag} {v}: not a number"))
+                .unwrap_or_else(|_| panic!("{flag} {v}: not understood"))
         });
     from_args
         .or_else(|| std::env::var(env).ok().and_then(|v| v.parse().ok()))
         .unwrap_or(default)
+}
+
+/// What strikes after the steady phase, the boards going on meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    None,
+    /// The broker SIGKILLed, started again [`OUTAGE`] later.
+    Broker,
+    /// Every board's connection closed and new ones refused for [`CUT`].
+    Boards,
+    /// The console (the hall's process) SIGKILLed, started again [`OUTAGE`] later.
+    Console,
+}
+
+impl std::str::FromStr for Fault {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Fault, ()> {
+        match s {
+            "none" => Ok(Fault::None),
+            "broker" => Ok(Fault::Broker),
+            "boards" => Ok(Fault::Boards),
+            "console" => Ok(Fault::Console),
+            _ => Err(()),
+        }
+    }
+}
+
+impl Fault {
+    fn lasts(self) -> Duration {
+        match self {
+            Fault::None => Duration::ZERO,
+            Fault::Broker | Fault::Console => OUTAGE,
+            Fault::Boards => CUT,
+        }
+    }
+
+    /// What happened, and what ended it.
+    fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Fault::None => ("nothing", "nothing"),
+            Fault::Broker => ("the broker SIGKILLed", "restarted"),
+            Fault::Boards => ("the boards cut off", "back"),
+            Fault::Console => ("the console SIGKILLed", "restarted on its journal"),
+        }
+    }
 }
 
 impl Settings {
@@ -141,7 +194,11 @@ impl Settings {
             rate: setting(&args, "--rate", "KRIEGSPIEL_BENCH_RATE", rate),
             seconds: setting(&args, "--seconds", "KRIEGSPIEL_BENCH_SECONDS", seconds),
             after: setting(&args, "--after", "KRIEGSPIEL_BENCH_AFTER", after),
-            outage: !args.iter().any(|a| a == "--no-outage"),
+            fault: if args.iter().any(|a| a == "--no-outage") {
+                Fault::None
+            } else {
+                setting(&args, "--fault", "KRIEGSPIEL_BENCH_FAULT", Fault::Broker)
+            },
             tap: args.iter().any(|a| a == "--tap"),
             broker_nagle: args.iter().any(|a| a == "--broker-nagle"),
             board_threads: setting(
@@ -539,14 +596,36 @@ struct Watch {
     reached: AtomicBool,
 }
 
+impl Watch {
+    fn new(boards: usize) -> Watch {
+        Watch {
+            connected: (0..boards).map(|_| AtomicBool::new(false)).collect(),
+            count: AtomicUsize::new(0),
+            reached: AtomicBool::new(false),
+        }
+    }
+
+    /// Board `board` was greeted by its table; true the first time.
+    fn greeted(&self, board: usize) -> bool {
+        let first = !self.connected[board].swap(true, Ordering::Relaxed);
+        if first {
+            self.count.fetch_add(1, Ordering::Relaxed);
+        }
+        first
+    }
+}
+
 fn board_of(table: usize, color: Color) -> usize {
     (table - 1) * 2 + usize::from(color == Color::Black)
 }
 
+/// Follows the hall's events; with `echo` (in the hall's child process) what the bench waits
+/// for is also said on stdout: `reached`, `connected BOARD`, `notice TEXT`.
 fn follow(
     mut events: kriegspiel_hall::broadcast::Receiver<HallEvent>,
     tables: usize,
     watch: &Watch,
+    echo: bool,
 ) -> Seen {
     let mut seen = Seen::default();
     // Per table: the lift or place whose View comes next.
@@ -586,8 +665,8 @@ fn follow(
                         });
                     }
                     LinkEvent::Connected { .. } => {
-                        if !watch.connected[board].swap(true, Ordering::Relaxed) {
-                            watch.count.fetch_add(1, Ordering::Relaxed);
+                        if watch.greeted(board) && echo {
+                            println!("connected {board}");
                         }
                     }
                     LinkEvent::Snapshot { .. }
@@ -616,8 +695,14 @@ fn follow(
                 }
             }
             HallEvent::Broker(notice) => {
+                if echo {
+                    println!("notice {notice}");
+                }
                 if matches!(notice, BrokerNotice::Reached { .. }) {
                     watch.reached.store(true, Ordering::Relaxed);
+                    if echo {
+                        println!("reached");
+                    }
                 }
                 seen.broker.push((at_us, notice.to_string()));
             }
@@ -629,6 +714,167 @@ fn follow(
         }
     }
     seen
+}
+
+// ---------------------------------------------------------------------------------------
+// The hall: in this process, or in a child that can be SIGKILLed
+
+/// Set in a child run of this program, which then only runs the hall: `TABLES URL JOURNAL`.
+const CHILD: &str = "KRIEGSPIEL_BENCH_HALL_CHILD";
+
+/// The round: every table's two boards on the broker, each table's last game resumed from
+/// the journal (a new one in a new journal).
+fn open_hall(tables: usize, url: &BrokerUrl, journal: &Path) -> Hall {
+    let specs = (0..tables)
+        .map(|i| TableSpec {
+            name: format!("net-{i:04}"),
+            setup: TableSetup {
+                // A man lifted and put back commits to nothing.
+                touch_move: "off".to_owned(),
+                ..TableSetup::default()
+            },
+            white: BoardSource::Network(board_id(2 * i)),
+            black: BoardSource::Network(board_id(2 * i + 1)),
+            scripted: Vec::new(),
+            resume: Resume::Last,
+        })
+        .collect();
+    let mut hall = Hall::open(Journal::open(journal).unwrap(), specs, TimeMode::Real).unwrap();
+    hall.use_broker(NetworkSpec {
+        broker: Broker::plain(url.clone()),
+        console: "bench".to_owned(),
+    });
+    hall
+}
+
+/// The child's whole life: the hall on its journal until it is killed.
+fn hall_child(spec: &str) {
+    let mut words = spec.splitn(3, ' ');
+    let tables: usize = words.next().unwrap().parse().unwrap();
+    let url: BrokerUrl = words.next().unwrap().parse().unwrap();
+    let journal = PathBuf::from(words.next().unwrap());
+    let hall = open_hall(tables, &url, &journal);
+    let events = hall.subscribe();
+    let _running = hall.start(Vec::new()).unwrap();
+    follow(events, tables, &Watch::new(tables * 2), true);
+}
+
+/// The hall in a child process; what it says goes into `watch` and `notices`.
+struct ChildHall(std::process::Child);
+
+type Notices = Arc<std::sync::Mutex<Vec<(u64, String)>>>;
+
+impl ChildHall {
+    fn start(
+        tables: usize,
+        url: &BrokerUrl,
+        journal: &Path,
+        watch: &Arc<Watch>,
+        notices: &Notices,
+    ) -> ChildHall {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .env(CHILD, format!("{tables} {url} {}", journal.display()))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        let (watch, notices) = (watch.clone(), notices.clone());
+        thread::Builder::new()
+            .name("child-hall".into())
+            .spawn(move || {
+                for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                    if line == "reached" {
+                        watch.reached.store(true, Ordering::Relaxed);
+                    } else if let Some(board) = line.strip_prefix("connected ") {
+                        watch.greeted(board.parse().unwrap());
+                    } else if let Some(notice) = line.strip_prefix("notice ") {
+                        notices.lock().unwrap().push((now_us(), notice.to_owned()));
+                    }
+                }
+            })
+            .unwrap();
+        ChildHall(child)
+    }
+
+    fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+enum HallRun {
+    Here {
+        running: kriegspiel_hall::RunningHall,
+        subscriber: thread::JoinHandle<Seen>,
+    },
+    Child(ChildHall),
+}
+
+// ---------------------------------------------------------------------------------------
+// The boards' cable: a proxy between them and the broker that can cut them all off
+
+/// Forwards the boards' connections to the broker on a thread of its own; cut, it closes
+/// them all and refuses new ones, as a dead switch would.
+struct Cable {
+    port: u16,
+    cut: Arc<tokio::sync::watch::Sender<bool>>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Cable {
+    fn start(upstream: u16) -> Cable {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("cable")
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let cut = Arc::new(tokio::sync::watch::channel(false).0);
+        let state = cut.clone();
+        runtime.spawn(async move {
+            loop {
+                let Ok((mut board, _)) = listener.accept().await else {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                    continue;
+                };
+                if *state.borrow() {
+                    continue; // refused: closed at once
+                }
+                let mut cut = state.subscribe();
+                tokio::spawn(async move {
+                    let Ok(mut broker) =
+                        tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await
+                    else {
+                        return;
+                    };
+                    let _ = board.set_nodelay(true);
+                    let _ = broker.set_nodelay(true);
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut board, &mut broker) => {}
+                        _ = cut.wait_for(|cut| *cut) => {}
+                    }
+                });
+            }
+        });
+        Cable {
+            port,
+            cut,
+            _runtime: runtime,
+        }
+    }
+
+    fn url(&self) -> BrokerUrl {
+        format!("mqtt://127.0.0.1:{}", self.port).parse().unwrap()
+    }
+
+    fn set_cut(&self, cut: bool) {
+        self.cut.send_replace(cut);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -864,22 +1110,25 @@ fn print_paths(title: &str, p: &mut Paths) {
             Some(GOAL_P99_MS)
         )
     );
-    println!(
-        "{}",
-        row(
-            "→ `HallEvent::Link` (table takes it in, before its commit)",
-            &mut p.link,
-            None
-        )
-    );
-    println!(
-        "{}",
-        row(
-            "→ the table's next `HallEvent::View` (after commit and apply)",
-            &mut p.view,
-            None
-        )
-    );
+    // Not timed when the hall runs in a child process.
+    if !p.link.is_empty() {
+        println!(
+            "{}",
+            row(
+                "→ `HallEvent::Link` (table takes it in, before its commit)",
+                &mut p.link,
+                None
+            )
+        );
+        println!(
+            "{}",
+            row(
+                "→ the table's next `HallEvent::View` (after commit and apply)",
+                &mut p.view,
+                None
+            )
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -904,6 +1153,10 @@ fn sleep_until_us(at: u64) {
 
 #[allow(clippy::too_many_lines)]
 fn main() {
+    if let Ok(spec) = std::env::var(CHILD) {
+        hall_child(&spec);
+        return;
+    }
     let s = Settings::parse();
     let _ = now_us();
     println!(
@@ -927,10 +1180,15 @@ fn main() {
         },
         s.rate,
         s.seconds,
-        if s.outage {
-            format!(", then the broker SIGKILLed and restarted {} s later, {} s more", OUTAGE.as_secs(), s.after)
-        } else {
-            String::new()
+        match s.fault {
+            Fault::None => String::new(),
+            f => format!(
+                ", then {} and {} {} s later, {} s more",
+                f.words().0,
+                f.words().1,
+                f.lasts().as_secs(),
+                s.after
+            ),
         },
         dir.path().display(),
         fs_type(dir.path())
@@ -953,42 +1211,38 @@ fn main() {
 
     // The hall.
     let journal_path = dir.path().join("hall.sqlite");
-    let specs = (0..s.tables)
-        .map(|i| TableSpec {
-            name: format!("net-{i:04}"),
-            setup: TableSetup {
-                // A man lifted and put back commits to nothing.
-                touch_move: "off".to_owned(),
-                ..TableSetup::default()
-            },
-            white: BoardSource::Network(board_id(2 * i)),
-            black: BoardSource::Network(board_id(2 * i + 1)),
-            scripted: Vec::new(),
-            resume: Resume::New,
-        })
-        .collect();
     let t = Instant::now();
-    let mut hall =
-        Hall::open(Journal::open(&journal_path).unwrap(), specs, TimeMode::Real).unwrap();
-    hall.use_broker(NetworkSpec {
-        broker: Broker::plain(url.clone()),
-        console: "bench".to_owned(),
-    });
-    let watch = Arc::new(Watch {
-        connected: (0..s.boards()).map(|_| AtomicBool::new(false)).collect(),
-        count: AtomicUsize::new(0),
-        reached: AtomicBool::new(false),
-    });
-    let subscriber = {
-        let events = hall.subscribe();
-        let watch = watch.clone();
-        let tables = s.tables;
-        thread::Builder::new()
-            .name("subscriber".into())
-            .spawn(move || follow(events, tables, &watch))
-            .unwrap()
+    let watch = Arc::new(Watch::new(s.boards()));
+    let notices: Notices = Arc::default();
+    let mut hall_run = if s.fault == Fault::Console {
+        HallRun::Child(ChildHall::start(
+            s.tables,
+            &url,
+            &journal_path,
+            &watch,
+            &notices,
+        ))
+    } else {
+        let hall = open_hall(s.tables, &url, &journal_path);
+        let subscriber = {
+            let events = hall.subscribe();
+            let watch = watch.clone();
+            let tables = s.tables;
+            thread::Builder::new()
+                .name("subscriber".into())
+                .spawn(move || follow(events, tables, &watch, false))
+                .unwrap()
+        };
+        let running = hall.start(Vec::new()).unwrap();
+        HallRun::Here {
+            running,
+            subscriber,
+        }
     };
-    let running = hall.start(Vec::new()).unwrap();
+    let hall_pid = match &hall_run {
+        HallRun::Child(c) => Some(c.0.id()),
+        HallRun::Here { .. } => None,
+    };
     assert!(
         wait_for(Duration::from_secs(20), || watch
             .reached
@@ -1021,8 +1275,10 @@ fn main() {
             .build()
             .unwrap()
     });
+    let cable = (s.fault == Fault::Boards).then(|| Cable::start(url.port));
+    let boards_url = cable.as_ref().map_or_else(|| url.clone(), Cable::url);
     for b in 0..s.boards() {
-        let config = TransportConfig::new(board_id(b), Broker::plain(url.clone()));
+        let config = TransportConfig::new(board_id(b), Broker::plain(boards_url.clone()));
         let (writer, incoming, transport) = match &board_runtime {
             Some(rt) => BoardTransport::start_on(config, rt.handle()),
             None => BoardTransport::start(config),
@@ -1068,6 +1324,9 @@ fn main() {
     let broker_cpu0 = mosquitto_pid(&conf).map_or(0.0, |p| {
         cpu_seconds(&PathBuf::from(format!("/proc/{p}/stat")))
     });
+    let hall_cpu0 = hall_pid.map_or(0.0, |p| {
+        cpu_seconds(&PathBuf::from(format!("/proc/{p}/stat")))
+    });
     let wall0 = wall_ms();
     let load0 = load();
     let steady_to = steady_from + s.seconds * 1_000_000;
@@ -1077,30 +1336,45 @@ fn main() {
     let broker_cpu1 = mosquitto_pid(&conf).map_or(0.0, |p| {
         cpu_seconds(&PathBuf::from(format!("/proc/{p}/stat")))
     });
+    let hall_cpu1 = hall_pid.map_or(0.0, |p| {
+        cpu_seconds(&PathBuf::from(format!("/proc/{p}/stat")))
+    });
     let wall1 = wall_ms();
     let load1 = load();
     let hwm_steady = vm_hwm_mib();
 
-    // The outage.
+    // The fault.
     let overflows0 = listen_overflows();
-    let (killed_us, restarted_us) = if s.outage {
-        // A second between: the steady phase's last events are in before the kill.
+    let (killed_us, restarted_us) = if s.fault == Fault::None {
+        (steady_to, steady_to)
+    } else {
+        // A second between: the steady phase's last events are in before the fault.
         sleep_until_us(steady_to + 1_000_000);
         let killed = now_us();
-        broker.kill();
-        sleep_until_us(killed + u64::try_from(OUTAGE.as_micros()).unwrap());
-        // Restarted when it is started again; it listens within milliseconds, but the first
-        // connection may wait for the boards' flood of connections to be taken.
+        match (&mut hall_run, &cable) {
+            (HallRun::Child(c), _) => c.kill(),
+            (_, Some(cable)) => cable.set_cut(true),
+            _ => broker.kill(),
+        }
+        sleep_until_us(killed + u64::try_from(s.fault.lasts().as_micros()).unwrap());
         let restarted = now_us();
-        broker.restart().unwrap();
-        println!(
-            "  (the restarted broker took a connection after {:.3} s)",
-            (now_us() - restarted) as f64 / 1e6
-        );
+        match (&mut hall_run, &cable) {
+            (HallRun::Child(c), _) => {
+                *c = ChildHall::start(s.tables, &url, &journal_path, &watch, &notices);
+            }
+            (_, Some(cable)) => cable.set_cut(false),
+            _ => {
+                // Restarted when it is started again; it listens within milliseconds, but
+                // the first connection may wait for the boards' flood of connections.
+                broker.restart().unwrap();
+                println!(
+                    "  (the restarted broker took a connection after {:.3} s)",
+                    (now_us() - restarted) as f64 / 1e6
+                );
+            }
+        }
         sleep_until_us(restarted + s.after * 1_000_000);
         (killed, restarted)
-    } else {
-        (steady_to, steady_to)
     };
     let events_end = now_us();
     let overflows = listen_overflows() - overflows0;
@@ -1115,11 +1389,26 @@ fn main() {
     let unacknowledged: usize = transports.iter().map(BoardTransport::unacknowledged).sum();
     control.stop.store(true, Ordering::Relaxed);
     let (logs, board_errors) = driver.join().unwrap();
-    running.handle.send(HallCommand::Shutdown).unwrap();
-    running.join();
+    let seen = match hall_run {
+        HallRun::Here {
+            running,
+            subscriber,
+        } => {
+            running.handle.send(HallCommand::Shutdown).unwrap();
+            running.join();
+            subscriber.join().unwrap()
+        }
+        HallRun::Child(mut c) => {
+            // Everything is in the journal already.
+            c.kill();
+            Seen {
+                broker: notices.lock().unwrap().clone(),
+                ..Seen::default()
+            }
+        }
+    };
     poll_stop.store(true, Ordering::Relaxed);
     let polled = poller.join().unwrap();
-    let seen = subscriber.join().unwrap();
     // Each transport waits 50 ms as it stops: many at once.
     let mut batches: Vec<Vec<BoardTransport>> = (0..32).map(|_| Vec::new()).collect();
     for (i, t) in transports.into_iter().enumerate() {
@@ -1282,6 +1571,7 @@ fn main() {
         let group = match name.as_str() {
             "mqtt" => "boards' MQTT connections".to_owned(),
             "boards" => "board logic (driver thread)".to_owned(),
+            "cable" => "the boards' cable (a proxy)".to_owned(),
             "hall" => "hall (tables, links, broker client)".to_owned(),
             "journal" => "journal writer".to_owned(),
             "board-intake" => "board intake (inbox)".to_owned(),
@@ -1292,16 +1582,25 @@ fn main() {
     }
     let total: f64 = groups.values().sum();
     println!(
-        "\n  CPU in the steady phase, % of one core: this process {:.0} % ({}); mosquitto {:.0} %; the whole machine {:.0} % of 200 %, so other programs {:.0} %",
+        "\n  CPU in the steady phase, % of one core: this process {:.0} % ({}); {}mosquitto {:.0} %; the whole machine {:.0} % of 200 %, so other programs {:.0} %",
         100.0 * total / seconds,
         groups
             .iter()
             .map(|(g, c)| format!("{g} {:.1}", 100.0 * c / seconds))
             .collect::<Vec<_>>()
             .join(", "),
+        hall_pid.map_or_else(String::new, |_| format!(
+            "the hall's process {:.0} %; ",
+            100.0 * (hall_cpu1 - hall_cpu0) / seconds
+        )),
         100.0 * (broker_cpu1 - broker_cpu0) / seconds,
         100.0 * (machine1 - machine0) / seconds,
-        100.0 * ((machine1 - machine0) - total - (broker_cpu1 - broker_cpu0)) / seconds
+        100.0
+            * ((machine1 - machine0)
+                - total
+                - (broker_cpu1 - broker_cpu0)
+                - (hall_cpu1 - hall_cpu0))
+            / seconds
     );
     println!(
         "  memory: VmHWM {hwm_steady:.0} MiB after the steady phase; threads: {}",
@@ -1313,7 +1612,8 @@ fn main() {
 
     // ---- The outage.
     let mut recovery_line = String::new();
-    if s.outage {
+    if s.fault != Fault::None {
+        let (what, end) = s.fault.words();
         let outage: Vec<&(usize, Sent, Arrivals)> = events
             .iter()
             .filter(|(_, s, _)| s.at_us >= killed_us && s.at_us <= restarted_us)
@@ -1339,13 +1639,13 @@ fn main() {
             .filter_map(|(_, _, a)| a.inbox)
             .min();
         println!(
-            "\n-- broker SIGKILLed at {:.3} s, restarted {:.3} s later ({:.2} s into the run)",
+            "\n-- {what} at {:.3} s, {end} {:.3} s later ({:.2} s into the run)",
             ms(killed_us) / 1000.0,
             ms(restarted_us - killed_us) / 1000.0,
             ms(restarted_us) / 1000.0
         );
         println!(
-            "  {} lifts and places made during the outage; after the restart the first reached the inbox in {}, all were in the inbox in {} and **all in the journal in {}** (from the kill: {})",
+            "  {} lifts and places made during the outage; after its end the first reached the inbox in {}, all were in the inbox in {} and **all in the journal in {}** (from its start: {})",
             outage.len(),
             say(first_back),
             say(inbox_all),
@@ -1374,7 +1674,7 @@ fn main() {
                 .join(", ")
         };
         println!(
-            "  outage events into the inbox, by time after the restart: {}",
+            "  outage events into the inbox, by time after its end: {}",
             bins(&mut outage.iter().filter_map(|(_, _, a)| a.inbox))
         );
         let mut first_after: HashMap<u32, u64> = HashMap::new();
@@ -1382,7 +1682,7 @@ fn main() {
             first_after.entry(*board).or_insert(*at);
         }
         println!(
-            "  each board's first frame into the inbox after the restart: {}",
+            "  each board's first frame into the inbox after the outage's end: {}",
             bins(&mut first_after.values().copied())
         );
         println!(
@@ -1390,7 +1690,7 @@ fn main() {
         );
         for (at, notice) in seen.broker.iter().filter(|(at, _)| *at >= killed_us) {
             println!(
-                "  hall at {:+.3} s from the restart: {notice}",
+                "  hall at {:+.3} s from the outage's end: {notice}",
                 (*at as f64 - restarted_us as f64) / 1e6
             );
         }
@@ -1398,11 +1698,14 @@ fn main() {
         let mut during = paths(&events, killed_us, restarted_us + 1);
         print_paths("made during the outage", &mut during);
         let mut soon = paths(&events, restarted_us + 1, restarted_us + 5 * second);
-        print_paths("made in the 5 s after the restart", &mut soon);
+        print_paths("made in the 5 s after the outage's end", &mut soon);
         let mut later = paths(&events, restarted_us + 5 * second, events_end);
-        print_paths("made from 5 s after the restart to the end", &mut later);
+        print_paths(
+            "made from 5 s after the outage's end to the end",
+            &mut later,
+        );
         recovery_line = format!(
-            "recovery (restart → every outage event in the journal) {}",
+            "recovery ({what}: {end} → every outage event in the journal) {}",
             say(journal_all)
         );
     }
@@ -1512,6 +1815,6 @@ fn main() {
         s.rate,
         if p99 <= GOAL_P99_MS { "met" } else { "NOT met" },
         steady.made as f64 / seconds,
-        if s.outage { recovery_line } else { "no outage run".to_owned() },
+        if s.fault == Fault::None { "no outage run".to_owned() } else { recovery_line },
     );
 }
