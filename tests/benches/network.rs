@@ -251,11 +251,12 @@ fn cpu_by_thread() -> BTreeMap<String, (f64, usize)> {
     out
 }
 
-/// CPU seconds the whole machine has been busy (every core, /proc/stat).
-fn machine_busy_seconds() -> f64 {
+/// CPU seconds the whole machine has been busy (every core, /proc/stat), and of those the
+/// seconds its virtual cores waited for the host's ("steal": another machine on the host ran).
+fn machine_busy_seconds() -> (f64, f64) {
     let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
     let Some(cpu) = stat.lines().find(|l| l.starts_with("cpu ")) else {
-        return 0.0;
+        return (0.0, 0.0);
     };
     let f: Vec<f64> = cpu
         .split_whitespace()
@@ -264,7 +265,7 @@ fn machine_busy_seconds() -> f64 {
         .collect();
     // user nice system idle iowait irq softirq steal: all but idle and iowait.
     let busy: f64 = [0, 1, 2, 5, 6, 7].iter().filter_map(|i| f.get(*i)).sum();
-    busy / CLK_TCK
+    (busy / CLK_TCK, f.get(7).copied().unwrap_or(0.0) / CLK_TCK)
 }
 
 /// The machine's count of connections dropped because a listening socket's queue was full
@@ -1320,7 +1321,7 @@ fn main() {
     let steady_from = e0 + u64::try_from(SETTLE.as_micros()).unwrap();
     sleep_until_us(steady_from);
     let cpu0 = cpu_by_thread();
-    let machine0 = machine_busy_seconds();
+    let (machine0, steal0) = machine_busy_seconds();
     let broker_cpu0 = mosquitto_pid(&conf).map_or(0.0, |p| {
         cpu_seconds(&PathBuf::from(format!("/proc/{p}/stat")))
     });
@@ -1332,7 +1333,7 @@ fn main() {
     let steady_to = steady_from + s.seconds * 1_000_000;
     sleep_until_us(steady_to);
     let cpu1 = cpu_by_thread();
-    let machine1 = machine_busy_seconds();
+    let (machine1, steal1) = machine_busy_seconds();
     let broker_cpu1 = mosquitto_pid(&conf).map_or(0.0, |p| {
         cpu_seconds(&PathBuf::from(format!("/proc/{p}/stat")))
     });
@@ -1582,7 +1583,7 @@ fn main() {
     }
     let total: f64 = groups.values().sum();
     println!(
-        "\n  CPU in the steady phase, % of one core: this process {:.0} % ({}); {}mosquitto {:.0} %; the whole machine {:.0} % of 200 %, so other programs {:.0} %",
+        "\n  CPU in the steady phase, % of one core: this process {:.0} % ({}); {}mosquitto {:.0} %; the whole machine {:.0} % of 200 %, so other programs {:.0} % (of which the host's steal {:.1} %)",
         100.0 * total / seconds,
         groups
             .iter()
@@ -1600,7 +1601,8 @@ fn main() {
                 - total
                 - (broker_cpu1 - broker_cpu0)
                 - (hall_cpu1 - hall_cpu0))
-            / seconds
+            / seconds,
+        100.0 * (steal1 - steal0) / seconds
     );
     println!(
         "  memory: VmHWM {hwm_steady:.0} MiB after the steady phase; threads: {}",
