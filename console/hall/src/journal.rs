@@ -35,7 +35,7 @@ use error::sql;
 pub use error::JournalError;
 pub use events::{EventRow, GameEvents, JournalEvent, Stamp};
 pub use games::GameRecord;
-pub use inbox::{Inbox, InboxRow, NetStamp};
+pub use inbox::{Inbox, InboxRow, NetStamp, StoredFrame};
 pub use open::SCHEMA_VERSION;
 pub use seats::{code_matches, SEAT_CODE_DIGITS};
 

@@ -142,17 +142,39 @@ impl Inbox {
         from: u64,
         limit: usize,
     ) -> Result<Vec<StoredFrame>, JournalError> {
+        self.query_frames(
+            "SELECT seq, made_ms, frame FROM board_inbox
+             WHERE board = ?1 AND epoch = ?2 AND seq >= ?3 ORDER BY seq LIMIT ?4",
+            (board, epoch, from, limit),
+        )
+    }
+
+    /// Up to `limit` stored frames of the board's `epoch` up to `through`, the latest
+    /// first: where a restart finds the latest snapshot its table applied.
+    pub fn frames_back(
+        &self,
+        board: u32,
+        epoch: u64,
+        through: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredFrame>, JournalError> {
+        self.query_frames(
+            "SELECT seq, made_ms, frame FROM board_inbox
+             WHERE board = ?1 AND epoch = ?2 AND seq <= ?3 ORDER BY seq DESC LIMIT ?4",
+            (board, epoch, through, limit),
+        )
+    }
+
+    fn query_frames(
+        &self,
+        query: &str,
+        (board, epoch, seq, limit): (u32, u64, u64, usize),
+    ) -> Result<Vec<StoredFrame>, JournalError> {
         let err = sql("reading a board's stored frames");
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT seq, made_ms, frame FROM board_inbox
-                 WHERE board = ?1 AND epoch = ?2 AND seq >= ?3 ORDER BY seq LIMIT ?4",
-            )
-            .map_err(&err)?;
+        let mut stmt = self.conn.prepare_cached(query).map_err(&err)?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = stmt
-            .query_map(params![board, int(epoch), int(from), limit], |r| {
+            .query_map(params![board, int(epoch), int(seq), limit], |r| {
                 Ok((
                     uint(r.get::<_, i64>(0)?),
                     uint(r.get::<_, i64>(1)?),

@@ -10,6 +10,8 @@ use std::ops::Range;
 
 use kriegspiel_link::{BoardMsg, Decoder};
 
+use crate::journal::StoredFrame;
+
 /// Recent snapshots remembered per board: the table applies within a few of them.
 const SNAPSHOTS: usize = 64;
 
@@ -37,9 +39,7 @@ impl Kept {
             };
         }
         self.stored += 1;
-        let mut body = None;
-        Decoder::<BoardMsg>::new().feed(bytes, |f| body = f.ok().map(|f| f.body));
-        match body {
+        match body(bytes) {
             Some(BoardMsg::Hello { .. }) if self.hello.is_none() => self.hello = Some(seq),
             Some(BoardMsg::Snapshot { .. }) => {
                 if self.snapshots.len() == SNAPSHOTS {
@@ -75,6 +75,30 @@ impl Kept {
             self.stored = 0;
         }
     }
+}
+
+/// What a restarted console need not read back of a board's epoch, its table having
+/// applied it through `applied`: what compaction would drop now (after the epoch's first
+/// hello, before the latest snapshot applied). `first`: the epoch's first stored frames, in
+/// order; `recent`: the stored frames up to `applied`, the latest first. Without this a
+/// restart replays every frame since the last compaction (up to 4,096 a board).
+pub(super) fn skippable(first: &[StoredFrame], recent: &[StoredFrame]) -> Option<Range<u64>> {
+    let hello = first
+        .iter()
+        .find(|(_, _, bytes)| matches!(body(bytes), Some(BoardMsg::Hello { .. })))?
+        .0;
+    let snapshot = recent
+        .iter()
+        .take_while(|(seq, _, _)| *seq > hello)
+        .find(|(_, _, bytes)| matches!(body(bytes), Some(BoardMsg::Snapshot { .. })))?
+        .0;
+    (hello + 1 < snapshot).then_some(hello + 1..snapshot)
+}
+
+fn body(bytes: &[u8]) -> Option<BoardMsg> {
+    let mut body = None;
+    Decoder::<BoardMsg>::new().feed(bytes, |f| body = f.ok().map(|f| f.body));
+    body
 }
 
 #[cfg(test)]
@@ -162,5 +186,42 @@ mod tests {
         k.saw(200, 0, &[1, 2, 3]);
         k.saw(200, 1, &frame(0, snapshot()));
         assert_eq!(k.removable(200, 1), None, "no hello in this epoch yet");
+    }
+
+    #[test]
+    fn a_restart_skips_what_compaction_would_drop() {
+        // seq 0: a heartbeat; 1: hello; 2 and 5: snapshots; 3, 4, 6: heartbeats.
+        let bodies = [
+            beat(),
+            hello(),
+            snapshot(),
+            beat(),
+            beat(),
+            snapshot(),
+            beat(),
+        ];
+        let stored: Vec<StoredFrame> = bodies
+            .into_iter()
+            .enumerate()
+            .map(|(seq, body)| (seq as u64, 0, frame(seq as u16, body)))
+            .collect();
+        let through = |applied: usize| -> Vec<StoredFrame> {
+            stored[..=applied].iter().rev().cloned().collect()
+        };
+        assert_eq!(skippable(&stored, &through(6)), Some(2..5));
+        assert_eq!(skippable(&stored, &through(5)), Some(2..5));
+        assert_eq!(
+            skippable(&stored, &through(4)),
+            None,
+            "the snapshot right after the hello: nothing between"
+        );
+        assert_eq!(skippable(&stored, &through(1)), None, "no snapshot applied");
+        assert_eq!(skippable(&stored[2..], &through(6)), None, "no hello read");
+        // Its own rule and compaction's agree.
+        let mut k = Kept::default();
+        for (seq, _, bytes) in &stored {
+            k.saw(100, *seq, bytes);
+        }
+        assert_eq!(k.removable(100, 6), skippable(&stored, &through(6)));
     }
 }

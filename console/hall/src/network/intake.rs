@@ -81,6 +81,8 @@ struct Replay {
     /// The next seq to read, and the seq after the last stored.
     next: u64,
     end: u64,
+    /// Applied already, their result in the snapshot that ends them: not read at all.
+    skip: Option<std::ops::Range<u64>>,
     /// What the broker said meanwhile, in its order once the replay is done: a new epoch,
     /// and the board's latest status (only the latest matters).
     new_epoch: bool,
@@ -106,8 +108,18 @@ impl BoardIn {
         if self.queue.len() >= PAGE {
             return Ok(());
         }
-        let page = inbox.frames(board, r.epoch, r.next, PAGE)?;
-        let short = page.len() < PAGE;
+        if let Some(skip) = r.skip.take_if(|skip| r.next >= skip.start) {
+            if r.next < skip.end {
+                self.queue.push_back(NetInput::Compacted);
+                r.next = skip.end;
+            }
+        }
+        // Never into the skipped frames.
+        let limit = r.skip.as_ref().map_or(PAGE, |skip| {
+            usize::try_from(skip.start - r.next).map_or(PAGE, |n| n.min(PAGE))
+        });
+        let page = inbox.frames(board, r.epoch, r.next, limit)?;
+        let short = page.len() < limit;
         for (seq, made_ms, bytes) in page {
             if seq != r.next {
                 // Compacted away: applied, and the frame that follows holds their result.
@@ -123,6 +135,13 @@ impl BoardIn {
                 made_ms,
                 bytes,
             });
+        }
+        if let Some(skip) = &r.skip {
+            if short {
+                // Nothing stored before them: the next page starts after them.
+                r.next = r.next.max(skip.start);
+            }
+            return Ok(());
         }
         if short || r.next >= r.end {
             let r = self.replay.take();
@@ -259,6 +278,9 @@ impl State {
                             epoch,
                             next: 0,
                             end,
+                            skip: applied
+                                .filter(|(e, _)| *e == epoch)
+                                .and_then(|(_, seq)| self.skippable(board, epoch, seq)),
                             new_epoch: false,
                             status: None,
                         }),
@@ -283,6 +305,15 @@ impl State {
                 acked_at: None,
             },
         );
+    }
+
+    /// What a restart need not replay of `board`'s `epoch`, applied through `applied`; none
+    /// when the journal cannot say (then everything is replayed, as before compaction).
+    fn skippable(&self, board: u32, epoch: u64, applied: u64) -> Option<std::ops::Range<u64>> {
+        // The hello comes first in an epoch, after at most a frame or two.
+        let first = self.inbox.frames(board, epoch, 0, 16).ok()?;
+        let recent = self.inbox.frames_back(board, epoch, applied, 64).ok()?;
+        super::compaction::skippable(&first, &recent)
     }
 
     /// Takes the frames now in order, as many as each link has room for, and stores them
