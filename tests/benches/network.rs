@@ -1635,10 +1635,12 @@ fn main() {
         };
         let journal_all = all_in(|a| a.journal);
         let inbox_all = all_in(|a| a.inbox);
+        // (An event made as the fault struck may have gone through before it.)
         let first_back = events
             .iter()
             .filter(|(_, s, _)| s.at_us >= killed_us)
             .filter_map(|(_, _, a)| a.inbox)
+            .filter(|at| *at >= restarted_us)
             .min();
         println!(
             "\n-- {what} at {:.3} s, {end} {:.3} s later ({:.2} s into the run)",
