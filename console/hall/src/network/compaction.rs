@@ -132,11 +132,9 @@ mod tests {
         BoardMsg::Heartbeat { board_ms: 0 }
     }
 
-    #[test]
-    fn only_what_lies_between_the_hello_and_the_latest_applied_snapshot_goes() {
-        let mut k = Kept::default();
-        // seq 0: a heartbeat before the hello; 1: hello; 2, 5, 9: snapshots.
-        let bodies = [
+    /// seq 0: a heartbeat before the hello; 1: hello; 2 and 5: snapshots; 3, 4, 6: heartbeats.
+    fn an_epochs_start() -> [BoardMsg; 7] {
+        [
             beat(),
             hello(),
             snapshot(),
@@ -144,8 +142,14 @@ mod tests {
             beat(),
             snapshot(),
             beat(),
-        ];
-        for (seq, body) in bodies.into_iter().enumerate() {
+        ]
+    }
+
+    #[test]
+    fn only_what_lies_between_the_hello_and_the_latest_applied_snapshot_goes() {
+        let mut k = Kept::default();
+        // seq 0: a heartbeat before the hello; 1: hello; 2, 5, 9: snapshots.
+        for (seq, body) in an_epochs_start().into_iter().enumerate() {
             k.saw(100, seq as u64, &frame(seq as u16, body));
         }
         assert_eq!(
@@ -190,17 +194,7 @@ mod tests {
 
     #[test]
     fn a_restart_skips_what_compaction_would_drop() {
-        // seq 0: a heartbeat; 1: hello; 2 and 5: snapshots; 3, 4, 6: heartbeats.
-        let bodies = [
-            beat(),
-            hello(),
-            snapshot(),
-            beat(),
-            beat(),
-            snapshot(),
-            beat(),
-        ];
-        let stored: Vec<StoredFrame> = bodies
+        let stored: Vec<StoredFrame> = an_epochs_start()
             .into_iter()
             .enumerate()
             .map(|(seq, body)| (seq as u64, 0, frame(seq as u16, body)))
