@@ -804,6 +804,13 @@ impl ChildHall {
     }
 }
 
+/// A bench that fails leaves no hall running behind it.
+impl Drop for ChildHall {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 enum HallRun {
     Here {
         running: kriegspiel_hall::RunningHall,
