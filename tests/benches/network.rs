@@ -760,6 +760,24 @@ fn hall_child(spec: &str) {
     follow(events, tables, &Watch::new(tables * 2), true);
 }
 
+/// Set to a folder: the journal as the killed console left it is copied there, to time or
+/// profile a restart on it alone (the child mode with a broker that is not there).
+const KEEP_JOURNAL: &str = "KRIEGSPIEL_BENCH_KEEP_JOURNAL";
+
+fn keep_journal(journal: &Path) {
+    let Ok(dir) = std::env::var(KEEP_JOURNAL) else {
+        return;
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let from = PathBuf::from(format!("{}{suffix}", journal.display()));
+        if from.exists() {
+            std::fs::copy(&from, Path::new(&dir).join(from.file_name().unwrap())).unwrap();
+        }
+    }
+    println!("  (the journal as the console left it is copied to {dir})");
+}
+
 /// The hall in a child process; what it says goes into `watch` and `notices`.
 struct ChildHall(std::process::Child);
 
@@ -1360,7 +1378,10 @@ fn main() {
         sleep_until_us(steady_to + 1_000_000);
         let killed = now_us();
         match (&mut hall_run, &cable) {
-            (HallRun::Child(c), _) => c.kill(),
+            (HallRun::Child(c), _) => {
+                c.kill();
+                keep_journal(&journal_path);
+            }
             (_, Some(cable)) => cable.set_cut(true),
             _ => broker.kill(),
         }

@@ -22,6 +22,8 @@ struct Seen {
     answers: Vec<Value>,
     resumed_events: usize,
     ended: Option<(Option<String>, String)>,
+    /// The boards' snapshots that reached the table (periodic ones most of them).
+    snapshots: usize,
 }
 
 /// Runs the game's table until it ends.
@@ -77,6 +79,10 @@ fn run(game: &BuiltGame, journal: &Path) -> Seen {
             }
             HallEvent::Failed { error, .. } => panic!("table failed: {error}"),
             HallEvent::OpenFailed { error, .. } => panic!("open failed: {error}"),
+            HallEvent::Link {
+                event: kriegspiel_boardlink::LinkEvent::Snapshot { .. },
+                ..
+            } => seen.snapshots += 1,
             HallEvent::Link { .. }
             | HallEvent::View(_)
             | HallEvent::Seat(_)
@@ -244,7 +250,7 @@ fn the_journal_replays_into_the_same_table() {
     let dir = tempfile::tempdir().unwrap();
     let game = games::builtin("rand", Timing::default()).unwrap();
     let journal = dir.path().join("j.sqlite");
-    run(&game, &journal);
+    let seen = run(&game, &journal);
     let j = Journal::open(&journal).unwrap();
     let g = j.games().unwrap().pop().unwrap();
     let events = j.events(g.id).events;
@@ -286,6 +292,29 @@ fn the_journal_replays_into_the_same_table() {
     assert_eq!(replay(), replay());
     let (_, out) = replay();
     assert!(out.iter().any(|o| matches!(o, Output::Verdict { .. })));
+    // The boards' periodic snapshots that showed the table nothing new are not journaled;
+    // every snapshot journaled was news to the table then.
+    let (mut t, _) = Table::new(g.setup.config().unwrap(), 0).unwrap();
+    let mut journaled = 0;
+    for e in &events {
+        if let kriegspiel_table::Input::Board {
+            input: kriegspiel_table::BoardInput::Snapshot(_),
+            ..
+        } = e.event.input
+        {
+            journaled += 1;
+            assert!(
+                !t.changes_nothing(&e.event),
+                "journaled, yet no news: {e:?}"
+            );
+        }
+        t.apply(e.event.clone());
+    }
+    assert!(
+        seen.snapshots > 100 && journaled * 10 < seen.snapshots,
+        "{journaled} of {} snapshots journaled",
+        seen.snapshots
+    );
 }
 
 #[test]
@@ -315,8 +344,15 @@ fn a_table_opened_at_run_time_gets_the_next_number_and_plays() {
         .handle
         .send(HallCommand::Open(Box::new(bad)))
         .unwrap();
+    // A second table named as one that runs would run its game twice: refused by name.
+    running
+        .handle
+        .send(HallCommand::Open(Box::new(
+            second.table_spec("one", &timing),
+        )))
+        .unwrap();
     let mut ended = std::collections::BTreeMap::new();
-    let mut refused = None;
+    let mut refused = Vec::new();
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while ended.len() < 2 {
         assert!(std::time::Instant::now() < deadline);
@@ -332,18 +368,42 @@ fn a_table_opened_at_run_time_gets_the_next_number_and_plays() {
             }) => {
                 ended.insert(table, fen(&position));
             }
-            Ok(HallEvent::OpenFailed { name, error }) => refused = Some((name, error)),
+            Ok(HallEvent::OpenFailed { name, error }) => refused.push((name, error)),
             Ok(_) | Err(TryRecvError::Empty) => std::thread::sleep(Duration::from_micros(200)),
             Err(e) => panic!("{e}"),
         }
     }
     assert_eq!(ended[&1], first.final_fen);
     assert_eq!(ended[&2], second.final_fen);
-    let (name, error) = refused.expect("the bad table was refused");
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    let (name, error) = &refused[0];
     assert_eq!(name, "three");
     assert!(error.contains("time_control"), "{error}");
+    assert_eq!(
+        refused[1],
+        (
+            "one".to_owned(),
+            "two tables are named 'one': a table takes up the unfinished game of its name, so each name may be used once (rename one)".to_owned()
+        )
+    );
     running.handle.send(HallCommand::Shutdown).unwrap();
     running.thread.join().unwrap();
+    // The same when a hall starts: refused before any table is opened.
+    let path = dir.path().join("twice.sqlite");
+    let Err(error) = start(
+        Journal::open(&path).unwrap(),
+        vec![
+            first.table_spec("one", &timing),
+            second.table_spec("one", &timing),
+        ],
+        TimeMode::Simulated,
+        Vec::new(),
+    ) else {
+        panic!("two tables of one name were opened");
+    };
+    let error = error.to_string();
+    assert!(error.starts_with("two tables are named 'one'"), "{error}");
+    assert!(Journal::open(&path).unwrap().games().unwrap().is_empty());
 }
 
 #[test]

@@ -27,6 +27,10 @@ pub enum HallError {
     SameNumber {
         table: usize,
     },
+    /// Two tables were given the same name: each would take up the other's game.
+    SameName {
+        name: String,
+    },
     /// A table has a networked board (`board:N`) but the hall was given no broker.
     NoBroker {
         table: String,
@@ -60,6 +64,10 @@ impl std::fmt::Display for HallError {
             HallError::SameNumber { table } => {
                 write!(f, "two tables were given the number {table}")
             }
+            HallError::SameName { name } => write!(
+                f,
+                "two tables are named '{name}': a table takes up the unfinished game of its name, so each name may be used once (rename one)"
+            ),
             HallError::Conflict {
                 table,
                 game,

@@ -33,7 +33,7 @@ pub use beats::Beat;
 pub use bounds::{MAX_LINE, MAX_NAME_BYTES, MAX_SETUP};
 use error::sql;
 pub use error::JournalError;
-pub use events::{EventRow, GameEvents, JournalEvent, Stamp};
+pub use events::{Asides, EventRow, GameEvents, JournalEvent, Stamp};
 pub use games::GameRecord;
 pub use inbox::{Inbox, InboxRow, NetStamp, StoredFrame};
 pub use open::SCHEMA_VERSION;

@@ -54,6 +54,19 @@ pub(crate) fn scripted_done(scripted: &[(Millis, Input)], journaled: &[JournalEv
 pub(crate) fn prepare(
     journal: &mut Journal,
     no: TableNo,
+    spec: TableSpec,
+    mode: TimeMode,
+) -> Result<Prepared, HallError> {
+    let games = journal.games()?;
+    prepare_among(journal, &games, no, spec, mode)
+}
+
+/// [`prepare`] with the journal's games read once for many tables (every row checked
+/// once, not once a table).
+pub(crate) fn prepare_among(
+    journal: &mut Journal,
+    games: &[GameRecord],
+    no: TableNo,
     mut spec: TableSpec,
     mode: TimeMode,
 ) -> Result<Prepared, HallError> {
@@ -74,7 +87,7 @@ pub(crate) fn prepare(
     })?;
     // The last game of this table: resumed if it is unfinished, with the settings it was
     // journaled with (what was asked differently now is said, and ignored).
-    if let Some(g) = game_to_resume(journal, &mut spec)? {
+    if let Some(g) = game_to_resume(games, &mut spec)? {
         if let Some(p) = resume(journal, no, spec.clone(), &g)? {
             return Ok(p);
         }
@@ -134,29 +147,30 @@ fn mark_boardless(spec: &mut TableSpec) {
 /// The journal's game the table would take up: its last one, the one named, or none for a
 /// new game. A game named goes on under its own table's name.
 fn game_to_resume(
-    journal: &Journal,
+    games: &[GameRecord],
     spec: &mut TableSpec,
 ) -> Result<Option<GameRecord>, HallError> {
-    let games = journal.games()?;
     Ok(match spec.resume {
         Resume::New => None,
-        Resume::Last => games.into_iter().rev().find(|g| g.name == spec.name),
+        Resume::Last => games.iter().rev().find(|g| g.name == spec.name).cloned(),
         Resume::Game(id) => {
             let ids: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
-            let g = games
-                .into_iter()
-                .find(|g| g.id == id)
-                .ok_or_else(|| HallError::Resume {
-                    table: spec.name.clone(),
-                    error: format!(
-                        "the journal has no game {id} (its games: {})",
-                        if ids.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            ids.join(", ")
-                        }
-                    ),
-                })?;
+            let g =
+                games
+                    .iter()
+                    .find(|g| g.id == id)
+                    .cloned()
+                    .ok_or_else(|| HallError::Resume {
+                        table: spec.name.clone(),
+                        error: format!(
+                            "the journal has no game {id} (its games: {})",
+                            if ids.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                ids.join(", ")
+                            }
+                        ),
+                    })?;
             spec.name.clone_from(&g.name);
             Some(g)
         }

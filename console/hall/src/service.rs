@@ -17,7 +17,7 @@ use crate::handle::{HallHandle, RunningHall, SUBSCRIBER_QUEUE};
 use crate::heartbeat::{heartbeat, Beating, Said};
 use crate::journal::{Inbox, Journal};
 use crate::network::{Network, NetworkSpec};
-use crate::resume::{prepare, Prepared};
+use crate::resume::{prepare, prepare_among, Prepared};
 use crate::spec::{TableNo, TableSpec, TimeMode};
 use crate::table_task::{run_table, TableIo};
 use crate::writer::{JournalQueue, JournalThread};
@@ -105,12 +105,21 @@ impl Hall {
         if specs.is_empty() {
             return Err(HallError::NoTables);
         }
-        let mut prepared = Vec::with_capacity(specs.len());
-        for (no, spec) in specs {
-            if prepared.iter().any(|p: &Prepared| p.no == no) {
-                return Err(HallError::SameNumber { table: no });
+        // Checked before any table is opened: a refused hall leaves no new game behind.
+        for (i, (no, spec)) in specs.iter().enumerate() {
+            if specs[..i].iter().any(|(n, _)| n == no) {
+                return Err(HallError::SameNumber { table: *no });
             }
-            prepared.push(prepare(&mut journal, no, spec, mode)?);
+            if specs[..i].iter().any(|(_, s)| s.name == spec.name) {
+                return Err(HallError::SameName {
+                    name: spec.name.clone(),
+                });
+            }
+        }
+        let mut prepared = Vec::with_capacity(specs.len());
+        let games = journal.games()?;
+        for (no, spec) in specs {
+            prepared.push(prepare_among(&mut journal, &games, no, spec, mode)?);
         }
         let (commands_tx, commands) = mpsc::unbounded_channel();
         let (events, _) = broadcast::channel(SUBSCRIBER_QUEUE);
@@ -255,11 +264,19 @@ async fn run(
             },
         )));
     };
+    // A name is the key to its game: a second table of one name would run that game twice.
+    let mut names: Vec<String> = prepared.iter().map(|p| p.spec.name.clone()).collect();
     for p in prepared {
         spawn(p, &mut inputs);
     }
     while let Some(command) = commands.recv().await {
         match command {
+            HallCommand::Open(spec) if names.contains(&spec.name) => {
+                let _ = events.send(HallEvent::OpenFailed {
+                    name: spec.name.clone(),
+                    error: HallError::SameName { name: spec.name }.to_string(),
+                });
+            }
             HallCommand::Open(spec) => {
                 let name = spec.name.clone();
                 let no = inputs.keys().next_back().map_or(1, |last| last + 1);
@@ -274,7 +291,10 @@ async fn run(
                             error: HallError::NoBroker { table: p.spec.name }.to_string(),
                         });
                     }
-                    Ok(p) => spawn(p, &mut inputs),
+                    Ok(p) => {
+                        names.push(p.spec.name.clone());
+                        spawn(p, &mut inputs);
+                    }
                     Err(e) => {
                         let _ = events.send(HallEvent::OpenFailed {
                             name,

@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 
 use tokio::sync::oneshot;
 
-use crate::journal::{Beat, EventRow, Journal, JournalError};
+use crate::journal::{Asides, Beat, EventRow, Journal, JournalError, NetStamp};
 
 /// Rows committed together at most; a bound on one transaction, not on the queue's wait.
 const MAX_GROUP: usize = 512;
@@ -17,6 +17,7 @@ enum Job {
     Write(EventRow, Reply),
     Call(Box<dyn FnOnce(&mut Journal) + Send>),
     Beat(Vec<Beat>),
+    Applied(NetStamp),
 }
 
 /// Where a write's outcome goes: to a task that awaits it, or to a thread that blocks on it.
@@ -133,6 +134,14 @@ impl JournalQueue {
         let _ = self.jobs.send(Job::Beat(beats));
     }
 
+    /// Records how far a networked board's frames were applied, without an event and
+    /// without waiting: written with the next group, after every row handed over before.
+    /// Lost in a crash, it costs the restarted console those frames again (they change
+    /// nothing a second time either).
+    pub(crate) fn applied(&self, stamp: NetStamp) {
+        let _ = self.jobs.send(Job::Applied(stamp));
+    }
+
     /// Runs `f` on the journal between writes (reading games, starting a new one).
     pub(crate) async fn call<R: Send + 'static>(
         &self,
@@ -173,7 +182,7 @@ impl Committed {
 fn serve(mut journal: Journal, jobs: &std_mpsc::Receiver<Job>) {
     let mut rows = Vec::new();
     let mut waiting = Vec::new();
-    let mut beats = Vec::new();
+    let mut asides = Asides::default();
     while let Ok(first) = jobs.recv() {
         let mut next = Some(first);
         while let Some(job) = next.take() {
@@ -183,38 +192,39 @@ fn serve(mut journal: Journal, jobs: &std_mpsc::Receiver<Job>) {
                     waiting.push(done);
                 }
                 Job::Call(f) => {
-                    commit(&mut journal, &mut rows, &mut waiting, &mut beats);
+                    commit(&mut journal, &mut rows, &mut waiting, &mut asides);
                     f(&mut journal);
                 }
                 // With the group's events: no commit of its own.
-                Job::Beat(b) => beats.extend(b),
+                Job::Beat(b) => asides.beats.extend(b),
+                Job::Applied(stamp) => asides.applied.push(stamp),
             }
             if rows.len() < MAX_GROUP {
                 next = jobs.try_recv().ok();
             }
         }
-        commit(&mut journal, &mut rows, &mut waiting, &mut beats);
+        commit(&mut journal, &mut rows, &mut waiting, &mut asides);
     }
 }
 
-/// Commits the gathered rows and heartbeats together and tells each waiter. If the group
-/// fails, each row is tried alone so that each table learns its own fate (the heartbeats
-/// are dropped: the next ones replace them).
+/// Commits the gathered rows and asides together and tells each waiter. If the group
+/// fails, each row is tried alone so that each table learns its own fate (the asides are
+/// dropped: the next ones replace them).
 fn commit(
     journal: &mut Journal,
     rows: &mut Vec<EventRow>,
     waiting: &mut Vec<Reply>,
-    beats: &mut Vec<Beat>,
+    asides: &mut Asides,
 ) {
     if rows.is_empty() {
-        if !beats.is_empty() {
-            let _ = journal.beat(beats);
-            beats.clear();
+        if !asides.is_empty() {
+            let _ = journal.write_group(&[], asides);
+            asides.clear();
         }
         return;
     }
-    let written = journal.write_with_beats(rows, beats);
-    beats.clear();
+    let written = journal.write_group(rows, asides);
+    asides.clear();
     if written.is_ok() {
         for done in waiting.drain(..) {
             done.send(Ok(()));
@@ -291,6 +301,37 @@ mod tests {
         thread.join();
         let j = Journal::open_read_only(&dir.path().join("j.sqlite")).unwrap();
         assert_eq!(j.events(game).events.len(), 4);
+    }
+
+    /// A board's frames applied without an event (a snapshot that changed nothing) move its
+    /// mark on with the next group, never ahead of the rows handed over before.
+    #[test]
+    fn a_board_applied_without_an_event_is_marked_with_the_next_group() {
+        use crate::journal::NetStamp;
+        let (dir, rt, thread, queue, game) = one_game();
+        let stamp = |seq| NetStamp {
+            board: 7,
+            epoch: 100,
+            seq,
+        };
+        let row = EventRow::new(
+            game,
+            1,
+            &Event::new(10, Input::Tick),
+            Stamp {
+                net: Some(stamp(3)),
+                ..Stamp::default()
+            },
+        )
+        .unwrap();
+        rt.block_on(queue.write(row)).unwrap();
+        queue.applied(stamp(9));
+        queue.applied(stamp(12));
+        drop(queue);
+        thread.join();
+        let j = Journal::open(&dir.path().join("j.sqlite")).unwrap();
+        assert_eq!(j.inbox().unwrap().applied(7).unwrap(), Some((100, 12)));
+        assert_eq!(j.events(game).events.len(), 1);
     }
 
     #[test]

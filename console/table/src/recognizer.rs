@@ -106,6 +106,11 @@ impl Recognizer {
         self.occupancy
     }
 
+    /// Whether a snapshot of `occupancy` would tell it nothing new.
+    pub(crate) fn shows(&self, occupancy: Bitboard) -> bool {
+        self.connected && self.occupancy == occupancy
+    }
+
     pub(crate) fn last_change(&self) -> Millis {
         self.last_change
     }

@@ -139,6 +139,43 @@ impl Table {
         out
     }
 
+    /// Whether `event` would change nothing and say nothing: a board's periodic snapshot of
+    /// what the table knows already, with no timer due by its time. A console need not
+    /// journal it (most of a quiet evening's board traffic): a replay without it ends in
+    /// the same table.
+    pub fn changes_nothing(&self, event: &Event) -> bool {
+        let Input::Board {
+            color,
+            input: BoardInput::Snapshot(shown),
+        } = event.input
+        else {
+            return false;
+        };
+        if self
+            .next_deadline()
+            .is_some_and(|due| due <= event.at.max(self.now))
+        {
+            return false;
+        }
+        if self.config.without_board[color] {
+            return true;
+        }
+        let known = self.board_seen[color] && self.board(color).shows(shown);
+        // A mix-up of boards said, or put right, is news (see `check_boards`).
+        let mixup_unchanged = if shown == self.official(color) {
+            !self.swapped
+        } else if shown == self.official(!color) && shown.any() {
+            self.swapped
+        } else {
+            true
+        };
+        let starts_clocks = self.config.clock_start == ClockStart::Boards
+            && self.clocks_waiting
+            && !self.is_over()
+            && self.boards_ready();
+        known && mixup_unchanged && !starts_clocks
+    }
+
     /// What a player's board sent: mix-ups first, then his recognizer; boards that are
     /// there and in sync may start the clocks.
     fn board_input(&mut self, color: Color, input: BoardInput, at: Millis, out: &mut Vec<Output>) {

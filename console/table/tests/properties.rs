@@ -381,3 +381,130 @@ proptest! {
         prop_assert_eq!(format!("{again:?}"), format!("{table:?}"));
     }
 }
+
+/// The table's state as `Debug` shows it, but for its clock of the latest time seen.
+fn state_but_now(table: &Table) -> String {
+    let state = format!("{table:?}");
+    let start = state.find(", now: ").expect("Table's Debug shows `now`");
+    let end = start + state[start + 2..].find(", ").expect("a field after `now`") + 2;
+    format!("{}{}", &state[..start], &state[end..])
+}
+
+/// The snapshot a player's board sends every 450 ms: what it shows, which is what the
+/// table believes it shows unless a report was lost.
+fn echo(table: &Table, color: Color) -> Input {
+    Input::Board {
+        color,
+        input: BoardInput::Snapshot(table.occupancy(color)),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// What `changes_nothing` lets a console leave out of its journal changes nothing: the
+    /// event says nothing and leaves the table as it was, and a table that never saw such
+    /// events says and ends exactly as one that took them all.
+    #[test]
+    fn a_snapshot_that_changes_nothing_can_be_left_out(
+        steps in proptest::collection::vec((0u64..1500, any_input(), 0u8..4), 0..200),
+        touch in prop_oneof![Just(TouchMove::Strict), Just(TouchMove::Warn), Just(TouchMove::Off)],
+        boards in prop_oneof![Just((false, false)), Just((true, false)), Just((false, true))],
+        clocks in any::<bool>(),
+    ) {
+        let mut config = TableConfig {
+            touch_move: touch,
+            ..TableConfig::default()
+        };
+        config.without_board = kriegspiel_table::shakmaty::ByColor { white: boards.0, black: boards.1 };
+        if clocks {
+            config.time_control = kriegspiel_table::TimeControl::Fischer { base_ms: 60_000, increment_ms: 0 };
+            config.clock_start = kriegspiel_table::ClockStart::Boards;
+        }
+        let (mut all, _) = Table::new(config.clone(), 0).unwrap();
+        let (mut kept, _) = Table::new(config, 0).unwrap();
+        let (mut said_all, mut said_kept) = (Vec::new(), Vec::new());
+        let mut at: Millis = 0;
+        for (dt, input, echoes) in steps {
+            at += dt;
+            // Most steps come with the boards' periodic snapshots, as on a real evening.
+            let mut inputs = Vec::new();
+            for color in Color::ALL.into_iter().take(usize::from(echoes)) {
+                inputs.push(echo(&all, color));
+            }
+            inputs.push(input);
+            for input in inputs {
+                let e = Event::new(at, input);
+                if all.changes_nothing(&e) {
+                    let before = state_but_now(&all);
+                    let out = all.apply(e.clone());
+                    prop_assert!(out.is_empty(), "{e:?} said {out:?}");
+                    prop_assert_eq!(state_but_now(&all), before, "{:?} changed the table", e);
+                } else {
+                    said_all.extend(all.apply(e.clone()));
+                }
+                if !kept.changes_nothing(&e) {
+                    said_kept.extend(kept.apply(e));
+                }
+            }
+        }
+        // Both at one time again: whatever was due is said by both.
+        let end = Event::tick(at + 60_000);
+        said_all.extend(all.apply(end.clone()));
+        said_kept.extend(kept.apply(end));
+        prop_assert_eq!(said_kept, said_all);
+        prop_assert_eq!(format!("{kept:?}"), format!("{all:?}"));
+    }
+}
+
+/// A game played on boards that send their periodic snapshots: most of them are left out.
+#[test]
+fn most_periodic_snapshots_of_a_game_change_nothing() {
+    let (mut table, _) = Table::new(TableConfig::default(), 0).unwrap();
+    let mut at: Millis = 0;
+    let (mut echoes, mut left_out) = (0, 0);
+    let mut echo_all = |table: &mut Table, at: Millis| {
+        for color in Color::ALL {
+            let e = Event::new(at, echo(table, color));
+            echoes += 1;
+            if table.changes_nothing(&e) {
+                left_out += 1;
+            } else {
+                table.apply(e);
+            }
+        }
+    };
+    // Boards connect and show their men; then 1. e4 e5 2. Nf3, with snapshots between.
+    for color in Color::ALL {
+        table.apply(Event::new(
+            at,
+            board(color, BoardInput::Connected { board_id: None }),
+        ));
+        let men = table.official(color);
+        table.apply(Event::new(at, board(color, BoardInput::Snapshot(men))));
+    }
+    for (color, from, to) in [
+        (Color::White, Square::E2, Square::E4),
+        (Color::Black, Square::E7, Square::E5),
+        (Color::White, Square::G1, Square::F3),
+    ] {
+        for _ in 0..20 {
+            at += 450;
+            echo_all(&mut table, at);
+        }
+        at += 100;
+        table.apply(Event::lift(at, color, from));
+        at += 100;
+        table.apply(Event::place(at, color, to));
+        echo_all(&mut table, at + 1);
+        at += 2_000;
+        table.apply(Event::tick(at));
+    }
+    assert_eq!(
+        table.referee().position().board().to_string(),
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"
+    );
+    assert_eq!(echoes, 126);
+    // Those sent while a try stood waiting for its verdict are not left out (a timer is due).
+    assert!(left_out >= 120, "{left_out} of {echoes} left out");
+}

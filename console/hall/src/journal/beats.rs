@@ -22,7 +22,13 @@ impl Journal {
     /// table resumes from its last heartbeat, not its last event, so the thinking time
     /// between the two counts on the clock.
     pub fn beat(&mut self, beats: &[Beat]) -> Result<(), JournalError> {
-        self.write_with_beats(&[], beats)
+        self.write_group(
+            &[],
+            &super::Asides {
+                beats: beats.to_vec(),
+                applied: Vec::new(),
+            },
+        )
     }
 
     /// A game's last heartbeat, if it has one. A journal opened read-only from an older

@@ -8,7 +8,7 @@ use rusqlite::{params, Connection};
 
 use super::beats::upsert_beats;
 use super::bounds::{bounded, sql_len, MAX_LINE};
-use super::{sql, Beat, GameId, Journal, JournalError, CRC};
+use super::{sql, Beat, GameId, Journal, JournalError, NetStamp, CRC};
 
 /// When an event was written and, for a board event, where it came from: the same three
 /// values travel from the hall into the journal's row and back out to replay and export, so
@@ -25,6 +25,28 @@ pub struct Stamp {
     /// For a networked board's event, its frame's number: written beside the event, in its
     /// transaction, as how far that board was applied (not read back with the event).
     pub net: Option<super::NetStamp>,
+}
+
+/// What a group commit writes beside its events and no one waits for; lost in a crash,
+/// each costs only a little more work after the restart.
+#[derive(Debug, Default)]
+pub struct Asides {
+    /// Each game's latest heartbeat.
+    pub beats: Vec<Beat>,
+    /// How far networked boards' frames were applied by frames that needed no event of
+    /// their own (snapshots that changed nothing): compaction and a restart go on from there.
+    pub applied: Vec<NetStamp>,
+}
+
+impl Asides {
+    pub fn is_empty(&self) -> bool {
+        self.beats.is_empty() && self.applied.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.beats.clear();
+        self.applied.clear();
+    }
 }
 
 /// One stored event.
@@ -105,16 +127,12 @@ impl Journal {
     /// Writes `rows` in one transaction: one commit, one sync to the disk, for all of them.
     /// On failure none is written.
     pub fn write(&mut self, rows: &[EventRow]) -> Result<(), JournalError> {
-        self.write_with_beats(rows, &[])
+        self.write_group(rows, &Asides::default())
     }
 
-    /// Events and heartbeats in one transaction (the journal thread's group commit); on
-    /// failure nothing is written.
-    pub fn write_with_beats(
-        &mut self,
-        rows: &[EventRow],
-        beats: &[Beat],
-    ) -> Result<(), JournalError> {
+    /// Events and what goes beside them in one transaction (the journal thread's group
+    /// commit); on failure nothing is written.
+    pub fn write_group(&mut self, rows: &[EventRow], asides: &Asides) -> Result<(), JournalError> {
         // Rows a replay derives again are committed without a sync of their own (safe from
         // a killed process all the same; a power cut loses only what a replay derives). The
         // next synced commit syncs them too: the log is one file, written in order.
@@ -122,7 +140,7 @@ impl Journal {
         if !sync {
             self.set_synchronous("NORMAL")?;
         }
-        let written = self.write_rows(rows, beats);
+        let written = self.write_rows(rows, asides);
         if !sync {
             self.set_synchronous("FULL")?;
         }
@@ -143,13 +161,16 @@ impl Journal {
             .map_err(sql("choosing how the journal syncs"))
     }
 
-    fn write_rows(&mut self, rows: &[EventRow], beats: &[Beat]) -> Result<(), JournalError> {
+    fn write_rows(&mut self, rows: &[EventRow], asides: &Asides) -> Result<(), JournalError> {
         let tx = self
             .conn
             .transaction()
             .map_err(sql("starting to write events"))?;
         insert_events(&tx, rows)?;
-        upsert_beats(&tx, beats)?;
+        upsert_beats(&tx, &asides.beats)?;
+        for stamp in &asides.applied {
+            super::inbox::mark_applied(&tx, *stamp)?;
+        }
         tx.commit().map_err(sql("committing events"))
     }
 

@@ -165,3 +165,127 @@ fn the_same_events_rebuild_the_same_table() {
     assert_eq!(run(), (state, out.clone()));
     assert_eq!(verdicts(&out), ["e2e4", "d7d5", "e4d5"]);
 }
+
+/// A snapshot that shows what the table knows is news when it shows a mix-up of boards
+/// not yet said, or puts one right: `changes_nothing` must not leave it out.
+#[test]
+fn a_snapshot_that_shows_or_clears_a_mixup_is_news() {
+    use crate::{BoardInput, PublicMessage, TouchMove};
+    use shakmaty::Bitboard;
+    let config = TableConfig {
+        touch_move: TouchMove::Off,
+        ..TableConfig::new(GameConfig {
+            fen: Some("4k3/8/8/8/8/8/8/4K3 w - - 0 1".to_owned()),
+            ..GameConfig::default()
+        })
+    };
+    let mut t = Table::new(config, 0).unwrap().0;
+    let board = |input| Input::Board {
+        color: Color::White,
+        input,
+    };
+    let snapshot = |sq: Square| board(BoardInput::Snapshot(Bitboard::from(sq)));
+    for color in Color::ALL {
+        t.apply(Event::new(
+            0,
+            Input::Board {
+                color,
+                input: BoardInput::Connected { board_id: None },
+            },
+        ));
+        let men = t.official(color);
+        t.apply(Event::new(
+            0,
+            Input::Board {
+                color,
+                input: BoardInput::Snapshot(men),
+            },
+        ));
+    }
+    assert!(t.changes_nothing(&Event::new(50, snapshot(Square::E1))));
+    // White's board comes to show Black's men, a lift and a place at a time.
+    t.apply(Event::new(100, board(BoardInput::Lift(Square::E1))));
+    t.apply(Event::new(200, board(BoardInput::Place(Square::E8))));
+    t.apply(Event::tick(2_000));
+    let swapped = Event::new(2_100, snapshot(Square::E8));
+    assert!(!t.changes_nothing(&swapped));
+    let said = t.apply(swapped);
+    assert!(
+        said.iter().any(|o| matches!(
+            o,
+            Output::Public {
+                message: PublicMessage::BoardsSwapped
+            }
+        )),
+        "{said:?}"
+    );
+    // Said once: the same snapshot again is no news.
+    assert!(t.changes_nothing(&Event::new(2_200, snapshot(Square::E8))));
+    // Put right by a lift and a place: the snapshot of his own men clears the mix-up.
+    t.apply(Event::new(2_300, board(BoardInput::Lift(Square::E8))));
+    t.apply(Event::new(2_400, board(BoardInput::Place(Square::E1))));
+    t.apply(Event::tick(4_000));
+    let right = Event::new(4_100, snapshot(Square::E1));
+    assert!(!t.changes_nothing(&right));
+    t.apply(right);
+    assert!(t.changes_nothing(&Event::new(4_200, snapshot(Square::E1))));
+}
+
+/// Clocks that wait for the boards start at the first board report after both boards show
+/// the position, though that report shows nothing new (here after an arbiter's correction).
+#[test]
+fn a_snapshot_that_starts_the_waiting_clocks_is_news() {
+    use crate::{ArbiterAction, BoardInput, ClockStart, PublicMessage};
+    let config = TableConfig {
+        time_control: "5+0".parse().unwrap(),
+        clock_start: ClockStart::Boards,
+        ..TableConfig::default()
+    };
+    let mut t = Table::new(config, 0).unwrap().0;
+    let no_e2 = t.official(Color::White).without(Square::E2);
+    for color in Color::ALL {
+        t.apply(Event::new(
+            0,
+            Input::Board {
+                color,
+                input: BoardInput::Connected { board_id: None },
+            },
+        ));
+        let men = if color == Color::White {
+            no_e2
+        } else {
+            t.official(color)
+        };
+        t.apply(Event::new(
+            0,
+            Input::Board {
+                color,
+                input: BoardInput::Snapshot(men),
+            },
+        ));
+    }
+    assert!(t.clocks_waiting());
+    t.apply(Event::new(
+        100,
+        Input::Arbiter(ArbiterAction::Remove { square: Square::E2 }),
+    ));
+    assert!(t.clocks_waiting());
+    let again = Event::new(
+        200,
+        Input::Board {
+            color: Color::White,
+            input: BoardInput::Snapshot(no_e2),
+        },
+    );
+    assert!(!t.changes_nothing(&again));
+    let said = t.apply(again);
+    assert!(
+        said.iter().any(|o| matches!(
+            o,
+            Output::Public {
+                message: PublicMessage::ClocksStarted(_)
+            }
+        )),
+        "{said:?}"
+    );
+}
