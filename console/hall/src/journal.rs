@@ -25,6 +25,7 @@ mod events;
 mod files;
 mod games;
 mod inbox;
+mod many;
 mod open;
 mod said;
 mod seats;
@@ -40,7 +41,8 @@ pub use open::SCHEMA_VERSION;
 pub use seats::{code_matches, SEAT_CODE_DIGITS};
 
 /// The checksum of game and event rows.
-const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+const CRC: crc::Crc<u32, crc::Table<16>> =
+    crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_ISO_HDLC);
 
 /// A game's number in the journal.
 pub type GameId = i64;

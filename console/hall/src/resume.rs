@@ -1,13 +1,15 @@
 //! Opening a table: its set-up checked, its unfinished game replayed from the journal (what
 //! was said last, what must be said again, where its clocks stood) or a new game begun.
 
+use std::collections::HashMap;
+
 use kriegspiel_referee::shakmaty::{ByColor, Color};
 use kriegspiel_table::render;
 use kriegspiel_table::{Input, Millis, Output, Table};
 
 use crate::error::HallError;
 use crate::heartbeat::{credible, wall_ms};
-use crate::journal::{GameId, GameRecord, Journal, JournalEvent};
+use crate::journal::{GameEvents, GameId, GameRecord, Journal, JournalEvent};
 use crate::setup::SetupError;
 use crate::spec::{BoardSource, Resume, TableNo, TableSpec, TimeMode};
 
@@ -57,15 +59,50 @@ pub(crate) fn prepare(
     spec: TableSpec,
     mode: TimeMode,
 ) -> Result<Prepared, HallError> {
-    let games = journal.games()?;
-    prepare_among(journal, &games, no, spec, mode)
+    let mut known = Known {
+        games: journal.games()?,
+        events: HashMap::new(),
+    };
+    prepare_among(journal, &mut known, no, spec, mode)
 }
 
-/// [`prepare`] with the journal's games read once for many tables (every row checked
-/// once, not once a table).
+/// What a hall opening many tables reads once for all of them: the journal's games (every
+/// row checked once, not once a table) and the events of each game they take up, read in
+/// one pass (see `Journal::events_of`). They are all in memory together until each table
+/// has replayed its own.
+pub(crate) struct Known {
+    games: Vec<GameRecord>,
+    events: HashMap<GameId, GameEvents>,
+}
+
+impl Known {
+    pub(crate) fn read(
+        journal: &Journal,
+        specs: &[(TableNo, TableSpec)],
+    ) -> Result<Known, HallError> {
+        let games = journal.games()?;
+        let mut ids = Vec::new();
+        for (_, spec) in specs {
+            if let Ok(Some(g)) = game_to_resume(&games, &mut spec.clone()) {
+                ids.push(g.id);
+            }
+        }
+        let events = journal.events_of(&ids);
+        Ok(Known { games, events })
+    }
+
+    /// The events of `game`: as read for all, or read now.
+    fn events(&mut self, journal: &Journal, game: GameId) -> GameEvents {
+        self.events
+            .remove(&game)
+            .unwrap_or_else(|| journal.events(game))
+    }
+}
+
+/// [`prepare`] with what was read for many tables at once.
 pub(crate) fn prepare_among(
     journal: &mut Journal,
-    games: &[GameRecord],
+    known: &mut Known,
     no: TableNo,
     mut spec: TableSpec,
     mode: TimeMode,
@@ -87,8 +124,9 @@ pub(crate) fn prepare_among(
     })?;
     // The last game of this table: resumed if it is unfinished, with the settings it was
     // journaled with (what was asked differently now is said, and ignored).
-    if let Some(g) = game_to_resume(games, &mut spec)? {
-        if let Some(p) = resume(journal, no, spec.clone(), &g)? {
+    if let Some(g) = game_to_resume(&known.games, &mut spec)? {
+        let read = known.events(journal, g.id);
+        if let Some(p) = resume(journal, no, spec.clone(), &g, read)? {
             return Ok(p);
         }
         if let Resume::Game(id) = spec.resume {
@@ -183,12 +221,12 @@ fn resume(
     no: TableNo,
     spec: TableSpec,
     g: &GameRecord,
+    read: GameEvents,
 ) -> Result<Option<Prepared>, HallError> {
     let config = g.setup.config().map_err(|error| HallError::Setup {
         table: spec.name.clone(),
         error,
     })?;
-    let read = journal.events(g.id);
     if let Some(damage) = read.damage {
         return Err(HallError::Resume {
             table: spec.name,

@@ -17,7 +17,7 @@ use crate::handle::{HallHandle, RunningHall, SUBSCRIBER_QUEUE};
 use crate::heartbeat::{heartbeat, Beating, Said};
 use crate::journal::{Inbox, Journal};
 use crate::network::{Network, NetworkSpec};
-use crate::resume::{prepare, prepare_among, Prepared};
+use crate::resume::{prepare, prepare_among, Known, Prepared};
 use crate::spec::{TableNo, TableSpec, TimeMode};
 use crate::table_task::{run_table, TableIo};
 use crate::writer::{JournalQueue, JournalThread};
@@ -117,9 +117,9 @@ impl Hall {
             }
         }
         let mut prepared = Vec::with_capacity(specs.len());
-        let games = journal.games()?;
+        let mut known = Known::read(&journal, &specs)?;
         for (no, spec) in specs {
-            prepared.push(prepare_among(&mut journal, &games, no, spec, mode)?);
+            prepared.push(prepare_among(&mut journal, &mut known, no, spec, mode)?);
         }
         let (commands_tx, commands) = mpsc::unbounded_channel();
         let (events, _) = broadcast::channel(SUBSCRIBER_QUEUE);

@@ -196,61 +196,99 @@ impl Journal {
     fn read_events(&self, game: GameId, out: &mut Vec<JournalEvent>) -> Result<(), JournalError> {
         let mut stmt = self
             .conn
-            .prepare(
-                "SELECT seq, at, wall_ms,
-                        CASE WHEN octet_length(line) <= ?2 THEN line END, octet_length(line),
-                        board_ms, board_seq, crc
-                 FROM events WHERE game = ?1 ORDER BY seq",
-            )
+            .prepare(&format!("{SELECT_ROWS} WHERE game = ?1 ORDER BY seq"))
             .map_err(sql("reading events"))?;
         let mut rows = stmt
             .query(params![game, sql_len(MAX_LINE)])
             .map_err(sql("reading events"))?;
-        let mut expected_seq = 1;
-        let mut last_at = 0;
-        loop {
-            let row = match rows.next() {
-                Ok(Some(row)) => row,
-                Ok(None) => return Ok(()),
-                Err(error) => {
-                    return Err(JournalError::Damaged {
-                        game,
-                        seq: expected_seq,
-                        what: format!("SQLite cannot read further: {error}"),
-                    })
+        let mut reader = GameReader::new(game);
+        let read = loop {
+            match rows.next() {
+                Ok(Some(row)) => {
+                    if let Err(e) = reader.take(row) {
+                        break Err(e);
+                    }
                 }
-            };
-            let damaged = |what: String| JournalError::Damaged {
-                game,
-                seq: expected_seq,
-                what,
-            };
-            let stored = Row::read(row).map_err(damaged)?;
-            if stored.seq != expected_seq {
-                return Err(damaged(format!(
-                    "event {expected_seq} is missing (found {})",
-                    stored.seq
-                )));
+                Ok(None) => break Ok(()),
+                Err(error) => break Err(reader.unreadable(&error)),
             }
-            if stored.checksum(game) != stored.crc {
-                return Err(damaged("the event does not match its checksum".to_owned()));
-            }
-            let Row {
-                seq,
-                at,
-                line,
-                stamp,
-                ..
-            } = stored;
-            let event =
-                parse_event(&line).map_err(|e| damaged(format!("unreadable event: {e}")))?;
-            if Millis::try_from(at).ok() != Some(event.at) || event.at < last_at {
-                return Err(damaged("the event's time is out of order".to_owned()));
-            }
-            last_at = event.at;
-            out.push(JournalEvent { seq, event, stamp });
-            expected_seq += 1;
+        };
+        // What was read up to the damage is the game's.
+        out.append(&mut reader.events);
+        read
+    }
+}
+
+/// The columns [`Row::read`] reads (the line only when at most ?2 bytes long), and the game
+/// as column 8.
+pub(super) const SELECT_ROWS: &str = "SELECT seq, at, wall_ms,
+                        CASE WHEN octet_length(line) <= ?2 THEN line END, octet_length(line),
+                        board_ms, board_seq, crc, game
+                 FROM events";
+
+/// One game's rows taken in order and checked: numbering, checksum, event, time.
+pub(super) struct GameReader {
+    game: GameId,
+    expected_seq: i64,
+    last_at: Millis,
+    pub(super) events: Vec<JournalEvent>,
+}
+
+impl GameReader {
+    pub(super) fn new(game: GameId) -> GameReader {
+        GameReader {
+            game,
+            expected_seq: 1,
+            last_at: 0,
+            events: Vec::new(),
         }
+    }
+
+    /// The number of the last event taken (0 before the first).
+    pub(super) fn last_seq(&self) -> i64 {
+        self.expected_seq - 1
+    }
+
+    fn damaged(&self, what: String) -> JournalError {
+        JournalError::Damaged {
+            game: self.game,
+            seq: self.expected_seq,
+            what,
+        }
+    }
+
+    pub(super) fn unreadable(&self, error: &rusqlite::Error) -> JournalError {
+        self.damaged(format!("SQLite cannot read further: {error}"))
+    }
+
+    /// Takes the game's next row (of a query of [`SELECT_ROWS`]).
+    pub(super) fn take(&mut self, row: &rusqlite::Row<'_>) -> Result<(), JournalError> {
+        let stored = Row::read(row).map_err(|what| self.damaged(what))?;
+        if stored.seq != self.expected_seq {
+            return Err(self.damaged(format!(
+                "event {} is missing (found {})",
+                self.expected_seq, stored.seq
+            )));
+        }
+        if stored.checksum(self.game) != stored.crc {
+            return Err(self.damaged("the event does not match its checksum".to_owned()));
+        }
+        let Row {
+            seq,
+            at,
+            line,
+            stamp,
+            ..
+        } = stored;
+        let event =
+            parse_event(&line).map_err(|e| self.damaged(format!("unreadable event: {e}")))?;
+        if Millis::try_from(at).ok() != Some(event.at) || event.at < self.last_at {
+            return Err(self.damaged("the event's time is out of order".to_owned()));
+        }
+        self.last_at = event.at;
+        self.events.push(JournalEvent { seq, event, stamp });
+        self.expected_seq += 1;
+        Ok(())
     }
 }
 
