@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use egui::{Key, RichText, Ui};
 use kriegspiel_hall::{HallCommand, HallHandle, TableNo, TableSpec};
 use kriegspiel_referee::shakmaty::{ByColor, Color};
+use kriegspiel_table::arbiter_words::render_action;
 use kriegspiel_table::{ArbiterAction, Input};
 
 use crate::actions::Actions;
@@ -99,12 +100,12 @@ pub(crate) enum Intent {
     },
     /// Start the waiting clocks of these tables.
     StartAll(Vec<TableNo>),
-    /// An arbiter action (`pause`, `resume`, `start`) for a table another console runs,
-    /// sent to it through the round's broker.
+    /// An arbiter action for a table another console runs, sent to it through the round's
+    /// broker in the arbiter's words (as on standard input).
     Remote {
         table: TableNo,
         console: String,
-        action: &'static str,
+        action: ArbiterAction,
     },
     /// An action that changes the game: asked to be confirmed first.
     Ask {
@@ -315,14 +316,17 @@ impl ArbiterApp {
                 console,
                 action,
             } => {
-                let line = serde_json::json!({ "arbiter": action }).to_string();
+                let line = serde_json::json!({ "arbiter": render_action(&action) }).to_string();
                 let sent = self
                     .options
                     .round
                     .as_ref()
                     .is_some_and(|r| r.link.send(table, &line));
                 self.status = if sent {
-                    format!("Table {table}: asked console {console} to {action}.")
+                    format!(
+                        "Table {table}: asked console {console} to {}.",
+                        action_words(&action)
+                    )
                 } else {
                     format!("Table {table}: cannot reach console {console}: the broker does not answer.")
                 };

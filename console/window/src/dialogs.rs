@@ -1,10 +1,12 @@
 //! The arbiter's dialogs, one open at a time: a confirmation before an action that changes
 //! a game, the adjudication, voiding a game, closing the window with games unfinished,
-//! replacing an exported file, and the two dialogs that open a table (a new game, a Russian
-//! set-up). Each edits its own fields; what it decides is returned as [`Intent`]s.
+//! replacing an exported file, the two dialogs that open a table (a new game, a Russian
+//! set-up), and an action typed for a table another console runs. Each edits its own
+//! fields; what it decides is returned as [`Intent`]s.
 
 use kriegspiel_hall::{TableNo, TableSpec};
 use kriegspiel_referee::GameResult;
+use kriegspiel_table::arbiter_words::parse_action;
 use kriegspiel_table::ArbiterAction;
 
 use crate::app::Intent;
@@ -33,6 +35,8 @@ pub(crate) enum Dialog {
     Adjudicate,
     /// Voiding the game of the table shown.
     Void,
+    /// An action typed for table `table`, which another console runs.
+    Remote { table: TableNo },
 }
 
 /// An action waiting for the arbiter's confirmation.
@@ -75,6 +79,8 @@ pub(crate) struct Dialogs {
     /// The export waiting for the arbiter's leave to replace an existing file: the table,
     /// the path.
     pub overwrite: Option<(TableNo, String)>,
+    /// The action being typed for another console's table: the table, the words.
+    pub remote: Option<(TableNo, String)>,
 }
 
 /// The reason typed, or the arbiter's decision when none was.
@@ -96,6 +102,7 @@ impl Dialogs {
             || self.adjudicate.is_some()
             || self.void_reason.is_some()
             || self.setup.is_some()
+            || self.remote.is_some()
     }
 
     pub fn close_all(&mut self) {
@@ -109,6 +116,7 @@ impl Dialogs {
             Dialog::RussianSetup { n } => self.setup = Some(SetupView::new(n, demo)),
             Dialog::Adjudicate => self.adjudicate = Some((None, String::new())),
             Dialog::Void => self.void_reason = Some(String::new()),
+            Dialog::Remote { table } => self.remote = Some((table, String::new())),
         }
     }
 
@@ -128,6 +136,8 @@ impl Dialogs {
             self.overwrite_dialog(ctx, no, path, &mut out);
         } else if let Some(c) = self.confirm.clone() {
             self.confirm_dialog(ctx, c, &mut out);
+        } else if self.remote.is_some() {
+            self.remote_dialog(ctx, s, &mut out);
         } else if let (Some(no), true) = (table, self.adjudicate.is_some()) {
             self.adjudicate_dialog(ctx, no, &mut out);
         } else if let (Some(no), true) = (table, self.void_reason.is_some()) {
@@ -202,6 +212,69 @@ impl Dialogs {
             if let Some(id) = c.return_focus {
                 out.push(Intent::Refocus(id));
             }
+        }
+    }
+
+    /// An action for another console's table, in the arbiter's words as on standard input:
+    /// what it would do is shown before it can be sent, and a mistake is named.
+    fn remote_dialog(&mut self, ctx: &egui::Context, s: &Store, out: &mut Vec<Intent>) {
+        let Some((table, text)) = self.remote.as_mut() else {
+            return;
+        };
+        let table = *table;
+        let Some(console) = s.remote.get(&table).map(|r| r.summary.console.clone()) else {
+            // The table is gone from the round's news: nothing to send it to.
+            self.remote = None;
+            return;
+        };
+        let mut go = None;
+        let r = crate::dialog("remote", "Arbiter action").show(ctx, |ui| {
+            ui.label(big(format!("Table {table}, run by console {console}")));
+            ui.label(
+                "In the arbiter's words: takeback · adjudicate 1-0 REASON · void REASON · \
+                 put e4 wP · remove e4 · fen FEN · repeat · pause · resume · start",
+            );
+            let l = ui.label("Action:");
+            let field = ui.text_edit_singleline(text).labelled_by(l.id);
+            if !field.has_focus() && text.is_empty() {
+                field.request_focus();
+            }
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let parsed = (!words.is_empty()).then(|| parse_action(&words));
+            match &parsed {
+                Some(Ok(a)) => ui.label(format!("Will {}.", action_words(a))),
+                Some(Err(e)) => ui.label(egui::RichText::new(e).color(crate::style::ALERT)),
+                None => ui.label(""),
+            };
+            let action = parsed.and_then(Result::ok);
+            let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            ui.horizontal(|ui| {
+                let send = ui.add_enabled(
+                    action.is_some(),
+                    egui::Button::new(format!("Send to console {console}")),
+                );
+                if send.clicked() || enter {
+                    go = action.clone().map(Some);
+                }
+                if ui.button("Cancel").clicked() {
+                    go = Some(None);
+                }
+            });
+        });
+        if r.should_close() {
+            go = Some(None);
+        }
+        match go {
+            Some(Some(action)) => {
+                self.remote = None;
+                out.push(Intent::Remote {
+                    table,
+                    console,
+                    action,
+                });
+            }
+            Some(None) => self.remote = None,
+            None => {}
         }
     }
 

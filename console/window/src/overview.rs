@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use egui::{Color32, RichText, Ui};
 use kriegspiel_hall::TableNo;
 use kriegspiel_referee::shakmaty::Color;
+use kriegspiel_table::ArbiterAction;
 
 use crate::app::{Intent, Screen};
 use crate::dialogs::Dialog;
@@ -334,24 +335,26 @@ fn remote_card(ui: &mut Ui, s: &Store, r: &RemoteTable, now: Instant, out: &mut 
                 );
                 if up && !sm.over {
                     ui.horizontal(|ui| {
-                        let (word, line) = if sm.paused {
-                            ("Resume", "resume")
+                        let (word, action) = if sm.paused {
+                            ("Resume", ArbiterAction::Resume)
                         } else {
-                            ("Pause", "pause")
+                            ("Pause", ArbiterAction::Pause)
+                        };
+                        let remote = |action| Intent::Remote {
+                            table: sm.table,
+                            console: sm.console.clone(),
+                            action,
                         };
                         if ui.button(word).clicked() {
-                            out.push(Intent::Remote {
-                                table: sm.table,
-                                console: sm.console.clone(),
-                                action: line,
-                            });
+                            out.push(remote(action));
                         }
                         if sm.clocks_waiting && ui.button("Start clocks").clicked() {
-                            out.push(Intent::Remote {
-                                table: sm.table,
-                                console: sm.console.clone(),
-                                action: "start",
-                            });
+                            out.push(remote(ArbiterAction::StartClocks));
+                        }
+                        // Every other action (take back, corrections, adjudication, ...),
+                        // in the arbiter's words, checked before it is sent.
+                        if ui.button("Other action…").clicked() {
+                            out.push(Intent::Dialog(Dialog::Remote { table: sm.table }));
                         }
                     });
                 }

@@ -249,6 +249,68 @@ fn another_consoles_table_shows_its_position_on_its_card() {
     drop(hall);
 }
 
+/// Any arbiter action reaches another console's table from its card: typed in the
+/// arbiter's words, shown as what it will do (or why it cannot be read) before it is sent.
+#[test]
+fn another_consoles_table_takes_any_action_typed_and_checked() {
+    let (hall, app) = hall(&["cincinnati"]);
+    let mut h = harness(app);
+    wait(&mut h, "the own table", |h| {
+        has_label(h, "Table 1: demo-cincinnati")
+    });
+    let east = kriegspiel_hall::TableSummary::new(2, "East's", "east", None);
+    let now = Instant::now();
+    lock(&hall.store).round_news(kriegspiel_hall::RoundNews::Summary(Box::new(east)), now);
+    // No action is offered while its console is not known to be there.
+    wait(&mut h, "the remote card", |h| {
+        has_label(h, "Table 2: East's")
+    });
+    assert!(h
+        .query_by_role_and_label(Role::Button, "Other action…")
+        .is_none());
+    lock(&hall.store).round_news(
+        kriegspiel_hall::RoundNews::Console {
+            name: "east".to_owned(),
+            status: kriegspiel_net::Status::Online { epoch: 1 },
+        },
+        now,
+    );
+    wait(&mut h, "the card's actions", |h| {
+        h.query_by_role_and_label(Role::Button, "Other action…")
+            .is_some()
+    });
+    click(&mut h, "Other action…");
+    wait(&mut h, "the dialog", |h| {
+        has_label(h, "Table 2, run by console east")
+    });
+    type_into(&mut h, "Action:", "put e9 wQ");
+    wait(&mut h, "the mistake named", |h| has_label(h, "e9"));
+    assert!(h
+        .get_by_role_and_label(Role::Button, "Send to console east")
+        .accesskit_node()
+        .is_disabled());
+    let field = h.get_by_label("Action:");
+    field.focus();
+    h.step();
+    for _ in 0.."put e9 wQ".len() {
+        h.key_press(egui::Key::Backspace);
+    }
+    h.step();
+    type_into(&mut h, "Action:", "takeback");
+    wait(&mut h, "what it will do", |h| {
+        has_label(h, "Will take back the last move.")
+    });
+    click(&mut h, "Send to console east");
+    // This window has no broker: it says so, by table and console.
+    wait(&mut h, "the answer in the status line", |h| {
+        h.state()
+            .status()
+            .contains("Table 2: cannot reach console east")
+    });
+    assert!(!has_label(&h, "Table 2, run by console east"));
+    drop(hall);
+}
+
 #[test]
 fn a_try_from_a_simulated_board_shows_in_the_try_list() {
     let (hall, app) = hall(&["cincinnati"]);
