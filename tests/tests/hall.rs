@@ -404,6 +404,26 @@ fn a_table_opened_at_run_time_gets_the_next_number_and_plays() {
     let error = error.to_string();
     assert!(error.starts_with("two tables are named 'one'"), "{error}");
     assert!(Journal::open(&path).unwrap().games().unwrap().is_empty());
+    // A game named by its number goes on under its own table's name: the same clash.
+    let game = Journal::open(&path)
+        .unwrap()
+        .new_game("one", &first.table_setup(&timing), 0)
+        .unwrap();
+    let mut by_number = second.table_spec("alias", &timing);
+    by_number.resume = kriegspiel_hall::Resume::Game(game);
+    let Err(error) = start(
+        Journal::open(&path).unwrap(),
+        vec![first.table_spec("one", &timing), by_number],
+        TimeMode::Simulated,
+        Vec::new(),
+    ) else {
+        panic!("a game named by its number beside its own table was opened");
+    };
+    assert!(
+        error.to_string().starts_with("two tables are named 'one'"),
+        "{error}"
+    );
+    assert_eq!(Journal::open(&path).unwrap().games().unwrap().len(), 1);
 }
 
 #[test]
@@ -691,6 +711,75 @@ fn a_table_refuses_an_input_it_cannot_journal_and_plays_on() {
         }
     }
     running.handle.send(HallCommand::Shutdown).unwrap();
+}
+
+/// A script's board snapshot is journaled even when it tells the table nothing new (a
+/// resume counts the script's inputs done by their rows); only a board's own are left out.
+#[test]
+fn a_scripted_snapshot_is_journaled_even_when_it_is_no_news() {
+    use kriegspiel_hall::{BoardSource, TableSetup, TableSpec, TimeMode};
+    use kriegspiel_table::shakmaty::{Chess, Color, Position};
+    use kriegspiel_table::{BoardInput, Input};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let start_men = |c: Color| Chess::default().board().by_color(c);
+    let board = |color, input| Input::Board { color, input };
+    let mut scripted = Vec::new();
+    for (i, c) in Color::ALL.into_iter().enumerate() {
+        let at = 10 * i as u64;
+        scripted.push((at, board(c, BoardInput::Connected { board_id: None })));
+        scripted.push((at + 1, board(c, BoardInput::Snapshot(start_men(c)))));
+    }
+    // The same men again: no news to the table.
+    scripted.push((
+        100,
+        board(Color::White, BoardInput::Snapshot(start_men(Color::White))),
+    ));
+    scripted.push((
+        200,
+        Input::Resign {
+            color: Color::White,
+        },
+    ));
+    let spec = TableSpec {
+        name: "scripted".to_owned(),
+        setup: TableSetup::default(),
+        white: BoardSource::Absent,
+        black: BoardSource::Absent,
+        scripted: scripted.clone(),
+        resume: kriegspiel_hall::Resume::New,
+    };
+    let running = start(
+        Journal::open(&path).unwrap(),
+        vec![spec],
+        TimeMode::Simulated,
+        Vec::new(),
+    )
+    .unwrap();
+    let mut events = running.events;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(std::time::Instant::now() < deadline, "the game did not end");
+        match events.try_recv() {
+            Ok(HallEvent::Ended { .. }) => break,
+            Ok(HallEvent::Failed { error, .. }) => panic!("the table stopped: {error}"),
+            Ok(_) => {}
+            Err(_) => std::thread::sleep(Duration::from_millis(2)),
+        }
+    }
+    running.handle.send(HallCommand::Shutdown).unwrap();
+    running.thread.join().unwrap();
+    let j = Journal::open_read_only(&path).unwrap();
+    let g = j.games().unwrap().pop().unwrap();
+    let journaled: Vec<Input> = j
+        .events(g.id)
+        .events
+        .into_iter()
+        .map(|e| e.event.input)
+        .filter(|i| !matches!(i, Input::Tick))
+        .collect();
+    let wanted: Vec<Input> = scripted.into_iter().map(|(_, i)| i).collect();
+    assert_eq!(journaled, wanted);
 }
 
 /// The verdicts a replay of `journal`'s last game gives: what a console killed now would

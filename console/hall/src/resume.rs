@@ -91,6 +91,14 @@ impl Known {
         Ok(Known { games, events })
     }
 
+    /// The name the table of `spec` will go by: a game named by its number goes on under
+    /// its own table's name.
+    pub(crate) fn name_of(&self, spec: &TableSpec) -> String {
+        let mut spec = spec.clone();
+        let _ = game_to_resume(&self.games, &mut spec);
+        spec.name
+    }
+
     /// The events of `game`: as read for all, or read now.
     fn events(&mut self, journal: &Journal, game: GameId) -> GameEvents {
         self.events

@@ -106,18 +106,19 @@ impl Hall {
             return Err(HallError::NoTables);
         }
         // Checked before any table is opened: a refused hall leaves no new game behind.
-        for (i, (no, spec)) in specs.iter().enumerate() {
+        for (i, (no, _)) in specs.iter().enumerate() {
             if specs[..i].iter().any(|(n, _)| n == no) {
                 return Err(HallError::SameNumber { table: *no });
             }
-            if specs[..i].iter().any(|(_, s)| s.name == spec.name) {
-                return Err(HallError::SameName {
-                    name: spec.name.clone(),
-                });
+        }
+        let mut known = Known::read(&journal, &specs)?;
+        let names: Vec<String> = specs.iter().map(|(_, s)| known.name_of(s)).collect();
+        for (i, name) in names.iter().enumerate() {
+            if names[..i].contains(name) {
+                return Err(HallError::SameName { name: name.clone() });
             }
         }
         let mut prepared = Vec::with_capacity(specs.len());
-        let mut known = Known::read(&journal, &specs)?;
         for (no, spec) in specs {
             prepared.push(prepare_among(&mut journal, &mut known, no, spec, mode)?);
         }
@@ -289,6 +290,13 @@ async fn run(
                         let _ = events.send(HallEvent::OpenFailed {
                             name,
                             error: HallError::NoBroker { table: p.spec.name }.to_string(),
+                        });
+                    }
+                    // A game named by its number goes by its own table's name.
+                    Ok(p) if names.contains(&p.spec.name) => {
+                        let _ = events.send(HallEvent::OpenFailed {
+                            name,
+                            error: HallError::SameName { name: p.spec.name }.to_string(),
                         });
                     }
                     Ok(p) => {

@@ -357,7 +357,9 @@ impl Task {
     async fn take(&mut self, input: Input, arrival: Arrival) -> Result<(), ()> {
         let at = arrival.at.unwrap_or_else(|| self.clock.now());
         let event = Event::new(at.max(self.table.now()), input);
-        if self.table.changes_nothing(&event) {
+        // Only a board's own report (with its clock): a script's inputs are all journaled,
+        // since a resume counts them by their rows.
+        if arrival.stamp.board_ms.is_some() && self.table.changes_nothing(&event) {
             // A board's periodic snapshot of what the table knows: most of an evening's
             // board traffic. Left out of the journal and of the table alike, so that a
             // replay, which never sees it, rebuilds this very table; only how far its board

@@ -334,6 +334,48 @@ mod tests {
         assert_eq!(j.events(game).events.len(), 1);
     }
 
+    /// In one group, a frame left out (its mark an aside) and an event of a later frame:
+    /// whichever is written last, the mark stays at the later frame, and a new epoch wins.
+    #[test]
+    fn a_boards_mark_never_moves_back_within_a_group() {
+        use crate::journal::{Asides, NetStamp};
+        let (dir, _rt, thread, queue, game) = one_game();
+        drop(queue);
+        thread.join();
+        let mut j = Journal::open(&dir.path().join("j.sqlite")).unwrap();
+        let stamp = |epoch, seq| NetStamp {
+            board: 7,
+            epoch,
+            seq,
+        };
+        let row = |seq: i64, net| {
+            EventRow::new(
+                game,
+                seq,
+                &Event::new(10, Input::Tick),
+                Stamp {
+                    net: Some(net),
+                    ..Stamp::default()
+                },
+            )
+            .unwrap()
+        };
+        let asides = |net| Asides {
+            beats: Vec::new(),
+            applied: vec![net],
+        };
+        j.write_group(&[row(1, stamp(100, 15))], &asides(stamp(100, 14)))
+            .unwrap();
+        assert_eq!(j.inbox().unwrap().applied(7).unwrap(), Some((100, 15)));
+        j.write_group(&[row(2, stamp(100, 16))], &asides(stamp(100, 17)))
+            .unwrap();
+        assert_eq!(j.inbox().unwrap().applied(7).unwrap(), Some((100, 17)));
+        // A rebooted board's new epoch starts its numbering again.
+        j.write_group(&[row(3, stamp(200, 2))], &asides(stamp(100, 18)))
+            .unwrap();
+        assert_eq!(j.inbox().unwrap().applied(7).unwrap(), Some((200, 2)));
+    }
+
     #[test]
     fn events_from_many_writers_are_all_committed_in_order_per_game() {
         let dir = tempfile::tempdir().unwrap();

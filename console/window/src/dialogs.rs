@@ -222,17 +222,25 @@ impl Dialogs {
             return;
         };
         let table = *table;
-        let Some(console) = s.remote.get(&table).map(|r| r.summary.console.clone()) else {
+        let Some(remote) = s.remote.get(&table) else {
             // The table is gone from the round's news: nothing to send it to.
             self.remote = None;
             return;
         };
+        let console = remote.summary.console.clone();
+        // As on the card: nothing goes to a console that is not there, or to a game over.
+        let open = !remote.summary.over
+            && matches!(
+                s.console(&console),
+                Some((kriegspiel_net::Status::Online { .. }, _))
+            );
         let mut go = None;
         let r = crate::dialog("remote", "Arbiter action").show(ctx, |ui| {
             ui.label(big(format!("Table {table}, run by console {console}")));
             ui.label(
                 "In the arbiter's words: takeback · adjudicate 1-0 REASON · void REASON · \
-                 put e4 wP · remove e4 · fen FEN · repeat · pause · resume · start",
+                 put e4 P (a FEN letter: p for a black pawn) · remove e4 · fen FEN · repeat · \
+                 pause · resume · start",
             );
             let l = ui.label("Action:");
             let field = ui.text_edit_singleline(text).labelled_by(l.id);
@@ -246,7 +254,15 @@ impl Dialogs {
                 Some(Err(e)) => ui.label(egui::RichText::new(e).color(crate::style::ALERT)),
                 None => ui.label(""),
             };
-            let action = parsed.and_then(Result::ok);
+            if !open {
+                ui.label(
+                    egui::RichText::new(format!(
+                        "Console {console} is not there, or the game is over: nothing can be sent."
+                    ))
+                    .color(crate::style::ALERT),
+                );
+            }
+            let action = parsed.and_then(Result::ok).filter(|_| open);
             let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             ui.horizontal(|ui| {
                 let send = ui.add_enabled(

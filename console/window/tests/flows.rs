@@ -283,8 +283,8 @@ fn another_consoles_table_takes_any_action_typed_and_checked() {
     wait(&mut h, "the dialog", |h| {
         has_label(h, "Table 2, run by console east")
     });
-    type_into(&mut h, "Action:", "put e9 wQ");
-    wait(&mut h, "the mistake named", |h| has_label(h, "e9"));
+    type_into(&mut h, "Action:", "put e4 wQ");
+    wait(&mut h, "the mistake named", |h| has_label(h, "'wQ'"));
     assert!(h
         .get_by_role_and_label(Role::Button, "Send to console east")
         .accesskit_node()
@@ -292,7 +292,7 @@ fn another_consoles_table_takes_any_action_typed_and_checked() {
     let field = h.get_by_label("Action:");
     field.focus();
     h.step();
-    for _ in 0.."put e9 wQ".len() {
+    for _ in 0.."put e4 wQ".len() {
         h.key_press(egui::Key::Backspace);
     }
     h.step();
@@ -300,6 +300,36 @@ fn another_consoles_table_takes_any_action_typed_and_checked() {
     wait(&mut h, "what it will do", |h| {
         has_label(h, "Will take back the last move.")
     });
+    // Nothing goes while the console is down.
+    let presence = |status| kriegspiel_hall::RoundNews::Console {
+        name: "east".to_owned(),
+        status,
+    };
+    lock(&hall.store).round_news(presence(kriegspiel_net::Status::Offline), Instant::now());
+    wait(&mut h, "the console said down", |h| {
+        has_label(
+            h,
+            "Console east is not there, or the game is over: nothing can be sent.",
+        )
+    });
+    assert!(h
+        .get_by_role_and_label(Role::Button, "Send to console east")
+        .accesskit_node()
+        .is_disabled());
+    lock(&hall.store).round_news(
+        presence(kriegspiel_net::Status::Online { epoch: 2 }),
+        Instant::now(),
+    );
+    wait(&mut h, "the console back", |h| {
+        !has_label(
+            h,
+            "Console east is not there, or the game is over: nothing can be sent.",
+        )
+    });
+    // The dialog shrinks back a frame later: the button is clicked where it then stands.
+    for _ in 0..3 {
+        h.step();
+    }
     click(&mut h, "Send to console east");
     // This window has no broker: it says so, by table and console.
     wait(&mut h, "the answer in the status line", |h| {

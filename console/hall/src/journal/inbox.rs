@@ -53,11 +53,15 @@ pub(super) const CREATE: &str = "CREATE TABLE IF NOT EXISTS board_inbox (
                  seq INTEGER NOT NULL
              );";
 
-/// Records in the game's own transaction how far a board's frames were applied.
+/// Records in the game's own transaction how far a board's frames were applied. The mark
+/// only moves forward (epochs only grow): marks written out of order in one group commit
+/// (a frame left out of the journal, then an event of a later frame) keep the latest.
 pub(super) fn mark_applied(tx: &Connection, stamp: NetStamp) -> Result<(), JournalError> {
     tx.prepare_cached(
         "INSERT INTO board_applied (board, epoch, seq) VALUES (?1, ?2, ?3)
-         ON CONFLICT (board) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq",
+         ON CONFLICT (board) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq
+         WHERE excluded.epoch > board_applied.epoch
+            OR (excluded.epoch = board_applied.epoch AND excluded.seq > board_applied.seq)",
     )
     .and_then(|mut s| s.execute(params![stamp.board, int(stamp.epoch), int(stamp.seq)]))
     .map(|_| ())

@@ -14,6 +14,9 @@ use super::bounds::{sql_len, MAX_LINE};
 use super::events::{GameReader, SELECT_ROWS};
 use super::{sql, GameEvents, GameId, Journal, JournalError};
 
+/// How many rows the scan may read for each row it wants before the games are read alone.
+const SPREAD: i64 = 4;
+
 impl Journal {
     /// The events of each of `games`, as [`Journal::events`] reads them (in order, up to the
     /// first damage), read together. A game the scan cannot read whole and in order (a row
@@ -62,6 +65,18 @@ impl Journal {
                 (a, b) => a.or(b),
             };
             last_seq.insert(game, last.unwrap_or(0));
+        }
+        // Games far apart (a table's last game finished rounds ago, say) would make the
+        // scan read much more than they hold: each is then read alone, as before.
+        let wanted: i64 = last_seq.values().sum();
+        let last_row: Option<i64> = self
+            .conn
+            .query_row("SELECT max(rowid) FROM events", [], |r| r.get(0))
+            .map_err(sql("reading events"))?;
+        if let (Some(first), Some(last)) = (first_row, last_row) {
+            if last - first + 1 > wanted.saturating_mul(SPREAD) + 1024 {
+                return Ok(HashMap::new());
+            }
         }
         let mut readers: HashMap<GameId, Option<GameReader>> = games
             .iter()
@@ -160,6 +175,29 @@ mod tests {
         assert_eq!(together[&games[0]].events.len(), 40);
         assert_eq!(together[&games[2]].events.len(), 30);
         assert!(together[&99].events.is_empty());
+    }
+
+    /// A game asked for whose rows lie far from the others' (a table's game of an earlier
+    /// round) is not worth a scan of everything between: each is read alone, the same.
+    #[test]
+    fn games_far_apart_are_read_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite");
+        let games = side_by_side(&path);
+        let mut j = Journal::open(&path).unwrap();
+        let late = j.new_game("late", &TableSetup::default(), 0).unwrap();
+        let filler = j.new_game("filler", &TableSetup::default(), 0).unwrap();
+        for seq in 1..=2000 {
+            j.append(filler, seq, &Event::new(10, Input::Tick), Stamp::default())
+                .unwrap();
+        }
+        j.append(late, 1, &Event::new(10, Input::Tick), Stamp::default())
+            .unwrap();
+        assert!(j.scan(&[games[0], late]).unwrap().is_empty(), "read alone");
+        assert_eq!(j.scan(&[filler, late]).unwrap().len(), 2, "scanned");
+        let together = j.events_of(&[games[0], late]);
+        assert_eq!(together[&games[0]].events.len(), 40);
+        assert_eq!(together[&late].events, j.events(late).events);
     }
 
     #[test]
