@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 
 use super::bounds::{sql_len, MAX_LINE};
 use super::events::{GameReader, SELECT_ROWS};
@@ -43,21 +43,14 @@ impl Journal {
         let mut first_row: Option<i64> = None;
         let mut last_seq = HashMap::with_capacity(games.len());
         for &game in games {
-            let first: Option<i64> = self
+            // Both by the (game, seq) key, without reading the game's rows.
+            let (first, last): (Option<i64>, Option<i64>) = self
                 .conn
                 .query_row(
-                    "SELECT rowid FROM events WHERE game = ?1 ORDER BY seq LIMIT 1",
+                    "SELECT (SELECT rowid FROM events WHERE game = ?1 ORDER BY seq LIMIT 1),
+                            (SELECT max(seq) FROM events WHERE game = ?1)",
                     params![game],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(sql("reading events"))?;
-            let last: Option<i64> = self
-                .conn
-                .query_row(
-                    "SELECT max(seq) FROM events WHERE game = ?1",
-                    params![game],
-                    |r| r.get(0),
+                    |r| Ok((r.get(0)?, r.get(1)?)),
                 )
                 .map_err(sql("reading events"))?;
             first_row = match (first_row, first) {
