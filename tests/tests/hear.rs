@@ -1,7 +1,7 @@
 //! `kriegspiel hear` through the binary, on speech synthesised with flite: a try, chatter
 //! rejected, a WAV at another rate converted, a missing file and a bad FEN named; `--reply`
 //! (as while a read-back waits): "cancel" and a new try heard, chatter neither a try nor a
-//! "confirm".
+//! "confirm"; a command heard too faintly to act on at once marked `read_back`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -11,8 +11,12 @@ use kriegspiel_tests::link_util::cargo_bin;
 use serde_json::Value;
 
 fn say(text: &str, wav: &Path) {
+    say_as("slt", text, wav);
+}
+
+fn say_as(voice: &str, text: &str, wav: &Path) {
     let status = Command::new("flite")
-        .args(["-voice", "slt", "-t", text, "-o"])
+        .args(["-voice", voice, "-t", text, "-o"])
         .arg(wav)
         .status()
         .expect("flite is installed by tests/system-packages.sh");
@@ -111,4 +115,38 @@ fn hear_answers_one_line_per_file() {
         lines[2].get("try").is_none() && lines[2]["command"] != "confirm",
         "{lines:?}"
     );
+}
+
+/// flite's `kal16` says "any" so that the phone loop scores it close to the grammar: under the
+/// commands' threshold, over the floor under which a command is rejected. The player hears
+/// "any?" and his "confirm" (or Space) asks; `hear` marks it `read_back`. The louder `slt`
+/// "any" is heard at once, and chatter is neither.
+#[test]
+fn a_faint_command_is_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    say_as("kal16", "any", &p("faint.wav"));
+    say("any", &p("any.wav"));
+    say("the weather is lovely today", &p("chatter.wav"));
+    for reply in [false, true] {
+        let mut cmd = Command::new(cargo_bin("kriegspiel", "kriegspiel"));
+        cmd.arg("hear");
+        if reply {
+            cmd.arg("--reply");
+        }
+        let out = cmd
+            .args(["faint.wav", "any.wav", "chatter.wav"].map(p))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["command"], "any", "{lines:?}");
+        assert_eq!(lines[0]["read_back"], true, "{lines:?}");
+        assert_eq!(lines[1]["command"], "any", "{lines:?}");
+        assert!(lines[1].get("read_back").is_none(), "{lines:?}");
+        assert_eq!(lines[2]["rejected"], true, "{lines:?}");
+    }
 }

@@ -2,7 +2,8 @@
 //! on the voice terminal (push-to-talk by Enter; each push hears the next `--mic-wav` file,
 //! speech synthesised now with flite and festival; `--speak` on ALSA's null device), Black
 //! typing on the plain terminal. White
-//! asks for his men, says a try and cancels it, says another and confirms it; only the
+//! asks for his men, says "any" too faintly to be asked at once (read back, then cancelled),
+//! says a try and cancels it, says another and confirms it; only the
 //! confirmed tries reach the table, and the game ends in the expected position.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -26,6 +27,8 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
     let dir = tempfile::tempdir().unwrap();
     let said = [
         ("flite:slt", "my men"),
+        ("flite:kal16", "any"),
+        ("flite:slt", "cancel"),
         ("flite:rms", "golf one to foxtrot three"),
         ("festival:kal_diphone", "cancel"),
         ("flite:slt", "foxtrot two to foxtrot three"),
@@ -58,6 +61,11 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
     talk(&mut white);
     let men = white.expect("Your men:");
     assert!(men.starts_with("Your men: king e1, queen d1"), "{men}");
+    // A command heard faintly is read back, and dropped by "cancel": never asked.
+    talk(&mut white);
+    white.expect("any?");
+    talk(&mut white);
+    white.expect("Cancelled.");
     // A try, read back to him alone, then cancelled: the table never hears of it.
     talk(&mut white);
     white.expect("knight g1 to f3?");
@@ -79,7 +87,7 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
     let mate = white.expect("Checkmate");
     assert!(mate.contains("Black wins"), "{mate}");
 
-    for private in ["knight g1 to f3?", "Cancelled.", "Your men:"] {
+    for private in ["knight g1 to f3?", "any?", "Cancelled.", "Your men:"] {
         assert!(
             !black.transcript.iter().any(|l| l.contains(private)),
             "Black heard '{private}': {:?}",

@@ -98,6 +98,10 @@ pub fn run(args: Args) -> ExitCode {
                 let mut line = match rec.heard {
                     Heard::Try(t) => json!({"file": name, "try": t.to_uci()}),
                     Heard::Command(c) => json!({"file": name, "command": c.id()}),
+                    // Read back to the player and carried out on his "confirm".
+                    Heard::Unsure(c) => {
+                        json!({"file": name, "command": c.id(), "read_back": true})
+                    }
                     Heard::Rejected => json!({"file": name, "rejected": true}),
                 };
                 if args.verbose {

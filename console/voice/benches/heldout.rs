@@ -215,11 +215,7 @@ fn chess(fen: &str) -> Chess {
 }
 
 fn id(h: Heard) -> String {
-    match h {
-        Heard::Try(t) => t.to_uci(),
-        Heard::Command(c) => c.id(),
-        Heard::Rejected => "rejected".into(),
-    }
+    h.id()
 }
 
 fn run(cmd: &mut Command, input: Option<&str>) {
@@ -744,6 +740,17 @@ fn row(hs: &[&Heard2]) -> String {
         (sel.iter().filter(|h| f(h)).count(), sel.len())
     };
     let cmd = count(Kind::Command, &|h| id(h.free.heard) == h.clip.expect);
+    // Commands read back ([`Heard::Unsure`]): carried out on his "confirm".
+    let cmd_read_back = count(Kind::Command, &|h| {
+        id(h.free.heard) == format!("{}?", h.clip.expect)
+    });
+    let cmd_read_back_wrong = count(Kind::Command, &|h| {
+        matches!(h.free.heard, Heard::Unsure(_))
+            && id(h.free.heard) != format!("{}?", h.clip.expect)
+    });
+    let chatter_read_back = count(Kind::Chatter, &|h| {
+        matches!(h.free.heard, Heard::Unsure(_)) || matches!(h.reply.heard, Heard::Unsure(_))
+    });
     let confirm_cancel_free = count(Kind::Command, &|h| {
         !matches!(h.clip.expect.as_str(), "confirm" | "cancel") || id(h.free.heard) == h.clip.expect
     });
@@ -802,9 +809,11 @@ fn row(hs: &[&Heard2]) -> String {
         )
     };
     format!(
-        "commands {:>3}/{:<3} confirm+cancel: free {:>2}/{:<2} read-back {:>2}/{:<2} (+yes/no {:>2}/{:<2}; other commands as confirm {})  tries in read-back {:>2}/{:<2} (as confirm {})  chatter as try/confirm {}/{} (as cancel {}, as another command {}){letters}",
+        "commands {:>3}/{:<3} (read back: {:>2} right, {} another) confirm+cancel: free {:>2}/{:<2} read-back {:>2}/{:<2} (+yes/no {:>2}/{:<2}; other commands as confirm {})  tries in read-back {:>2}/{:<2} (as confirm {})  chatter as try/confirm {}/{} (as cancel {}, as another command {}, read back {}){letters}",
         cmd.0,
         cmd.1,
+        cmd_read_back.0,
+        cmd_read_back_wrong.0,
         cc - (confirm_cancel_free.1 - confirm_cancel_free.0),
         cc,
         ans_cc_ok,
@@ -818,7 +827,8 @@ fn row(hs: &[&Heard2]) -> String {
         chatter_bad.0,
         chatter_bad.1,
         chatter_cancel.0,
-        chatter_other.0
+        chatter_other.0,
+        chatter_read_back.0
     )
 }
 

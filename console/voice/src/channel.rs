@@ -41,6 +41,8 @@ pub enum Pending {
     Try(Try),
     Resign,
     Draw,
+    /// A command heard too faintly to act on at once ([`Heard::Unsure`]).
+    Command(Command),
 }
 
 #[derive(Debug, Clone)]
@@ -84,6 +86,7 @@ impl VoiceChannel {
             Some(Pending::Try(tried)) => Outcome::Submit(Input::Play { color, tried }),
             Some(Pending::Resign) => Outcome::Submit(Input::Resign { color }),
             Some(Pending::Draw) => Outcome::Submit(Input::Draw { color }),
+            Some(Pending::Command(c)) => self.act(c),
             None => Outcome::NothingPending,
         }
     }
@@ -102,32 +105,49 @@ impl VoiceChannel {
         if at < self.muted_until {
             return Outcome::Ignored;
         }
-        let color = self.color;
         match heard {
             Heard::Rejected => Outcome::NotUnderstood,
             Heard::Try(t) => {
                 self.pending = Some(Pending::Try(t));
                 Outcome::Echo(echo(grammar.man(t), t))
             }
-            Heard::Command(c) => match c {
-                Command::Confirm => self.confirm(),
-                Command::Cancel => self.cancel(),
-                Command::Resign => {
-                    self.pending = Some(Pending::Resign);
-                    Outcome::Echo("resign?".into())
-                }
-                Command::OfferDraw => {
-                    self.pending = Some(Pending::Draw);
-                    Outcome::Echo("offer a draw?".into())
-                }
-                Command::Promote(role) => Outcome::Submit(Input::Promote { color, role }),
-                Command::Any | Command::Rebuffs => match c.question() {
-                    Some(question) => Outcome::Submit(Input::Ask { color, question }),
-                    None => Outcome::NotUnderstood,
-                },
-                Command::Repeat => Outcome::Repeat,
-                Command::MyMen => Outcome::MyMen,
+            Heard::Command(c) => self.act(c),
+            // What waits stays: a faint word must not drop a try read back.
+            Heard::Unsure(_) if self.pending.is_some() => Outcome::NotUnderstood,
+            // Never made by the recogniser: an answer too faint is no answer.
+            Heard::Unsure(Command::Confirm | Command::Cancel) => Outcome::NotUnderstood,
+            Heard::Unsure(c @ (Command::Resign | Command::OfferDraw)) => self.act(c),
+            Heard::Unsure(c) => {
+                self.pending = Some(Pending::Command(c));
+                Outcome::Echo(match c {
+                    Command::Promote(role) => format!("promote to {}?", role_word(role)),
+                    _ => format!("{}?", c.words()),
+                })
+            }
+        }
+    }
+
+    /// What a command heard surely (or confirmed) does.
+    fn act(&mut self, c: Command) -> Outcome {
+        let color = self.color;
+        match c {
+            Command::Confirm => self.confirm(),
+            Command::Cancel => self.cancel(),
+            Command::Resign => {
+                self.pending = Some(Pending::Resign);
+                Outcome::Echo("resign?".into())
+            }
+            Command::OfferDraw => {
+                self.pending = Some(Pending::Draw);
+                Outcome::Echo("offer a draw?".into())
+            }
+            Command::Promote(role) => Outcome::Submit(Input::Promote { color, role }),
+            Command::Any | Command::Rebuffs => match c.question() {
+                Some(question) => Outcome::Submit(Input::Ask { color, question }),
+                None => Outcome::NotUnderstood,
             },
+            Command::Repeat => Outcome::Repeat,
+            Command::MyMen => Outcome::MyMen,
         }
     }
 }
@@ -255,6 +275,62 @@ mod tests {
         assert_eq!(ch.heard(0, &g, Heard::Rejected), Outcome::NotUnderstood);
     }
 
+    #[test]
+    fn a_faint_command_is_read_back_and_never_drops_what_waits() {
+        let g = g();
+        let w = Color::White;
+        let mut ch = VoiceChannel::new(w);
+        assert_eq!(
+            ch.heard(0, &g, Heard::Unsure(Command::Any)),
+            Outcome::Echo("any?".into())
+        );
+        assert_eq!(ch.pending(), Some(Pending::Command(Command::Any)));
+        assert_eq!(
+            ch.confirm(),
+            Outcome::Submit(Input::Ask {
+                color: w,
+                question: Question::Any
+            })
+        );
+        assert_eq!(
+            ch.heard(0, &g, Heard::Unsure(Command::Promote(Role::Rook))),
+            Outcome::Echo("promote to rook?".into())
+        );
+        assert_eq!(ch.cancel(), Outcome::Cancelled);
+        assert_eq!(
+            ch.heard(0, &g, Heard::Unsure(Command::MyMen)),
+            Outcome::Echo("my men?".into())
+        );
+        assert_eq!(
+            ch.heard(0, &g, Heard::Command(Command::Confirm)),
+            Outcome::MyMen
+        );
+        // A try read back stays read back.
+        let nf3 = Try::new(Square::G1, Square::F3);
+        ch.heard(0, &g, Heard::Try(nf3));
+        for c in [Command::Any, Command::Resign, Command::Repeat] {
+            assert_eq!(ch.heard(0, &g, Heard::Unsure(c)), Outcome::NotUnderstood);
+        }
+        assert_eq!(
+            ch.confirm(),
+            Outcome::Submit(Input::Play {
+                color: w,
+                tried: nf3
+            })
+        );
+        // Resigning is read back whether heard surely or not.
+        assert_eq!(
+            ch.heard(0, &g, Heard::Unsure(Command::Resign)),
+            Outcome::Echo("resign?".into())
+        );
+        assert_eq!(ch.cancel(), Outcome::Cancelled);
+        // An answer is never taken faintly.
+        for c in [Command::Confirm, Command::Cancel] {
+            assert_eq!(ch.heard(0, &g, Heard::Unsure(c)), Outcome::NotUnderstood);
+            assert_eq!(ch.pending(), None);
+        }
+    }
+
     /// Over random sequences: every `Input::Play` answers a "confirm" and carries the try
     /// echoed last, with no "cancel", resignation or draw offer in between.
     #[test]
@@ -272,9 +348,10 @@ mod tests {
             let mut ch = VoiceChannel::new(Color::White);
             let mut last_echoed: Option<Try> = None;
             for step in 0..50u64 {
-                let heard = match next(4) {
+                let heard = match next(5) {
                     0 => Heard::Rejected,
                     1 => Heard::Try(tries[next(tries.len())]),
+                    2 => Heard::Unsure(Command::ALL[next(Command::ALL.len())]),
                     _ => Heard::Command(Command::ALL[next(Command::ALL.len())]),
                 };
                 if next(10) == 0 {

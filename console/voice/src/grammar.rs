@@ -147,8 +147,25 @@ pub fn answer_of(hypothesis: &str) -> Option<Command> {
 pub enum Heard {
     Try(Try),
     Command(Command),
+    /// A command heard too faintly to act on at once, but plausibly said (its score under the
+    /// command's threshold, over [`crate::recognizer::DEFAULT_UNSURE_THRESHOLD`]): read back
+    /// and carried out only on "confirm", like a try. Never "confirm" or "cancel".
+    Unsure(Command),
     /// Not a try possible on the player's own board, nor a command.
     Rejected,
+}
+
+impl Heard {
+    /// One word for what was heard, as the tests and benches compare it: a try's UCI, a
+    /// command's id ([`Command::id`]), the id and `?` for an unsure command, `rejected`.
+    pub fn id(self) -> String {
+        match self {
+            Heard::Try(t) => t.to_uci(),
+            Heard::Command(c) => c.id(),
+            Heard::Unsure(c) => format!("{}?", c.id()),
+            Heard::Rejected => "rejected".into(),
+        }
+    }
 }
 
 /// One turn's grammar for one player.
@@ -494,11 +511,7 @@ mod tests {
     }
 
     fn uci(h: Heard) -> String {
-        match h {
-            Heard::Try(t) => t.to_uci(),
-            Heard::Command(c) => c.id(),
-            Heard::Rejected => "rejected".into(),
-        }
+        h.id()
     }
 
     #[test]

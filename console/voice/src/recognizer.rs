@@ -75,6 +75,11 @@ pub const DEFAULT_COMMAND_THRESHOLD: i32 = 400;
 /// waits, on [`Recognition::span_ratio`]. Chosen on the tuning set of `benches/heldout.rs`.
 pub const DEFAULT_ANSWER_THRESHOLD: i32 = 1800;
 
+/// The default floor on [`Recognition::span_ratio`] under which a command the turn's grammar
+/// heard is rejected rather than read back ([`Heard::Unsure`]). Chosen on the tuning set of
+/// `benches/heldout.rs` (docs/VOICE.md, fifth round).
+pub const DEFAULT_UNSURE_THRESHOLD: i32 = -400;
+
 /// One utterance's result with the scores behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recognition {
@@ -111,6 +116,7 @@ pub struct Recognizer {
     wide_margin: i32,
     command_threshold: i32,
     answer_threshold: i32,
+    unsure_threshold: i32,
 }
 
 const GRAMMAR: &str = "grammar";
@@ -223,6 +229,7 @@ impl Recognizer {
             wide_margin: DEFAULT_WIDE_MARGIN,
             command_threshold: DEFAULT_COMMAND_THRESHOLD,
             answer_threshold: DEFAULT_ANSWER_THRESHOLD,
+            unsure_threshold: DEFAULT_UNSURE_THRESHOLD,
         })
     }
 
@@ -273,6 +280,12 @@ impl Recognizer {
     /// [`Recognition::span_ratio`].
     pub fn set_command_threshold(&mut self, threshold: i32) {
         self.command_threshold = threshold;
+    }
+
+    /// Sets the floor under which a command is rejected rather than read back
+    /// ([`Heard::Unsure`]); `i32::MAX` never reads one back.
+    pub fn set_unsure_threshold(&mut self, threshold: i32) {
+        self.unsure_threshold = threshold;
     }
 
     /// Sets the acceptance threshold of a read-back's answers, on [`Recognition::span_ratio`].
@@ -395,7 +408,7 @@ impl Recognizer {
             .is_some_and(|g| match g.interpret(&said.text) {
                 Heard::Try(_) => true,
                 Heard::Command(c) => c != command,
-                Heard::Rejected => false,
+                Heard::Unsure(_) | Heard::Rejected => false,
             });
         *turn = Some(said);
         Ok(!other)
@@ -426,6 +439,7 @@ impl Recognizer {
         let mut span = i32::MIN;
         let mut wide_words = String::new();
         let mut wide_margin = None;
+        let mut unsure = false;
         if heard != Heard::Rejected {
             let phones = decoder.decode(PHONES, samples)?;
             ratio = path_ratio(&said, &phones);
@@ -439,7 +453,15 @@ impl Recognizer {
                         Command::Confirm => self.command_threshold.max(self.answer_threshold),
                         _ => self.command_threshold,
                     };
-                    span >= needed
+                    // Under its threshold but near it: read back rather than rejected
+                    // (an answer is never read back: it answers a read-back).
+                    if span < needed
+                        && span >= self.unsure_threshold
+                        && !matches!(c, Command::Confirm | Command::Cancel)
+                    {
+                        unsure = true;
+                    }
+                    span >= needed || unsure
                 }
                 _ => ratio >= self.threshold,
             };
@@ -461,6 +483,9 @@ impl Recognizer {
                 }
                 wide_words = wide.text;
             }
+        }
+        if let (true, Heard::Command(c)) = (unsure, heard) {
+            heard = Heard::Unsure(c);
         }
         Ok(Recognition {
             heard,

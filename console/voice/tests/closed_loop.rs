@@ -248,11 +248,7 @@ fn grammar(i: usize) -> TurnGrammar {
 }
 
 fn id(h: Heard) -> String {
-    match h {
-        Heard::Try(t) => t.to_uci(),
-        Heard::Command(c) => c.id(),
-        Heard::Rejected => "rejected".into(),
-    }
+    h.id()
 }
 
 /// A try in one of the spoken forms; the short forms when the grammar has them.
@@ -513,12 +509,28 @@ fn recognise_all(all: Vec<Utterance>) -> Vec<Outcome> {
     results.into_inner().unwrap()
 }
 
+/// Heard as said: a command read back first ([`Heard::Unsure`], "any?") counts, as a try
+/// does (every try is read back).
+fn right(o: &Outcome) -> bool {
+    o.got == o.u.expect || o.got.strip_suffix('?') == Some(o.u.expect.as_str())
+}
+
+/// Of the utterances that are no try nor command: (neither taken nor read back, read back,
+/// of how many). A faint command read back ("any?") is not acted on, but the player hears it.
+fn non_tries_heard(outcomes: &[Outcome]) -> ((usize, usize), usize) {
+    let sel: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| o.u.group == Group::NotATry)
+        .collect();
+    let read_back = sel.iter().filter(|o| o.got.ends_with('?')).count();
+    let rejected = sel.iter().filter(|o| o.got == "rejected").count();
+    println!("non-tries read back as a faint command: {read_back}");
+    ((rejected + read_back, sel.len()), read_back)
+}
+
 fn rate(outcomes: &[Outcome], f: impl Fn(&Outcome) -> bool) -> (usize, usize) {
     let sel: Vec<&Outcome> = outcomes.iter().filter(|o| f(o)).collect();
-    (
-        sel.iter().filter(|o| o.got == o.u.expect).count(),
-        sel.len(),
-    )
+    (sel.iter().filter(|o| right(o)).count(), sel.len())
 }
 
 fn pct((ok, n): (usize, usize)) -> f64 {
@@ -533,7 +545,7 @@ fn report(title: &str, outcomes: &[Outcome], voices: &[&str]) {
     println!("== {title}");
     if std::env::var_os("VOICE_DUMP").is_some() {
         for o in outcomes {
-            let mark = if o.got == o.u.expect { "ok " } else { "BAD" };
+            let mark = if right(o) { "ok " } else { "BAD" };
             println!(
                 "{mark} {:>6} {:32} {:?} '{}' -> {} '{}' wide '{}' {:?}",
                 o.ratio, o.u.voice, o.u.group, o.u.text, o.got, o.words, o.wide, o.margin
@@ -590,7 +602,7 @@ fn synthetic_speech_is_recognised_and_chatter_rejected() {
     let phonetic = rate(&outcomes, |o| o.u.group == Group::Phonetic);
     let letters = rate(&outcomes, |o| o.u.group == Group::Letters);
     let commands = rate(&outcomes, |o| o.u.group == Group::Command);
-    let rejected = rate(&outcomes, |o| o.u.group == Group::NotATry);
+    let (rejected, read_back) = non_tries_heard(&outcomes);
     assert!(phonetic.1 + letters.1 >= 200 && rejected.1 >= 70);
     // No speech that is not a try became one... is a VoiceChannel property (tests/channel.rs);
     // here: how often a non-try was heard as a try at all.
@@ -615,7 +627,9 @@ fn synthetic_speech_is_recognised_and_chatter_rejected() {
     assert!(pct(letters) >= 90.0, "letters: {letters:?}");
     // Single short words ("rook", "any", "repeat") score close to the phone loop: reported.
     assert!(pct(commands) >= 80.0, "commands: {commands:?}");
-    assert!(pct(rejected) >= 95.0, "rejection: {rejected:?}");
+    assert!(pct(rejected) >= 95.0, "rejected or read back: {rejected:?}");
+    // Read back, not acted on, but he hears "resign?": 2 of 82 when the read-back came in.
+    assert!(read_back <= 4, "non-tries read back: {read_back}");
 }
 
 #[test]
@@ -629,8 +643,8 @@ fn espeak_voices_are_reported() {
         &ESPEAK,
     );
     // espeak-ng speech is never required to be recognised; rejection still has to hold mostly.
-    let rejected = rate(&outcomes, |o| o.u.group == Group::NotATry);
-    assert!(pct(rejected) >= 80.0, "rejection: {rejected:?}");
+    let (rejected, _read_back) = non_tries_heard(&outcomes);
+    assert!(pct(rejected) >= 80.0, "rejected or read back: {rejected:?}");
 }
 
 /// The held-out set: positions, sentences, seeds and voices the thresholds never saw. Its
@@ -658,16 +672,18 @@ fn held_out_positions_and_voices_are_recognised() {
     let phonetic = rate(&outcomes, |o| o.u.group == Group::Phonetic);
     let letters = rate(&outcomes, |o| o.u.group == Group::Letters);
     let commands = rate(&outcomes, |o| o.u.group == Group::Command);
-    let rejected = rate(&outcomes, |o| o.u.group == Group::NotATry);
+    let (rejected, read_back) = non_tries_heard(&outcomes);
     assert!(phonetic.1 + letters.1 >= 180 && rejected.1 >= 60);
     let wrong_try = outcomes
         .iter()
-        .filter(|o| o.got != o.u.expect && o.got != "rejected")
+        .filter(|o| !right(o) && o.got != "rejected")
         .count();
     println!("misheard as something else (not rejected): {wrong_try}");
     assert!(pct(phonetic) >= 90.0, "phonetic file names: {phonetic:?}");
     assert!(pct(letters) >= 60.0, "letters: {letters:?}");
     assert!(pct(commands) >= 45.0, "commands: {commands:?}");
-    assert!(pct(rejected) >= 95.0, "rejection: {rejected:?}");
+    assert!(pct(rejected) >= 95.0, "rejected or read back: {rejected:?}");
     assert!(wrong_try <= 12, "misheard: {wrong_try}");
+    // 1 of 60 when the read-back of faint commands came in.
+    assert!(read_back <= 3, "non-tries read back: {read_back}");
 }
