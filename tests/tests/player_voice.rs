@@ -102,6 +102,10 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
         !tries.iter().any(|v| v["try"] == "g1f3"),
         "the cancelled try reached the table: {tries:?}"
     );
+    assert!(
+        !out.iter().any(|v| v.get("ask").is_some()),
+        "the faint \"any\" read back and cancelled was asked: {out:?}"
+    );
     let last = out.last().unwrap();
     assert_eq!(last["final_fen"], FINAL_FEN, "{out:?}");
     // White's terminal ends when the console closes the table; it could speak every line.

@@ -1,7 +1,8 @@
 //! `kriegspiel hear --fen FEN [--color C] WAV...`: what the voice channel hears in recorded
 //! utterances. One JSON line per file on stdout: `{"file":..,"try":"g1f3"}`,
-//! `{"file":..,"command":"any"}`, `{"file":..,"rejected":true}`, or `{"file":..,"error":..}`
-//! for a file that could not be read (the exit status is then 1). The grammar is the one a
+//! `{"file":..,"command":"any"}` (with `"read_back":true` for a command heard faintly, which
+//! the player's terminal reads back first), `{"file":..,"rejected":true}`, or
+//! `{"file":..,"error":..}` for a file that could not be read (the exit status is then 1). The grammar is the one a
 //! player of that colour gets in that position: the tries possible on his own board, and the
 //! commands. A WAV that is not 16 kHz mono 16-bit is converted with sox, or refused with the
 //! reason. `--reply` hears them as said while a read-back waits (`Recognizer::hear_reply`).

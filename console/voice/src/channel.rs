@@ -2,7 +2,8 @@
 //! Every recognised try is echoed privately and waits; only "confirm" submits it as
 //! `Input::Play`, "cancel" drops it, and a new try replaces it. Resigning and offering a
 //! draw wait for "confirm" the same way (a misheard word must never end a game). Questions and
-//! the promotion piece go to the hall at once; "repeat" and "my men" are requests to the
+//! the promotion piece go to the hall at once when heard surely, and are read back like a try
+//! when heard faintly ([`Heard::Unsure`]); "repeat" and "my men" are requests to the
 //! player's own channel, returned for the front end. Whatever is heard while the console
 //! speaks to this player is ignored ([`VoiceChannel::muted`]): the console's own voice in his
 //! headset must not be taken for his.
@@ -21,7 +22,7 @@ pub enum Outcome {
     Echo(String),
     /// Send this input to the hall (`HallHandle::input`).
     Submit(Input),
-    /// The pending try (or resignation, or draw offer) was dropped: say so.
+    /// What waited (a try, a resignation, a draw offer, a faint command) was dropped: say so.
     Cancelled,
     /// "confirm" or "cancel" with nothing waiting.
     NothingPending,
@@ -111,20 +112,29 @@ impl VoiceChannel {
                 self.pending = Some(Pending::Try(t));
                 Outcome::Echo(echo(grammar.man(t), t))
             }
-            Heard::Command(c) => self.act(c),
-            // What waits stays: a faint word must not drop a try read back.
+            Heard::Command(c) => {
+                // A command said surely replaces a faint one read back (he said it again,
+                // or said another): Space must not carry out the old one later.
+                if matches!(self.pending, Some(Pending::Command(_)))
+                    && !matches!(c, Command::Confirm | Command::Cancel)
+                {
+                    self.pending = None;
+                }
+                self.act(c)
+            }
+            // What waits stays: a faint word must not drop what was read back.
             Heard::Unsure(_) if self.pending.is_some() => Outcome::NotUnderstood,
             // Never made by the recogniser: an answer too faint is no answer.
             Heard::Unsure(Command::Confirm | Command::Cancel) => Outcome::NotUnderstood,
             Heard::Unsure(c @ (Command::Resign | Command::OfferDraw)) => self.act(c),
-            Heard::Unsure(c) => {
-                self.pending = Some(Pending::Command(c));
-                Outcome::Echo(match c {
-                    Command::Promote(role) => format!("promote to {}?", role_word(role)),
-                    _ => format!("{}?", c.words()),
-                })
-            }
+            Heard::Unsure(c) => self.wait(Pending::Command(c)),
         }
+    }
+
+    /// `pending` now waits for "confirm": read it back.
+    fn wait(&mut self, pending: Pending) -> Outcome {
+        self.pending = Some(pending);
+        Outcome::Echo(read_back(pending))
     }
 
     /// What a command heard surely (or confirmed) does.
@@ -133,14 +143,8 @@ impl VoiceChannel {
         match c {
             Command::Confirm => self.confirm(),
             Command::Cancel => self.cancel(),
-            Command::Resign => {
-                self.pending = Some(Pending::Resign);
-                Outcome::Echo("resign?".into())
-            }
-            Command::OfferDraw => {
-                self.pending = Some(Pending::Draw);
-                Outcome::Echo("offer a draw?".into())
-            }
+            Command::Resign => self.wait(Pending::Resign),
+            Command::OfferDraw => self.wait(Pending::Draw),
             Command::Promote(role) => Outcome::Submit(Input::Promote { color, role }),
             Command::Any | Command::Rebuffs => match c.question() {
                 Some(question) => Outcome::Submit(Input::Ask { color, question }),
@@ -149,6 +153,18 @@ impl VoiceChannel {
             Command::Repeat => Outcome::Repeat,
             Command::MyMen => Outcome::MyMen,
         }
+    }
+}
+
+/// What the player hears read back for what waits, but a try ([`echo`], which needs the man):
+/// "resign?", "offer a draw?", "any?", "promote to rook?".
+fn read_back(pending: Pending) -> String {
+    match pending {
+        Pending::Try(t) => echo(None, t),
+        Pending::Resign => "resign?".into(),
+        Pending::Draw => "offer a draw?".into(),
+        Pending::Command(Command::Promote(role)) => format!("promote to {}?", role_word(role)),
+        Pending::Command(c) => format!("{}?", c.words()),
     }
 }
 
@@ -305,6 +321,16 @@ mod tests {
             ch.heard(0, &g, Heard::Command(Command::Confirm)),
             Outcome::MyMen
         );
+        // Said surely, a command replaces the faint one read back: Space does nothing after.
+        ch.heard(0, &g, Heard::Unsure(Command::Promote(Role::Rook)));
+        assert_eq!(
+            ch.heard(0, &g, Heard::Command(Command::Promote(Role::Queen))),
+            Outcome::Submit(Input::Promote {
+                color: w,
+                role: Role::Queen
+            })
+        );
+        assert_eq!(ch.confirm(), Outcome::NothingPending);
         // A try read back stays read back.
         let nf3 = Try::new(Square::G1, Square::F3);
         ch.heard(0, &g, Heard::Try(nf3));
@@ -367,6 +393,9 @@ mod tests {
                         assert_eq!(Some(*tried), last_echoed.take());
                     }
                     (Outcome::Submit(Input::Play { .. }), _) => panic!("a try without confirm"),
+                    (Outcome::Submit(input), Heard::Unsure(_)) => {
+                        panic!("a faint command acted on at once: {input:?}")
+                    }
                     (Outcome::Echo(_), Heard::Try(t)) => last_echoed = Some(t),
                     (
                         _,

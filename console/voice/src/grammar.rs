@@ -148,8 +148,10 @@ pub enum Heard {
     Try(Try),
     Command(Command),
     /// A command heard too faintly to act on at once, but plausibly said (its score under the
-    /// command's threshold, over [`crate::recognizer::DEFAULT_UNSURE_THRESHOLD`]): read back
-    /// and carried out only on "confirm", like a try. Never "confirm" or "cancel".
+    /// command's threshold, at or over the recogniser's floor,
+    /// [`crate::recognizer::DEFAULT_UNSURE_THRESHOLD`] by default): read back and carried out
+    /// only on "confirm", like a try. Never "confirm" or "cancel", and only in a free turn
+    /// (`Recognizer::hear`, not `hear_reply`).
     Unsure(Command),
     /// Not a try possible on the player's own board, nor a command.
     Rejected,

@@ -333,7 +333,8 @@ impl Recognizer {
     /// ([`crate::VoiceChannel::pending`]). The read-back's own grammar (confirm, cancel, yes,
     /// no) is tried first, against the phone loop with its own threshold; when it rejects,
     /// the utterance is heard as in a free turn, so a new try still replaces the pending one
-    /// (and "confirm" or "cancel" may still be heard there).
+    /// (and "confirm" or "cancel" may still be heard there), but a faint command
+    /// ([`Heard::Unsure`]) is rejected.
     pub fn hear_reply(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
         let start = Instant::now();
         if self.grammar.is_none() {
@@ -376,6 +377,10 @@ impl Recognizer {
         }
         let mut rec = self.hear_turn(samples, start, turn, alt)?;
         rec.answer_ratio = answer_ratio;
+        // A faint command is never read back over a read-back that waits: it would drop it.
+        if let Heard::Unsure(_) = rec.heard {
+            rec.heard = Heard::Rejected;
+        }
         Ok(rec)
     }
 
