@@ -23,6 +23,25 @@ fn say_as(voice: &str, text: &str, wav: &Path) {
     assert!(status.success());
 }
 
+/// `kriegspiel hear ARGS FILES`, which must succeed: its JSON lines.
+fn hear_lines(args: &[&str], files: &[std::path::PathBuf]) -> Vec<Value> {
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .arg("hear")
+        .args(args)
+        .args(files)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn hear_answers_one_line_per_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -95,16 +114,10 @@ fn hear_answers_one_line_per_file() {
 
     // While a read-back waits.
     say("cancel", &p("cancel.wav"));
-    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["hear", "--reply", "--verbose"])
-        .args(["cancel.wav", "try.wav", "chatter.wav"].map(p))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = hear_lines(
+        &["--reply", "--verbose"],
+        &["cancel.wav", "try.wav", "chatter.wav"].map(p),
+    );
     assert_eq!(lines[0]["command"], "cancel", "{lines:?}");
     assert!(lines[0]["answer_ratio"].is_i64(), "{lines:?}");
     assert_eq!(
@@ -130,20 +143,8 @@ fn a_faint_command_is_read_back() {
     say("any", &p("any.wav"));
     say("the weather is lovely today", &p("chatter.wav"));
     for reply in [false, true] {
-        let mut cmd = Command::new(cargo_bin("kriegspiel", "kriegspiel"));
-        cmd.arg("hear");
-        if reply {
-            cmd.arg("--reply");
-        }
-        let out = cmd
-            .args(["faint.wav", "any.wav", "chatter.wav"].map(p))
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let args: &[&str] = if reply { &["--reply"] } else { &[] };
+        let lines = hear_lines(args, &["faint.wav", "any.wav", "chatter.wav"].map(p));
         if reply {
             assert_eq!(lines[0]["rejected"], true, "{lines:?}");
         } else {
