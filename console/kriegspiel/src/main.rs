@@ -35,7 +35,7 @@ enum Command {
     Hall(hall_cmd::Args),
     /// A journal's games as PGN, or the full event log as JSON lines.
     Export(export_cmd::Args),
-    /// What the voice channel hears in WAV files: one JSON line each (a try, a command, or rejected).
+    /// What the voice channel hears in WAV files: one JSON line each (a try, a command, marked read_back when heard faintly, or rejected).
     Hear(hear_cmd::Args),
     /// The arbiter's window on a hall: a round file, one table's boards, or the demo
     /// (runs kriegspiel-console; `kriegspiel console --help` lists its options).
