@@ -808,46 +808,72 @@ fn no_verdict_is_said_before_its_cause_is_on_disk() {
     let dir = tempfile::tempdir().unwrap();
     let game = games::builtin("rand", Timing::default()).unwrap();
     let journal = dir.path().join("j.sqlite");
+    let opened = Journal::open(&journal).unwrap();
+    // The windows begin before the table starts: in simulated time a table left alone for a
+    // moment plays the whole game (a CI host once saw it end within 3 windows).
+    let (give, take) = std::sync::mpsc::channel();
+    let locking = std::thread::spawn({
+        let journal = journal.clone();
+        move || {
+            let locker = rusqlite::Connection::open(&journal).unwrap();
+            let mut events: Option<tokio::sync::broadcast::Receiver<HallEvent>> = None;
+            let (mut said, mut windows, mut mid_game, mut ended) = (0, 0, 0, false);
+            let deadline = std::time::Instant::now() + Duration::from_secs(120);
+            while !ended {
+                assert!(std::time::Instant::now() < deadline, "the game did not end");
+                locker.execute_batch("BEGIN IMMEDIATE").unwrap();
+                // Room for the table to run into the lock (or, wrongly, past it).
+                std::thread::sleep(Duration::from_millis(5));
+                if events.is_none() {
+                    events = take.try_recv().ok();
+                }
+                while let Some(e) = events.as_mut() {
+                    match e.try_recv() {
+                        Ok(HallEvent::Output {
+                            output: Output::Verdict { .. },
+                            ..
+                        }) => said += 1,
+                        Ok(HallEvent::Ended { .. }) => ended = true,
+                        Ok(HallEvent::Failed { error, .. }) => panic!("table failed: {error}"),
+                        Ok(_) => {}
+                        Err(TryRecvError::Empty) => break,
+                        Err(e) => panic!("hall events: {e}"),
+                    }
+                }
+                let on_disk = verdicts_on_disk(&journal);
+                assert!(
+                    said <= on_disk,
+                    "{said} verdicts said, {on_disk} derivable from the journal (window {windows})"
+                );
+                locker.execute_batch("ROLLBACK").unwrap();
+                windows += 1;
+                if said > 0 && !ended {
+                    mid_game += 1;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            (said, windows, mid_game)
+        }
+    });
     let running = start(
-        Journal::open(&journal).unwrap(),
+        opened,
         vec![game.table_spec("demo", &Timing::default())],
         TimeMode::Simulated,
         Vec::new(),
     )
     .unwrap();
-    let mut events = running.events;
-    let locker = rusqlite::Connection::open(&journal).unwrap();
-    let (mut said, mut windows, mut ended) = (0, 0, false);
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while !ended {
-        assert!(std::time::Instant::now() < deadline, "the game did not end");
-        locker.execute_batch("BEGIN IMMEDIATE").unwrap();
-        // Room for the table to run into the lock (or, wrongly, past it).
-        std::thread::sleep(Duration::from_millis(5));
-        loop {
-            match events.try_recv() {
-                Ok(HallEvent::Output {
-                    output: Output::Verdict { .. },
-                    ..
-                }) => said += 1,
-                Ok(HallEvent::Ended { .. }) => ended = true,
-                Ok(HallEvent::Failed { error, .. }) => panic!("table failed: {error}"),
-                Ok(_) => {}
-                Err(TryRecvError::Empty) => break,
-                Err(e) => panic!("hall events: {e}"),
-            }
-        }
-        let on_disk = verdicts_on_disk(&journal);
-        assert!(
-            said <= on_disk,
-            "{said} verdicts said, {on_disk} derivable from the journal (window {windows})"
-        );
-        locker.execute_batch("ROLLBACK").unwrap();
-        windows += 1;
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    give.send(running.events).unwrap();
+    let (said, windows, mid_game) = locking
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+    println!("{mid_game} of {windows} windows during the game, {said} verdicts said");
     assert!(said > 50, "a whole game's verdicts: {said}");
-    assert!(windows > 10, "the lock was taken often: {windows}");
+    // How many windows fall within the game depends on the machine's load; a few with
+    // verdicts already said are what the check needs.
+    assert!(
+        mid_game >= 3,
+        "the lock was taken during the game: {mid_game} of {windows} windows"
+    );
     running.handle.send(HallCommand::Shutdown).unwrap();
     running.thread.join().unwrap();
 }

@@ -297,19 +297,50 @@ fn a_board_rebooted_mid_game_loses_nothing_and_is_followed_in_its_new_epoch() {
 /// an earlier boot of the board.
 fn keep_ack(url: &str, id: u32, epoch: u64) {
     let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
-    let options = rumqttc::MqttOptions::new("earlier-boot", "127.0.0.1", port);
-    let (client, mut connection) = rumqttc::Client::new(options, 10);
-    let ack = kriegspiel_net::Ack { epoch, next: 0 }.encode_with(1);
     let topic = kriegspiel_net::BoardTopics::new(id).ack;
-    client
-        .publish(topic, rumqttc::QoS::AtLeastOnce, true, ack)
-        .unwrap();
-    for event in connection.iter() {
-        if let rumqttc::Event::Incoming(rumqttc::Packet::PubAck(_)) = event.unwrap() {
-            break;
+    for _ in 0..10 {
+        let options = rumqttc::MqttOptions::new("earlier-boot", "127.0.0.1", port);
+        let (client, mut connection) = rumqttc::Client::new(options, 10);
+        let ack = kriegspiel_net::Ack { epoch, next: 0 }.encode_with(1);
+        client
+            .publish(topic.clone(), rumqttc::QoS::AtLeastOnce, true, ack)
+            .unwrap();
+        for event in connection.iter() {
+            if let rumqttc::Event::Incoming(rumqttc::Packet::PubAck(_)) = event.unwrap() {
+                break;
+            }
+        }
+        client.disconnect().unwrap();
+        if retained_ack(port, &topic).is_some_and(|a| a.epoch == epoch) {
+            return;
+        }
+        // The console's ack of the board's last frames came after ours: once more.
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("the broker never kept the earlier boot's ack");
+}
+
+/// The ack the broker keeps on `topic` (one is there: it comes right after subscribing).
+fn retained_ack(port: u16, topic: &str) -> Option<kriegspiel_net::Ack> {
+    let options = rumqttc::MqttOptions::new("ack-reader", "127.0.0.1", port);
+    let (client, mut connection) = rumqttc::Client::new(options, 10);
+    client.subscribe(topic, rumqttc::QoS::AtLeastOnce).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    let mut ack = None;
+    while std::time::Instant::now() < deadline {
+        match connection.recv_timeout(Duration::from_millis(100)) {
+            Ok(Ok(rumqttc::Event::Incoming(rumqttc::Packet::Publish(p)))) => {
+                ack = kriegspiel_net::Ack::decode_with(&p.payload)
+                    .ok()
+                    .map(|(a, _)| a);
+                break;
+            }
+            Ok(Ok(_)) | Err(_) => {}
+            Ok(Err(e)) => panic!("reading the retained ack: {e}"),
         }
     }
-    client.disconnect().unwrap();
+    let _ = client.disconnect();
+    ack
 }
 
 /// A Raspberry Pi has no battery clock: Black's board reboots into a time earlier than its
@@ -328,6 +359,10 @@ fn a_board_rebooted_into_an_earlier_time_moves_past_its_last_epoch() {
     let (game, run) = play("berkeley", SLACK, None, |_, v, room, boards| {
         if !rebooted && is_verdict(v, "black", "e7e6", "moved") {
             boards.kill(Color::Black);
+            // The console acks at most every 250 ms (and looks every 50 ms): its ack of the
+            // board's last frames may still be due, and would replace the earlier boot's.
+            // Black moves next after White's move, well after this.
+            std::thread::sleep(Duration::from_millis(350));
             keep_ack(&room.broker.url(), 2, ahead);
             boards.start_again(Color::Black).unwrap();
             rebooted = true;
