@@ -155,6 +155,24 @@ fn a_player_enrols_and_his_terminal_and_hear_use_it() {
         said(&out)
     );
     assert!(!said(&out).contains("no console answers"), "{}", said(&out));
+    // His enrolment replaces the room adaptation; the plain model is a choice of --voice.
+    let out = kriegspiel(
+        &[
+            "player",
+            "--color",
+            "white",
+            "--voice",
+            "--plain-model",
+            "--enrolment",
+            "x",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("cannot be used with"), "{}", said(&out));
+    let out = kriegspiel(&["player", "--color", "white", "--plain-model"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("--voice"), "{}", said(&out));
     // The terminal's speech is the voice terminal's.
     let out = kriegspiel(&["player", "--color", "white", "--speak"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", said(&out));

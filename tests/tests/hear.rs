@@ -1,7 +1,8 @@
 //! `kriegspiel hear` through the binary, on speech synthesised with flite: a try, chatter
 //! rejected, a WAV at another rate converted, a missing file and a bad FEN named; `--reply`
 //! (as while a read-back waits): "cancel" and a new try heard, chatter neither a try nor a
-//! "confirm"; a command heard too faintly to act on at once marked `read_back`.
+//! "confirm"; a command heard too faintly to act on at once marked `read_back`; the room
+//! adaptation heard by default, the plain model with `--plain-model`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -155,4 +156,75 @@ fn a_faint_command_is_read_back() {
         assert!(lines[1].get("read_back").is_none(), "{lines:?}");
         assert_eq!(lines[2]["rejected"], true, "{lines:?}");
     }
+}
+
+/// Without an enrolment, `hear` hears with the model adapted to a club's room; `--plain-model`
+/// with the model as installed. In pink noise, "resign" by a voice pitched up and slowed down
+/// is lost by the plain model and read back by the room's; `--plain-model` with an enrolment
+/// is refused (his enrolment was made against the plain model and replaces the room's).
+#[test]
+fn the_room_adaptation_is_the_default_and_plain_model_turns_it_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    say_as("slt", "resign", &p("raw.wav"));
+    let sox = |args: &[&str]| {
+        let ok = Command::new("sox")
+            .arg("-R")
+            .args(args)
+            .current_dir(dir.path())
+            .status()
+            .expect("sox is installed by tests/system-packages.sh")
+            .success();
+        assert!(ok, "sox {args:?}");
+    };
+    sox(&["raw.wav", "-r", "16000", "-c", "1", "-b", "16", "voice.wav"]);
+    sox(&["voice.wav", "shifted.wav", "pitch", "250", "tempo", "0.88"]);
+    sox(&[
+        "-n",
+        "-r",
+        "16000",
+        "-c",
+        "1",
+        "-b",
+        "16",
+        "noise.wav",
+        "synth",
+        "4",
+        "pinknoise",
+        "vol",
+        "0.06",
+    ]);
+    let seconds = Command::new("soxi")
+        .args(["-D", "shifted.wav"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let seconds = String::from_utf8_lossy(&seconds.stdout).trim().to_owned();
+    sox(&[
+        "-m",
+        "shifted.wav",
+        "noise.wav",
+        "resign.wav",
+        "trim",
+        "0",
+        &seconds,
+    ]);
+    let room = hear_lines(&[], &[p("resign.wav")]);
+    assert_eq!(room[0]["command"], "resign", "{room:?}");
+    assert_eq!(room[0]["read_back"], true, "{room:?}");
+    let plain = hear_lines(&["--plain-model"], &[p("resign.wav")]);
+    assert_eq!(plain[0]["rejected"], true, "{plain:?}");
+
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["hear", "--plain-model", "--enrolment"])
+        .arg(p("player.mllr"))
+        .arg(p("resign.wav"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("'--plain-model' cannot be used with '--enrolment"),
+        "{stderr}"
+    );
 }

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use kriegspiel_referee::shakmaty::fen::Fen;
 use kriegspiel_referee::shakmaty::{CastlingMode, Chess, Color, Position};
-use kriegspiel_voice::{wav, Heard, Model, Recognizer};
+use kriegspiel_voice::{wav, Adaptation, Heard, Model, Recognizer};
 use serde_json::json;
 
 #[derive(Debug, clap::Args)]
@@ -37,6 +37,10 @@ pub struct Args {
     /// A player's voice enrolment (`kriegspiel enrol --out FILE`): hear as his recogniser.
     #[arg(long, value_name = "FILE")]
     enrolment: Option<PathBuf>,
+    /// Hear with the acoustic model as installed, not adapted to a club's room (the default
+    /// without an enrolment; docs/VOICE.md).
+    #[arg(long, conflicts_with = "enrolment")]
+    plain_model: bool,
     /// 16 kHz mono 16-bit WAV files, one utterance each.
     #[arg(required = true)]
     wav: Vec<PathBuf>,
@@ -70,16 +74,18 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut recognizer =
-        match Recognizer::with_transform(&Model::default(), args.enrolment.as_deref())
-            .and_then(|mut r| r.set_turn(&pos, color).map(|()| r))
-        {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("kriegspiel hear: {e}");
-                return ExitCode::from(2);
-            }
-        };
+    let mut recognizer = match Recognizer::adapted(
+        &Model::default(),
+        Adaptation::of(args.enrolment.as_deref(), args.plain_model),
+    )
+    .and_then(|mut r| r.set_turn(&pos, color).map(|()| r))
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("kriegspiel hear: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut status = ExitCode::SUCCESS;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

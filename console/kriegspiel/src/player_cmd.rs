@@ -96,6 +96,10 @@ pub struct Args {
     /// recogniser fitted to his voice and room.
     #[arg(long, value_name = "FILE", requires = "voice")]
     enrolment: Option<PathBuf>,
+    /// Hear him with the acoustic model as installed, not adapted to a club's room (the
+    /// default without an enrolment; docs/VOICE.md).
+    #[arg(long, requires = "voice", conflicts_with = "enrolment")]
+    plain_model: bool,
     #[command(flatten)]
     speak: crate::headset::SpeakArgs,
 }
@@ -127,7 +131,7 @@ fn play(args: Args) -> Result<ExitCode, ExitCode> {
     // The recogniser first: a missing model is said before anything is connected.
     let recognizer = args
         .voice
-        .then(|| recognizer(args.enrolment.as_deref()))
+        .then(|| recognizer(args.enrolment.as_deref(), args.plain_model))
         .transpose()?;
     let asked = place.password.is_none() && args.code.is_none();
     if let (true, Via::Socket(path)) = (asked, &place.via) {
@@ -292,12 +296,15 @@ fn colour(arg: &str) -> Result<Color, ExitCode> {
 }
 
 /// The speech recogniser for `--voice`, with its model and his enrolment.
-fn recognizer(enrolment: Option<&Path>) -> Result<kriegspiel_voice::Recognizer, ExitCode> {
-    kriegspiel_voice::Recognizer::with_transform(&kriegspiel_voice::Model::default(), enrolment)
-        .map_err(|e| {
-            eprintln!("{PROGRAM}: {e}");
-            ExitCode::from(2)
-        })
+fn recognizer(
+    enrolment: Option<&Path>,
+    plain: bool,
+) -> Result<kriegspiel_voice::Recognizer, ExitCode> {
+    use kriegspiel_voice::{Adaptation, Model, Recognizer};
+    Recognizer::adapted(&Model::default(), Adaptation::of(enrolment, plain)).map_err(|e| {
+        eprintln!("{PROGRAM}: {e}");
+        ExitCode::from(2)
+    })
 }
 
 /// The players' socket: `--socket`, or the one beside the default journal.

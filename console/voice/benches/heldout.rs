@@ -32,6 +32,13 @@
 //! babble: another room than the test's), `HELDOUT_ENROL_EFFECTS="pitch 60 tempo 1.05"`
 //! changes the voice of the enrolment only (sox effects after the voice's own).
 //!
+//! The room adaptation (issue 21, sixth round): the default run hears as a player without an
+//! enrolment does, with [`kriegspiel_voice::recognizer::ROOM_TRANSFORM`]; `HELDOUT_ROOM=plain`
+//! hears with the plain model. `HELDOUT_ENROL=house` computes that transform afresh (one for
+//! every voice, from the tuning voices' enrolment phrases at every level; `HELDOUT_HOUSE=wide`
+//! adds seven more shifted tuning voices, `HELDOUT_HOUSE_OUT=FILE` keeps it) and hears each
+//! held-out voice and level with its own recogniser, as `none` does without it.
+//!
 //! Faint commands (issue 21, fifth round): `HELDOUT_UNSURE=FLOOR` sets the floor under which a
 //! command is rejected rather than read back; the floor was chosen with `-- tuning` and
 //! `HELDOUT_ENROL=none` (per-voice recognisers at the committed thresholds, so the summary
@@ -527,6 +534,9 @@ enum Enrol {
     Fixed(Option<f64>),
     /// One enrolment per voice and level, at that level.
     Room,
+    /// One transform for everyone, from the tuning voices' enrolment phrases at every level
+    /// (never the set's own voices): a model adapted to the room, not to a player.
+    House,
 }
 
 fn enrol_mode() -> Option<Enrol> {
@@ -534,9 +544,10 @@ fn enrol_mode() -> Option<Enrol> {
         "none" => Some(Enrol::None),
         "clean" => Some(Enrol::Fixed(None)),
         "room" => Some(Enrol::Room),
+        "house" => Some(Enrol::House),
         other => match other.parse::<f64>() {
             Ok(snr) => Some(Enrol::Fixed(Some(snr))),
-            Err(_) => panic!("HELDOUT_ENROL={other}: none, clean, room or an SNR in dB"),
+            Err(_) => panic!("HELDOUT_ENROL={other}: none, clean, room, house or an SNR in dB"),
         },
     }
 }
@@ -546,6 +557,9 @@ fn enrolments(set: &Set, dir: &Path, room: &Room, mode: Enrol) -> Vec<Transform>
     use kriegspiel_voice::enrol::{enrol, Tools, PHRASES};
     if mode == Enrol::None {
         return Vec::new();
+    }
+    if mode == Enrol::House {
+        return vec![("", None, house(dir, room))];
     }
     let levels: Vec<(usize, Option<f64>)> = match mode {
         Enrol::Fixed(level) => vec![(LEVELS.len(), level)],
@@ -625,6 +639,93 @@ fn enrolments(set: &Set, dir: &Path, room: &Room, mode: Enrol) -> Vec<Transform>
     results.into_inner().unwrap()
 }
 
+/// More voices for the house transform (`HELDOUT_HOUSE=wide`): tuning voices shifted further,
+/// each the other way in pitch from its held-out shift, so no held-out voice is among them.
+const HOUSE_MORE_VOICES: [&str; 7] = [
+    "flite:slt|pitch 200 tempo 1.1",
+    "flite:awb|pitch -200 tempo 1.1",
+    "flite:rms|pitch -200 tempo 0.9",
+    "flite:kal16|pitch 200 tempo 0.9",
+    "festival:ked_diphone|pitch -200 tempo 1.1",
+    "festival:kal_diphone|pitch 200 tempo 1.1",
+    "festival:cmu_us_slt_arctic_hts|pitch 200 tempo 0.9",
+];
+
+/// The house transform's voices: the tuning voices, and with `HELDOUT_HOUSE=wide` more.
+fn house_voices() -> Vec<(String, &'static str)> {
+    let mut voices: Vec<(String, &'static str)> = TUNING_VOICES
+        .iter()
+        .enumerate()
+        .map(|(vi, v)| (format!("7-enrol-{vi}"), *v))
+        .collect();
+    if std::env::var("HELDOUT_HOUSE").as_deref() == Ok("wide") {
+        voices.extend(
+            HOUSE_MORE_VOICES
+                .iter()
+                .enumerate()
+                .map(|(vi, v)| (format!("house-more-{vi}"), *v)),
+        );
+    }
+    voices
+}
+
+/// The tuning voices' enrolment phrases at every level, one transform from them all.
+fn house(dir: &Path, room: &Room) -> std::path::PathBuf {
+    use kriegspiel_voice::enrol::{enrol, Tools, PHRASES};
+    let voices = house_voices();
+    let queue = Mutex::new(
+        (0..voices.len())
+            .flat_map(|vi| (0..PHRASES.len()).map(move |k| (vi, k)))
+            .collect::<Vec<_>>(),
+    );
+    let spoken = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads() {
+            s.spawn(|| loop {
+                let Some((vi, k)) = queue.lock().unwrap().pop() else {
+                    break;
+                };
+                let (name, voice) = &voices[vi];
+                let speech = cached_named(&format!("{name}-{k}"), || {
+                    synthesise(voice, PHRASES[k], dir, &format!("h{vi}-{k}"))
+                });
+                spoken.lock().unwrap().push((vi, k, speech));
+            });
+        }
+    });
+    let mut spoken = spoken.into_inner().unwrap();
+    spoken.sort_by_key(|(vi, k, _)| (*vi, *k));
+    let mut phrases = Vec::new();
+    for (vi, k, speech) in spoken {
+        let text = PHRASES[k];
+        {
+            for (li, level) in LEVELS.iter().enumerate() {
+                let samples = match level {
+                    None => speech.clone(),
+                    Some(snr) => room.mix_with(&speech, *snr, 70_000 + vi * 100 + k * 3 + li, 1.0),
+                };
+                let path = dir.join(format!("house-{vi}-{li}-{k}.wav"));
+                std::fs::write(&path, wav::wav_bytes(&samples)).unwrap();
+                phrases.push((path, (*text).to_owned()));
+            }
+        }
+    }
+    let out = dir.join("mllr-house");
+    let t = Instant::now();
+    let e = enrol(&model(), &Tools::default(), &phrases, &out).unwrap();
+    println!(
+        "house transform: {}/{} phrases aligned, {} frames, {:.1} s",
+        e.aligned,
+        e.phrases,
+        e.frames,
+        t.elapsed().as_secs_f64()
+    );
+    if let Ok(keep) = std::env::var("HELDOUT_HOUSE_OUT") {
+        std::fs::copy(&out, keep).unwrap();
+    }
+    out
+}
+
 /// The transform `voice` at `level` is heard with.
 fn transform_for(
     transforms: &[Transform],
@@ -634,14 +735,35 @@ fn transform_for(
 ) -> Option<std::path::PathBuf> {
     transforms
         .iter()
-        .find(|(v, l, _)| *v == voice && (matches!(mode, Enrol::Fixed(_)) || *l == level))
+        .find(|(v, l, _)| {
+            mode == Enrol::House || *v == voice && (matches!(mode, Enrol::Fixed(_)) || *l == level)
+        })
         .map(|(_, _, p)| p.clone())
 }
 
-fn hear_all(set: &Set, clips: Vec<Clip>, tuning: bool, transforms: &[Transform]) -> Vec<Heard2> {
+/// The room adaptation, as players without an enrolment get it (`HELDOUT_ROOM=plain`: none),
+/// written to a file in `dir` for PocketSphinx.
+fn room_transform(dir: &Path) -> Option<String> {
+    if std::env::var("HELDOUT_ROOM").as_deref() == Ok("plain") {
+        return None;
+    }
+    let path = dir.join("room.mllr");
+    std::fs::write(&path, kriegspiel_voice::recognizer::ROOM_TRANSFORM).unwrap();
+    Some(path.to_str().unwrap().to_owned())
+}
+
+fn hear_all(
+    set: &Set,
+    clips: Vec<Clip>,
+    tuning: bool,
+    transforms: &[Transform],
+    dir: &Path,
+) -> Vec<Heard2> {
     if let Some(mode) = enrol_mode() {
         return hear_per_voice(set, clips, mode, transforms);
     }
+    let room = room_transform(dir);
+    let room_transform = room.as_deref();
     // Each thread's clips are fixed, in a fixed order: PocketSphinx's noise estimate carries
     // over from one utterance to the next, so a shared queue made runs differ.
     let mut shares: Vec<Vec<Clip>> = (0..threads()).map(|_| Vec::new()).collect();
@@ -655,10 +777,13 @@ fn hear_all(set: &Set, clips: Vec<Clip>, tuning: bool, transforms: &[Transform])
             let out = &out;
             s.spawn(move || {
                 let options = decoder_options();
-                let options: Vec<(&str, &str)> = options
+                let mut options: Vec<(&str, &str)> = options
                     .iter()
                     .map(|(k, v)| (k.as_str(), v.as_str()))
                     .collect();
+                if let Some(room) = room_transform {
+                    options.push(("-mllr", room));
+                }
                 let single = std::env::var_os("HELDOUT_SINGLE").is_some();
                 let mut r = Recognizer::with_options(&model(), &options, !single).unwrap();
                 if let Some(w) = std::env::var("HELDOUT_JUNK")
@@ -883,10 +1008,15 @@ fn main() {
     let transforms =
         enrol_mode().map_or(Vec::new(), |mode| enrolments(&set, dir.path(), &room, mode));
     let made = start.elapsed();
-    let heard = hear_all(&set, clips, tuning, &transforms);
+    let heard = hear_all(&set, clips, tuning, &transforms, dir.path());
     println!(
-        "model {}, decoder options: {:?}, junk weight {:?}, one decoder only: {}, enrolment: {:?}",
+        "model {}{}, decoder options: {:?}, junk weight {:?}, one decoder only: {}, enrolment: {:?}",
         model().acoustic.display(),
+        match (enrol_mode(), std::env::var("HELDOUT_ROOM").as_deref()) {
+            (None, Ok("plain")) => " (plain)",
+            (None, _) => " with the room adaptation",
+            _ => "",
+        },
         decoder_options(),
         std::env::var("HELDOUT_JUNK").ok(),
         std::env::var_os("HELDOUT_SINGLE").is_some(),

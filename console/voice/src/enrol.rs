@@ -4,7 +4,7 @@
 //! phrases' audio falls on the model's states, `mllr_solve` fits the transform; `sphinx_fe`
 //! from `sphinxbase-utils` computes the features; `pocketsphinx_mdef_convert` from
 //! `pocketsphinx` writes the model definition as text). The transform file is given to the
-//! recogniser ([`crate::Recognizer::with_transform`], PocketSphinx's `-mllr`).
+//! recogniser ([`crate::Recognizer::adapted`], PocketSphinx's `-mllr`).
 //!
 //! The Debian model ships its mixture weights only in PocketSphinx's compressed `sendump`;
 //! `bw` needs SphinxTrain's `mixture_weights` file, which [`mixture_weights`] writes from it.
@@ -163,7 +163,7 @@ pub struct Enrolment {
 
 /// Computes the MLLR transform of `model` for the speaker of `phrases` (16-bit mono WAV files
 /// at 16 kHz, each with the words said, from the recogniser's vocabulary) and writes it to
-/// `out`, a file for [`crate::Recognizer::with_transform`].
+/// `out`, a file for [`crate::Recognizer::adapted`].
 pub fn enrol(
     model: &Model,
     tools: &Tools,

@@ -15,7 +15,7 @@ pub use words::FileNames;
 pub mod recognizer;
 pub mod wav;
 
-pub use recognizer::{Model, Recognition, Recognizer, VoiceError};
+pub use recognizer::{Adaptation, Model, Recognition, Recognizer, VoiceError};
 pub mod channel;
 pub mod enrol;
 pub mod mic;
