@@ -132,7 +132,8 @@ fn hear_answers_one_line_per_file() {
 }
 
 /// flite's `kal16` says "any" so that the phone loop scores it close to the grammar: under the
-/// commands' threshold, over the floor under which a command is rejected. The player hears
+/// commands' threshold, over the floor under which a command is rejected (with the room's
+/// model, `hear`'s default, as with the plain one). The player hears
 /// "any?" and his "confirm" (or Space) asks; `hear` marks it `read_back`. While a read-back
 /// waits (`--reply`) it is rejected: a faint word never replaces what waits. The louder `slt`
 /// "any" is heard at once either way, and chatter is neither.

@@ -14,6 +14,7 @@ use shakmaty::{Chess, Color};
 
 use crate::ffi::{Decoder, FfiError, Hypothesis};
 use crate::grammar::{answer_jsgf, answer_of, commands_jsgf, Command, Heard, TurnGrammar};
+use crate::transform::TransformError;
 use crate::words::dictionary;
 
 /// Where the en-us model lives (Debian `pocketsphinx-en-us`).
@@ -177,8 +178,8 @@ impl Recognizer {
                         path.display()
                     )));
                 }
-                Recognizer::with_mllr(model, path, || {
-                    format!("voice enrolment {}", path.display())
+                Recognizer::with_mllr(model, path, |e| {
+                    format!("voice enrolment {}: {e}", path.display())
                 })
             }
             Adaptation::Room => {
@@ -191,22 +192,26 @@ impl Recognizer {
                 file.write_all(ROOM_TRANSFORM.as_bytes())
                     .map_err(VoiceError::Io)?;
                 file.flush().map_err(VoiceError::Io)?;
-                Recognizer::with_mllr(model, file.path(), || {
-                    "the room adaptation (hear with --plain-model instead)".into()
+                Recognizer::with_mllr(model, file.path(), |e| match e {
+                    TransformError::OtherModel { .. } => format!(
+                        "the room adaptation was made for the en-us model of the package \
+                         pocketsphinx-en-us, not the one at {}: hear with --plain-model",
+                        model.acoustic.display()
+                    ),
+                    e => format!("the room adaptation: {e} (hear with --plain-model)"),
                 })
             }
         }
     }
 
     /// A recogniser whose decoders get the MLLR transform at `path`, checked first (what
-    /// PocketSphinx would call a broken model is said as what it is, in `what`'s words).
+    /// PocketSphinx would call a broken model is said as what it is, in `why`'s words).
     fn with_mllr(
         model: &Model,
         path: &Path,
-        what: impl Fn() -> String,
+        why: impl Fn(TransformError) -> String,
     ) -> Result<Recognizer, VoiceError> {
-        crate::transform::check(&model.acoustic, path)
-            .map_err(|e| VoiceError::Model(format!("{}: {e}", what())))?;
+        crate::transform::check(&model.acoustic, path).map_err(|e| VoiceError::Model(why(e)))?;
         let path = path
             .to_str()
             .ok_or_else(|| VoiceError::Model(format!("{} is not UTF-8", path.display())))?;
@@ -696,6 +701,31 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::ffi::Segment;
+
+    /// The room adaptation on a model of other feature streams is refused before PocketSphinx
+    /// reads it, naming the way out (not "enrol again", which is a player's transform's).
+    #[test]
+    fn the_room_adaptation_on_another_model_names_plain_model() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("feat.params"), "-svspec 0-38\n").unwrap();
+        let model = Model {
+            acoustic: dir.path().to_owned(),
+            phone_lm: dir.path().join("phone.lm.bin"),
+        };
+        let e = Recognizer::adapted(&model, Adaptation::Room).unwrap_err();
+        let said = e.to_string();
+        assert!(said.contains("the room adaptation was made for"), "{said}");
+        assert!(said.ends_with("hear with --plain-model"), "{said}");
+        assert!(!said.contains("enrol"), "{said}");
+    }
+
+    #[test]
+    fn a_player_enrolment_replaces_the_room_and_plain_is_asked_for() {
+        let p = Path::new("anna.voice");
+        assert_eq!(Adaptation::of(Some(p), false), Adaptation::Player(p));
+        assert_eq!(Adaptation::of(None, false), Adaptation::Room);
+        assert_eq!(Adaptation::of(None, true), Adaptation::Plain);
+    }
 
     /// `quiet` frames of low noise, `loud` frames of a loud tone, `quiet` frames again.
     fn utterance(quiet: usize, loud: usize) -> Vec<i16> {
