@@ -36,7 +36,8 @@
 //! enrolment does, with [`kriegspiel_voice::recognizer::ROOM_TRANSFORM`]; `HELDOUT_ROOM=plain`
 //! hears with the plain model. `HELDOUT_ENROL=house` computes that transform afresh (one for
 //! every voice, from the tuning voices' enrolment phrases at every level; `HELDOUT_HOUSE=wide`
-//! adds seven more shifted tuning voices, `HELDOUT_HOUSE_OUT=FILE` keeps it) and hears each
+//! adds seven more shifted tuning voices, `HELDOUT_HOUSE=more` the tuning set's own utterances
+//! but its chatter, `HELDOUT_HOUSE_OUT=FILE` keeps it) and hears each
 //! held-out voice and level with its own recogniser, as `none` does without it.
 //!
 //! Faint commands (issue 21, fifth round): `HELDOUT_UNSURE=FLOOR` sets the floor under which a
@@ -710,6 +711,18 @@ fn house(dir: &Path, room: &Room) -> std::path::PathBuf {
             }
         }
     }
+    if std::env::var("HELDOUT_HOUSE").as_deref() == Ok("more") {
+        // The tuning set's own utterances too (not its chatter), with their words.
+        for (i, clip) in clips(&tuning_set(), dir, room)
+            .into_iter()
+            .filter(|c| c.kind != Kind::Chatter)
+            .enumerate()
+        {
+            let path = dir.join(format!("house-utt-{i}.wav"));
+            std::fs::write(&path, wav::wav_bytes(&clip.samples)).unwrap();
+            phrases.push((path, clip.text));
+        }
+    }
     let out = dir.join("mllr-house");
     let t = Instant::now();
     let e = enrol(&model(), &Tools::default(), &phrases, &out).unwrap();
@@ -982,17 +995,21 @@ fn percentile(times: &mut [Duration], p: usize) -> f64 {
         .map_or(0.0, |d| d.as_secs_f64() * 1e3)
 }
 
+fn tuning_set() -> Set {
+    Set {
+        voices: &TUNING_VOICES,
+        positions: &TUNING_POSITIONS,
+        chatter: &TUNING_CHATTER,
+        seed: 7,
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let tuning = args.iter().any(|a| a == "tuning");
     let dump = tuning || args.iter().any(|a| a == "dump");
     let set = if tuning {
-        Set {
-            voices: &TUNING_VOICES,
-            positions: &TUNING_POSITIONS,
-            chatter: &TUNING_CHATTER,
-            seed: 7,
-        }
+        tuning_set()
     } else {
         Set {
             voices: &HELD_OUT_VOICES,
