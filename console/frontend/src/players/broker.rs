@@ -192,6 +192,8 @@ struct Bridged {
     /// The connection ended and its last line is said.
     ended: Arc<std::sync::atomic::AtomicBool>,
     reader: Option<std::thread::JoinHandle<()>>,
+    /// The channel's side of the connection: it frees the seat when it ends.
+    served: Option<std::thread::JoinHandle<()>>,
 }
 
 /// One seat's worker: its sessions one after another, in the order their messages came.
@@ -296,6 +298,11 @@ impl Seat {
             if let Some(r) = old.reader.take() {
                 let _ = r.join();
             }
+            // The old session holds the seat until the channel has seen it end: the new
+            // hello must not reach the channel before, or it is refused as a seat taken.
+            if let Some(s) = old.served.take() {
+                let _ = s.join();
+            }
         }
         let said = Arc::new(Mutex::new(SaidLines::new(session)));
         let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -348,9 +355,9 @@ impl Seat {
                     serve(theirs, &shared);
                 })
         };
-        if served.is_err() {
+        let Ok(served) = served else {
             return;
-        }
+        };
         let reader = {
             let said = said.clone();
             let ended = ended.clone();
@@ -372,6 +379,7 @@ impl Seat {
             said,
             ended,
             reader,
+            served: Some(served),
         });
     }
 
