@@ -37,8 +37,8 @@ pub struct Args {
     /// A player's voice enrolment (`kriegspiel enrol --out FILE`): hear as his recogniser.
     #[arg(long, value_name = "FILE")]
     enrolment: Option<PathBuf>,
-    /// Hear with the acoustic model as installed, not adapted to a club's room (the default
-    /// without an enrolment; docs/VOICE.md).
+    /// Hear with the acoustic model as installed. Without this option (and without an
+    /// enrolment) the model adapted to a club's room is used; docs/VOICE.md.
     #[arg(long, conflicts_with = "enrolment")]
     plain_model: bool,
     /// 16 kHz mono 16-bit WAV files, one utterance each.

@@ -96,8 +96,8 @@ pub struct Args {
     /// recogniser fitted to his voice and room.
     #[arg(long, value_name = "FILE", requires = "voice")]
     enrolment: Option<PathBuf>,
-    /// Hear him with the acoustic model as installed, not adapted to a club's room (the
-    /// default without an enrolment; docs/VOICE.md).
+    /// Hear him with the acoustic model as installed. Without this option (and without an
+    /// enrolment) the model adapted to a club's room is used; docs/VOICE.md.
     #[arg(long, requires = "voice", conflicts_with = "enrolment")]
     plain_model: bool,
     #[command(flatten)]
