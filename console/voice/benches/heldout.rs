@@ -698,17 +698,14 @@ fn house(dir: &Path, room: &Room) -> std::path::PathBuf {
     spoken.sort_by_key(|(vi, k, _)| (*vi, *k));
     let mut phrases = Vec::new();
     for (vi, k, speech) in spoken {
-        let text = PHRASES[k];
-        {
-            for (li, level) in LEVELS.iter().enumerate() {
-                let samples = match level {
-                    None => speech.clone(),
-                    Some(snr) => room.mix_with(&speech, *snr, 70_000 + vi * 100 + k * 3 + li, 1.0),
-                };
-                let path = dir.join(format!("house-{vi}-{li}-{k}.wav"));
-                std::fs::write(&path, wav::wav_bytes(&samples)).unwrap();
-                phrases.push((path, (*text).to_owned()));
-            }
+        for (li, level) in LEVELS.iter().enumerate() {
+            let samples = match level {
+                None => speech.clone(),
+                Some(snr) => room.mix_with(&speech, *snr, 70_000 + vi * 100 + k * 3 + li, 1.0),
+            };
+            let path = dir.join(format!("house-{vi}-{li}-{k}.wav"));
+            std::fs::write(&path, wav::wav_bytes(&samples)).unwrap();
+            phrases.push((path, PHRASES[k].to_owned()));
         }
     }
     if std::env::var("HELDOUT_HOUSE").as_deref() == Ok("more") {

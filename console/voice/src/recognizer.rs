@@ -84,9 +84,9 @@ pub const DEFAULT_UNSURE_THRESHOLD: i32 = -400;
 /// The room adaptation: an MLLR transform of the en-us model (one regression class) to speech
 /// in a club's room, computed by `benches/heldout.rs` (`HELDOUT_ENROL=house`) from the tuning
 /// voices' enrolment phrases (11 voices, 20 phrases each), clean and in pink noise and babble
-/// at 20 and 15 dB. The held-out voices, never among them, are heard better with it at every
-/// noise level (docs/VOICE.md, sixth round). A player's own enrolment, made against the plain
-/// model, replaces it.
+/// at 20 and 15 dB. The held-out voices (mostly those speakers, pitched and paced further) are
+/// heard better with it at every noise level (docs/VOICE.md, sixth round). A player's own
+/// enrolment, made against the plain model, replaces it.
 pub const ROOM_TRANSFORM: &str = include_str!("room.mllr");
 
 /// Which acoustic model a recogniser hears with.
