@@ -83,6 +83,9 @@ fi
 
 source tests/system-packages.sh
 ensure_packages
+# Moonshine's model for a player's voice terminal (the read-back answers' second ear); without
+# it (no network, not x86_64) voice answers are PocketSphinx's alone, and the console runs.
+bash console/voice/fetch-moonshine.sh || echo "NOTE: Moonshine's model is not installed; see docs/VOICE.md"
 
 if [ -n "${KRIEGSPIEL_BIN:-}" ]; then
     # Programs built already (the tests' debug builds): nothing is built.

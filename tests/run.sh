@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source tests/system-packages.sh
 ensure_packages
+# Moonshine's model, the read-back answers' second ear (the voice tests hear with it); its
+# folder is exported so that tests which give programs another HOME still find it.
+export KRIEGSPIEL_MOONSHINE="${KRIEGSPIEL_MOONSHINE:-${XDG_DATA_HOME:-$HOME/.local/share}/kriegspiel/moonshine-base-en}"
+bash console/voice/fetch-moonshine.sh "$KRIEGSPIEL_MOONSHINE"
 
 # One clean build: incremental caches would only take disk (about 2 GB here).
 export CARGO_INCREMENTAL=0

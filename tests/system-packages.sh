@@ -13,13 +13,15 @@ set -euo pipefail
 # festival (festvox-kallpc16k, festvox-kdlpc16k, festvox-us-slt-hts voices); a player's
 # enrolment (per-player MLLR transform) runs SphinxTrain's bw and mllr_solve (sphinxtrain) on
 # features from sphinx_fe (sphinxbase-utils).
+# the read-back answers' second ear: console/voice/fetch-moonshine.sh fetches Moonshine's
+# model from the Python package index (curl) and unpacks the wheel (unzip).
 # the player's terminal: its keys test runs it in a real terminal, a tmux pane (tmux).
 # network: mosquitto (the tests start their own on 127.0.0.1 and a free port; its package
 # also brings mosquitto_passwd for `kriegspiel broker-config`), openssl for the round's TLS.
 KRIEGSPIEL_PACKAGES=(socat tmux mosquitto openssl espeak-ng sox pkg-config libclang-dev libspeechd-dev speech-dispatcher
     speech-dispatcher-espeak-ng alsa-utils pulseaudio pulseaudio-utils
     pocketsphinx libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us flite festival
-    festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts sphinxtrain sphinxbase-utils)
+    festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts sphinxtrain sphinxbase-utils curl unzip)
 
 # window: the arbiter's window (eframe on OpenGL) runs on X11 with Mesa's GL and the X
 # libraries winit loads at run time; its tests start their own Xvfb and take screenshots with

@@ -2,7 +2,8 @@
 //! rejected, a WAV at another rate converted, a missing file and a bad FEN named; `--reply`
 //! (as while a read-back waits): "cancel" and a new try heard, chatter neither a try nor a
 //! "confirm"; a command heard too faintly to act on at once marked `read_back`; the room
-//! adaptation heard by default, the plain model with `--plain-model`.
+//! adaptation heard by default, the plain model with `--plain-model`; the second ear
+//! (Moonshine) asked about answers, left out with `--no-moonshine`, its absence said.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -228,4 +229,50 @@ fn the_room_adaptation_is_the_default_and_plain_model_turns_it_off() {
         stderr.contains("'--plain-model' cannot be used with '--enrolment"),
         "{stderr}"
     );
+}
+
+/// While a read-back waits, a short utterance PocketSphinx does not take as an answer is put to
+/// the second ear (Moonshine): `--verbose` shows what it made of it; what is too long to be an
+/// answer is not put to it. `--no-moonshine` leaves it out; a missing model is said on
+/// stderr, naming the script that installs it, and `hear` goes on with PocketSphinx alone.
+#[test]
+fn the_second_ear_is_asked_about_answers_and_its_absence_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    say("banana", &p("banana.wav"));
+    say("where is the bathroom", &p("sentence.wav"));
+    let files = [p("banana.wav"), p("sentence.wav")];
+    let lines = hear_lines(&["--reply", "--verbose"], &files);
+    let ear = &lines[0]["moonshine"];
+    assert!(ear["margin"].is_f64() && ear["doubt"].is_f64(), "{lines:?}");
+    assert_eq!(lines[0]["rejected"], true, "{lines:?}");
+    assert!(
+        lines[1].get("moonshine").is_none(),
+        "too long to be an answer: {lines:?}"
+    );
+    assert!(
+        lines[1]["command"] != "confirm" && lines[1].get("try").is_none(),
+        "{lines:?}"
+    );
+
+    let lines = hear_lines(&["--reply", "--verbose", "--no-moonshine"], &files[..1]);
+    assert!(lines[0].get("moonshine").is_none(), "{lines:?}");
+
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["hear", "--reply", "--verbose"])
+        .arg(p("banana.wav"))
+        .env("KRIEGSPIEL_MOONSHINE", dir.path().join("nowhere"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Moonshine's model is not installed")
+            && stderr.contains("fetch-moonshine.sh")
+            && stderr.contains("answers are heard by PocketSphinx alone"),
+        "{stderr}"
+    );
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(line.get("moonshine").is_none(), "{line}");
+    assert_eq!(line["rejected"], true, "{line}");
 }

@@ -41,6 +41,10 @@ pub struct Args {
     /// enrolment) the model adapted to a club's room is used; docs/VOICE.md.
     #[arg(long, conflicts_with = "enrolment")]
     plain_model: bool,
+    /// Hear the read-back's answers (`--reply`) with PocketSphinx alone, without Moonshine's
+    /// second ear (docs/VOICE.md, seventh round).
+    #[arg(long)]
+    no_moonshine: bool,
     /// 16 kHz mono 16-bit WAV files, one utterance each.
     #[arg(required = true)]
     wav: Vec<PathBuf>,
@@ -86,6 +90,11 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.reply {
+        if let Some(ear) = crate::ear::second_ear("kriegspiel hear", args.no_moonshine) {
+            recognizer.set_ear(ear);
+        }
+    }
     let mut status = ExitCode::SUCCESS;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -118,6 +127,9 @@ pub fn run(args: Args) -> ExitCode {
                     line["wide_margin"] = json!(rec.wide_margin);
                     line["span_ratio"] = json!(rec.span_ratio);
                     line["answer_ratio"] = json!(rec.answer_ratio);
+                    if let Some(ear) = rec.ear {
+                        line["moonshine"] = json!({"best": ear.best, "margin": ear.margin, "doubt": ear.doubt, "agrees": ear.agrees});
+                    }
                     line["ms"] = json!(rec.took.as_millis() as u64);
                 }
                 line

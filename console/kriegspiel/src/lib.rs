@@ -5,6 +5,7 @@
 
 pub mod demo_cmd;
 pub mod dgt_monitor;
+pub mod ear;
 pub mod enrol_cmd;
 pub mod export_cmd;
 pub mod hall_cmd;

@@ -100,6 +100,10 @@ pub struct Args {
     /// enrolment) the model adapted to a club's room is used; docs/VOICE.md.
     #[arg(long, requires = "voice", conflicts_with = "enrolment")]
     plain_model: bool,
+    /// Hear his "confirm" and "cancel" with PocketSphinx alone, without Moonshine's second ear
+    /// (docs/VOICE.md, seventh round).
+    #[arg(long, requires = "voice")]
+    no_moonshine: bool,
     #[command(flatten)]
     speak: crate::headset::SpeakArgs,
 }
@@ -129,10 +133,7 @@ fn play(args: Args) -> Result<ExitCode, ExitCode> {
     let place = Place::of(&args, file)?;
     let (table, color) = (place.table, place.color);
     // The recogniser first: a missing model is said before anything is connected.
-    let recognizer = args
-        .voice
-        .then(|| recognizer(args.enrolment.as_deref(), args.plain_model))
-        .transpose()?;
+    let recognizer = args.voice.then(|| recognizer(&args)).transpose()?;
     let asked = place.password.is_none() && args.code.is_none();
     if let (true, Via::Socket(path)) = (asked, &place.via) {
         // Whether a console answers, said before he types his code; the connection he
@@ -296,15 +297,17 @@ fn colour(arg: &str) -> Result<Color, ExitCode> {
 }
 
 /// The speech recogniser for `--voice`, with its model and his enrolment.
-fn recognizer(
-    enrolment: Option<&Path>,
-    plain: bool,
-) -> Result<kriegspiel_voice::Recognizer, ExitCode> {
+fn recognizer(args: &Args) -> Result<kriegspiel_voice::Recognizer, ExitCode> {
     use kriegspiel_voice::{Adaptation, Model, Recognizer};
-    Recognizer::adapted(&Model::default(), Adaptation::of(enrolment, plain)).map_err(|e| {
+    let adaptation = Adaptation::of(args.enrolment.as_deref(), args.plain_model);
+    let mut recognizer = Recognizer::adapted(&Model::default(), adaptation).map_err(|e| {
         eprintln!("{PROGRAM}: {e}");
         ExitCode::from(2)
-    })
+    })?;
+    if let Some(ear) = crate::ear::second_ear(PROGRAM, args.no_moonshine) {
+        recognizer.set_ear(ear);
+    }
+    Ok(recognizer)
 }
 
 /// The players' socket: `--socket`, or the one beside the default journal.

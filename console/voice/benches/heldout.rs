@@ -11,7 +11,8 @@
 //! `-- tuning` runs the tuning set instead (the tuning voices, unshifted and shifted by at
 //! most 150 cents and 6 %, the tuning chatter and positions) and prints every score: the
 //! thresholds are chosen on it. The held-out set (the default) never is. `-- dump` prints
-//! every utterance of the set run.
+//! every utterance of the set run; `HELDOUT_EXPORT=DIR` writes every clip as a WAV file with
+//! an index instead of hearing them (for other engines: docs/VOICE.md, seventh round).
 //!
 //! To compare decoder settings: `HELDOUT_CACHE=DIR` keeps the synthesised speech there between
 //! runs, `HELDOUT_PS_OPTIONS="-remove_silence no ..."` adds PocketSphinx options,
@@ -40,6 +41,14 @@
 //! but its chatter, `HELDOUT_HOUSE_OUT=FILE` keeps it) and hears each
 //! held-out voice and level with its own recogniser, as `none` does without it.
 //!
+//! The read-back answers' second ear (issue 21, seventh round): every run hears with
+//! Moonshine ([`kriegspiel_voice::AnswerEar`], from its default folder) unless
+//! `HELDOUT_EAR=off`; `HELDOUT_EAR_LIMITS="MARGIN DOUBT"` sets its limits (`"-1000 1000"`: it
+//! takes whatever PocketSphinx's forced answer agrees with, and the dump's `ear` column lets
+//! any limits be tried afterwards), `HELDOUT_DECIDE=1` keeps the committed thresholds with
+//! `-- tuning` (the limits were chosen so), and `HELDOUT_EXPORT=DIR` writes the clips for
+//! `console/voice/tools/moonshine/answers.py`.
+//!
 //! Faint commands (issue 21, fifth round): `HELDOUT_UNSURE=FLOOR` sets the floor under which a
 //! command is rejected rather than read back; the floor was chosen with `-- tuning` and
 //! `HELDOUT_ENROL=none` (per-voice recognisers at the committed thresholds, so the summary
@@ -55,7 +64,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use kriegspiel_referee::Try;
-use kriegspiel_voice::{wav, FileNames, Heard, Model, Recognition, Recognizer, TurnGrammar};
+use kriegspiel_voice::{
+    wav, AnswerEar, FileNames, Heard, Model, Recognition, Recognizer, TurnGrammar,
+};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color};
 
@@ -802,12 +813,15 @@ fn hear_all(
                 {
                     r.set_junk_weight(Some(w)).unwrap();
                 }
-                if tuning {
+                if tuning && std::env::var_os("HELDOUT_DECIDE").is_none() {
                     // Every score is printed: nothing is cut short by a threshold.
                     r.set_command_threshold(i32::MIN);
                     r.set_answer_threshold(i32::MIN);
                 }
                 set_unsure(&mut r);
+                if let Some(ear) = ear() {
+                    r.set_ear(ear);
+                }
                 while let Some(clip) = share.pop() {
                     let heard = hear_clip(&mut r, set, clip);
                     out.lock().unwrap().push(heard);
@@ -816,6 +830,27 @@ fn hear_all(
         }
     });
     out.into_inner().unwrap()
+}
+
+/// The read-back answers' second ear (Moonshine, from its default folder), unless
+/// `HELDOUT_EAR=off`; `HELDOUT_EAR_LIMITS="MARGIN DOUBT"` sets its limits (with `-- tuning`,
+/// no limits: every answer's margin and doubt is printed).
+fn ear() -> Option<AnswerEar> {
+    if std::env::var("HELDOUT_EAR").as_deref() == Ok("off") {
+        return None;
+    }
+    let ear = AnswerEar::open(&AnswerEar::default_dir())
+        .unwrap_or_else(|e| panic!("{e} (or HELDOUT_EAR=off)"));
+    Some(match std::env::var("HELDOUT_EAR_LIMITS") {
+        Ok(limits) => {
+            let l: Vec<f32> = limits
+                .split_whitespace()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            ear.with_limits(l[0], l[1])
+        }
+        Err(_) => ear,
+    })
 }
 
 /// A clip heard in its position, in a free turn and while a read-back waits.
@@ -1001,6 +1036,28 @@ fn tuning_set() -> Set {
     }
 }
 
+/// `HELDOUT_EXPORT=DIR`: every clip as a 16 kHz WAV file in DIR, and `DIR/index.tsv` (file,
+/// kind, voice, level, text, expected, position's FEN and colour), for another engine to hear.
+fn export(set: &Set, clips: &[Clip], out: &Path) {
+    std::fs::create_dir_all(out).unwrap();
+    let mut index = String::new();
+    for (i, c) in clips.iter().enumerate() {
+        let name = format!("{i:05}.wav");
+        std::fs::write(out.join(&name), wav::wav_bytes(&c.samples)).unwrap();
+        let (fen, color) = set.positions[c.position];
+        index.push_str(&format!(
+            "{name}\t{:?}\t{}\t{}\t{}\t{}\t{fen}\t{color}\n",
+            c.kind,
+            c.voice,
+            level_name(c.level),
+            c.text,
+            c.expect
+        ));
+    }
+    std::fs::write(out.join("index.tsv"), index).unwrap();
+    println!("{} clips written to {}", clips.len(), out.display());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let tuning = args.iter().any(|a| a == "tuning");
@@ -1019,6 +1076,10 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let room = Room::new(dir.path());
     let clips = clips(&set, dir.path(), &room);
+    if let Some(out) = std::env::var_os("HELDOUT_EXPORT") {
+        export(&set, &clips, Path::new(&out));
+        return;
+    }
     let transforms =
         enrol_mode().map_or(Vec::new(), |mode| enrolments(&set, dir.path(), &room, mode));
     let made = start.elapsed();
@@ -1049,7 +1110,7 @@ fn main() {
         for h in &heard {
             for (how, r) in [("free", &h.free), ("reply", &h.reply)] {
                 println!(
-                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\tspan {}\tanswer {:?}\twide '{}' {:?}",
+                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\tspan {}\tanswer {:?}\twide '{}' {:?}\tear {:?}",
                     h.clip.kind,
                     h.clip.voice,
                     level_name(h.clip.level),
@@ -1061,7 +1122,8 @@ fn main() {
                     r.span_ratio,
                     r.answer_ratio,
                     r.wide_words,
-                    r.wide_margin
+                    r.wide_margin,
+                    r.ear.map(|e| (e.best, e.margin, e.doubt, e.agrees, e.answer.is_some()))
                 );
             }
         }

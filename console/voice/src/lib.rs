@@ -17,10 +17,12 @@ pub mod wav;
 
 pub use recognizer::{Adaptation, Model, Recognition, Recognizer, VoiceError};
 pub mod channel;
+pub mod ear;
 pub mod enrol;
 pub mod mic;
 pub mod transform;
 
 pub use channel::{Outcome, Pending, VoiceChannel};
+pub use ear::{AnswerEar, EarHeard};
 pub use enrol::{enrol, EnrolError, Enrolment};
 pub use mic::{Microphone, Recording};

@@ -12,10 +12,13 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color};
 
+use crate::ear::{AnswerEar, EarHeard};
 use crate::ffi::{Decoder, FfiError, Hypothesis};
 use crate::grammar::{answer_jsgf, answer_of, commands_jsgf, Command, Heard, TurnGrammar};
 use crate::transform::TransformError;
 use crate::words::dictionary;
+
+mod reply;
 
 /// Where the en-us model lives (Debian `pocketsphinx-en-us`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,7 +117,7 @@ impl<'a> Adaptation<'a> {
 }
 
 /// One utterance's result with the scores behind it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Recognition {
     pub heard: Heard,
     /// What the grammar search made of it (empty: nothing).
@@ -133,6 +136,8 @@ pub struct Recognition {
     pub wide_words: String,
     /// How much better the wide grammar scored, when it heard something else.
     pub wide_margin: Option<i32>,
+    /// What the answers' second ear ([`AnswerEar`]) made of it, when it was asked.
+    pub ear: Option<EarHeard>,
     /// Decoding time (all searches).
     pub took: Duration,
 }
@@ -150,6 +155,8 @@ pub struct Recognizer {
     command_threshold: i32,
     answer_threshold: i32,
     unsure_threshold: i32,
+    /// Moonshine, asked about a read-back's answer that PocketSphinx did not take.
+    ear: Option<AnswerEar>,
 }
 
 const GRAMMAR: &str = "grammar";
@@ -291,7 +298,14 @@ impl Recognizer {
             command_threshold: DEFAULT_COMMAND_THRESHOLD,
             answer_threshold: DEFAULT_ANSWER_THRESHOLD,
             unsure_threshold: DEFAULT_UNSURE_THRESHOLD,
+            ear: None,
         })
+    }
+
+    /// Asks `ear` about every read-back's answer PocketSphinx does not take
+    /// ([`Recognizer::hear_reply`]).
+    pub fn set_ear(&mut self, ear: AnswerEar) {
+        self.ear = Some(ear);
     }
 
     /// Rebuilds the grammar for `color`'s turn from his men in `pos`.
@@ -390,96 +404,6 @@ impl Recognizer {
         Ok(first.then_some(said))
     }
 
-    /// Hears one utterance while a read-back waits for "confirm" or "cancel"
-    /// ([`crate::VoiceChannel::pending`]). The read-back's own grammar (confirm, cancel, yes,
-    /// no) is tried first, against the phone loop with its own threshold; when it rejects,
-    /// the utterance is heard as in a free turn, so a new try still replaces the pending one
-    /// (and "confirm" or "cancel" may still be heard there), but a faint command
-    /// ([`Heard::Unsure`]) is rejected.
-    pub fn hear_reply(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
-        let start = Instant::now();
-        if self.grammar.is_none() {
-            return Err(no_turn());
-        }
-        // A try (heard by the first decoder, as in a free turn) is no answer.
-        if self.short.is_some() {
-            if let Some(said) = self.try_heard(samples)? {
-                return self.hear_turn(samples, start, Some(said), false);
-            }
-        }
-        let alt = self.short.is_some();
-        let answer = pick(&mut self.decoder, &mut self.short, alt).decode(ANSWER, samples)?;
-        let mut answer_ratio = None;
-        // The turn's grammar's hearing, when the answer check needed it: not decoded twice.
-        let mut turn = None;
-        if let Some(command) = answer_of(&answer.text) {
-            if self.is_answer(&answer, command, samples, &mut turn, alt)? {
-                let span = span_ratio(
-                    pick(&mut self.decoder, &mut self.short, alt),
-                    ANSWER,
-                    &answer,
-                    samples,
-                )?;
-                answer_ratio = Some(span);
-                if span >= self.answer_threshold {
-                    return Ok(Recognition {
-                        heard: Heard::Command(command),
-                        ratio: span,
-                        span_ratio: span,
-                        answer_ratio,
-                        words: answer.text,
-                        frames: answer.frames,
-                        wide_words: String::new(),
-                        wide_margin: None,
-                        took: start.elapsed(),
-                    });
-                }
-            }
-        }
-        let mut rec = self.hear_turn(samples, start, turn, alt)?;
-        rec.answer_ratio = answer_ratio;
-        // A faint command is never read back over a read-back that waits: it would drop it.
-        if let Heard::Unsure(_) = rec.heard {
-            rec.heard = Heard::Rejected;
-        }
-        Ok(rec)
-    }
-
-    /// Whether what the answer grammar heard may be an answer at all: one short word (the
-    /// loud part of the audio at most [`MAX_ANSWER_FRAMES`]) that the turn's grammar does not
-    /// hear as a try, nor as another command. A new try forced onto "confirm" would play the
-    /// try read back: the turn's grammar, where tries, commands and answers compete, must not
-    /// hear a try; and "rebuffs", "queen" or "offer draw" said while a read-back waits were
-    /// forced onto "confirm" too (docs/VOICE.md, third round).
-    fn is_answer(
-        &mut self,
-        answer: &Hypothesis,
-        command: Command,
-        samples: &[i16],
-        turn: &mut Option<Hypothesis>,
-        alt: bool,
-    ) -> Result<bool, VoiceError> {
-        let loud = loud_frames(samples);
-        let first = loud.iter().position(|&l| l).unwrap_or(0);
-        let last = loud.iter().rposition(|&l| l).unwrap_or(0);
-        if last + 1 - first.min(last + 1) > MAX_ANSWER_FRAMES
-            || unexplained(answer, &loud) > MAX_UNEXPLAINED
-        {
-            return Ok(false);
-        }
-        let said = pick(&mut self.decoder, &mut self.short, alt).decode(GRAMMAR, samples)?;
-        let other = self
-            .grammar
-            .as_ref()
-            .is_some_and(|g| match g.interpret(&said.text) {
-                Heard::Try(_) => true,
-                Heard::Command(c) => c != command,
-                Heard::Unsure(_) | Heard::Rejected => false,
-            });
-        *turn = Some(said);
-        Ok(!other)
-    }
-
     /// The turn's grammar (decoded here unless `said` gives it), judged against the phone loop
     /// and, when it passes, against the wide grammar; by the second decoder when `alt`.
     fn hear_turn(
@@ -562,6 +486,7 @@ impl Recognizer {
             span_ratio: span,
             answer_ratio: None,
             frames: said.frames,
+            ear: None,
             took: start.elapsed(),
         })
     }
@@ -650,6 +575,13 @@ fn span_ratio(
 
 /// Which 10 ms frames of an utterance are loud: at least 8 dB over its quietest fifth (or
 /// 45 dB under its loudest frame, in silence).
+/// Frames from the first loud one to the last (0 when none is loud).
+fn loud_length(loud: &[bool]) -> usize {
+    let first = loud.iter().position(|&l| l).unwrap_or(0);
+    let last = loud.iter().rposition(|&l| l).unwrap_or(0);
+    last + 1 - first.min(last + 1)
+}
+
 fn loud_frames(samples: &[i16]) -> Vec<bool> {
     let energy: Vec<f64> = samples
         .chunks(160)

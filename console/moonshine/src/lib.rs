@@ -1,0 +1,363 @@
+//! Moonshine base-en (Useful Sensors, MIT), an encoder-decoder speech model, asked how likely
+//! a few given phrases are for an utterance, and what it would write itself.
+//!
+//! The model and the ONNX Runtime library it was exported for come from the Python package
+//! index (the wheel `moonshine-cpp` 0.1.4 carries both; `console/voice/fetch-moonshine.sh`
+//! unpacks them). The library is opened at run time from the model's folder, so the build
+//! fetches nothing and a console without the model still runs (its voice answers are then
+//! PocketSphinx's alone).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use ort::memory::Allocator;
+use ort::session::{Session, SessionInputValue};
+use ort::value::Tensor;
+
+/// The files of the model's folder.
+pub const ENCODER: &str = "encoder_model.ort";
+pub const DECODER: &str = "decoder_model_merged.ort";
+pub const TOKENIZER: &str = "tokenizer.bin";
+/// The ONNX Runtime the model was exported for (the `ort` crate's API 22).
+pub const RUNTIME: &str = "libonnxruntime.so.1.22.1";
+
+/// The decoder's start and end tokens.
+const START: i64 = 1;
+const END: i64 = 2;
+/// Moonshine base: attention heads and their width, in the decoder's cache.
+const HEADS: usize = 8;
+const HEAD_WIDTH: usize = 52;
+/// The longest utterance heard (30 s at 16 kHz): longer audio is no answer, and is not encoded.
+pub const MAX_SAMPLES: usize = 16_000 * 30;
+
+/// Why the model could not be opened or run.
+#[derive(Debug)]
+pub enum MoonshineError {
+    /// A file of the model's folder is missing.
+    Missing(PathBuf),
+    /// The tokenizer file is not a Moonshine tokenizer.
+    Tokenizer(PathBuf),
+    /// A phrase has a character the tokenizer has no piece for.
+    Untokenizable(String),
+    /// The utterance is empty or longer than [`MAX_SAMPLES`].
+    Length(usize),
+    /// ONNX Runtime refused.
+    Runtime(String),
+}
+
+impl fmt::Display for MoonshineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MoonshineError::Missing(p) => write!(
+                f,
+                "Moonshine's model is not installed: {} is missing (bash console/voice/fetch-moonshine.sh installs it)",
+                p.display()
+            ),
+            MoonshineError::Tokenizer(p) => {
+                write!(f, "{} is not a Moonshine tokenizer", p.display())
+            }
+            MoonshineError::Untokenizable(t) => write!(f, "no tokens for the phrase {t:?}"),
+            MoonshineError::Length(n) => write!(
+                f,
+                "an utterance of {n} samples cannot be heard (1 to {MAX_SAMPLES})"
+            ),
+            MoonshineError::Runtime(m) => write!(f, "ONNX Runtime: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for MoonshineError {}
+
+impl From<ort::Error> for MoonshineError {
+    fn from(e: ort::Error) -> MoonshineError {
+        MoonshineError::Runtime(e.to_string())
+    }
+}
+
+/// An utterance as the encoder heard it: what every phrase is scored against.
+#[derive(Debug, Clone)]
+pub struct Encoded {
+    frames: usize,
+    width: usize,
+    hidden: Vec<f32>,
+}
+
+/// The model, ready to hear.
+pub struct Moonshine {
+    encoder: Session,
+    decoder: Session,
+    /// The decoder's inputs, by name, in its order.
+    inputs: Vec<String>,
+    /// The tokenizer's pieces (SentencePiece, "▁" for a space), by token id.
+    pieces: Vec<Vec<u8>>,
+}
+
+impl fmt::Debug for Moonshine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Moonshine")
+            .field("pieces", &self.pieces.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Moonshine {
+    /// The default folder: `$KRIEGSPIEL_MOONSHINE`, else `~/.local/share/kriegspiel/moonshine-base-en`.
+    pub fn default_dir() -> PathBuf {
+        if let Some(dir) = std::env::var_os("KRIEGSPIEL_MOONSHINE") {
+            return PathBuf::from(dir);
+        }
+        let data = std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local/share")))
+            .unwrap_or_else(|| PathBuf::from("."));
+        data.join("kriegspiel/moonshine-base-en")
+    }
+
+    /// Opens the model in `dir` (its four files), on `threads` threads.
+    pub fn open(dir: &Path, threads: usize) -> Result<Moonshine, MoonshineError> {
+        for name in [ENCODER, DECODER, TOKENIZER, RUNTIME] {
+            if !dir.join(name).is_file() {
+                return Err(MoonshineError::Missing(dir.join(name)));
+            }
+        }
+        let pieces = pieces(
+            &std::fs::read(dir.join(TOKENIZER))
+                .map_err(|_| MoonshineError::Missing(dir.join(TOKENIZER)))?,
+        )
+        .ok_or_else(|| MoonshineError::Tokenizer(dir.join(TOKENIZER)))?;
+        // The runtime is loaded once per process; a second model (another player) shares it.
+        ort::init_from(dir.join(RUNTIME).to_string_lossy()).commit()?;
+        let session = |name: &str| -> Result<Session, MoonshineError> {
+            Ok(Session::builder()?
+                .with_intra_threads(threads.max(1))?
+                .commit_from_file(dir.join(name))?)
+        };
+        let encoder = session(ENCODER)?;
+        let decoder = session(DECODER)?;
+        let inputs = decoder.inputs.iter().map(|i| i.name.clone()).collect();
+        Ok(Moonshine {
+            encoder,
+            decoder,
+            inputs,
+            pieces,
+        })
+    }
+
+    /// Encodes 16 kHz mono samples.
+    pub fn encode(&mut self, samples: &[i16]) -> Result<Encoded, MoonshineError> {
+        if samples.is_empty() || samples.len() > MAX_SAMPLES {
+            return Err(MoonshineError::Length(samples.len()));
+        }
+        let audio: Vec<f32> = samples.iter().map(|&s| f32::from(s) / 32768.0).collect();
+        let input = Tensor::from_array(([1usize, audio.len()], audio))?;
+        let out = self.encoder.run(ort::inputs!["input_values" => input])?;
+        let (shape, hidden) = out["last_hidden_state"].try_extract_tensor::<f32>()?;
+        let dims: Vec<usize> = shape
+            .iter()
+            .map(|&d| usize::try_from(d).unwrap_or(0))
+            .collect();
+        let (frames, width) = match dims.as_slice() {
+            [1, frames, width] if *frames > 0 => (*frames, *width),
+            _ => return Err(MoonshineError::Runtime(format!("encoder output {dims:?}"))),
+        };
+        Ok(Encoded {
+            frames,
+            width,
+            hidden: hidden.to_vec(),
+        })
+    }
+
+    /// Each phrase scored as the whole transcript of `heard` (its end included), all phrases in
+    /// one decoder run.
+    pub fn score(
+        &mut self,
+        heard: &Encoded,
+        phrases: &[&str],
+    ) -> Result<Vec<Scored>, MoonshineError> {
+        let seqs = phrases
+            .iter()
+            .map(|p| {
+                let mut ids = vec![START];
+                ids.extend(self.tokens(p)?);
+                ids.push(END);
+                Ok(ids)
+            })
+            .collect::<Result<Vec<Vec<i64>>, MoonshineError>>()?;
+        let rows = seqs.len();
+        let len = seqs.iter().map(Vec::len).max().unwrap_or(0);
+        if rows == 0 {
+            return Ok(Vec::new());
+        }
+        let mut ids = vec![END; rows * len];
+        for (k, s) in seqs.iter().enumerate() {
+            ids[k * len..k * len + s.len()].copy_from_slice(s);
+        }
+        let feed = self.feed(heard, Tensor::from_array(([rows, len], ids))?)?;
+        let out = self.decoder.run(feed)?;
+        let (shape, logits) = out["logits"].try_extract_tensor::<f32>()?;
+        let vocab = usize::try_from(shape.get(2).copied().unwrap_or(0)).unwrap_or(0);
+        let mut scored = Vec::with_capacity(rows);
+        for (k, s) in seqs.iter().enumerate() {
+            let mut phrase = Scored::default();
+            for (t, next) in s.iter().skip(1).enumerate() {
+                let at = (k * len + t) * vocab;
+                let row = logits
+                    .get(at..at + vocab)
+                    .ok_or_else(|| MoonshineError::Runtime(format!("decoder logits {shape:?}")))?;
+                let (p, best) = log_softmax_at(row, usize::try_from(*next).unwrap_or(0));
+                phrase.log_prob += p;
+                phrase.doubt += best - p;
+            }
+            scored.push(phrase);
+        }
+        Ok(scored)
+    }
+
+    /// The decoder's inputs for a first run (no cache): the tokens, the encoder's output for
+    /// every row, empty self-attention caches and the cross-attention's (computed anew).
+    fn feed(
+        &self,
+        heard: &Encoded,
+        ids: Tensor<i64>,
+    ) -> Result<Vec<(Cow<'static, str>, SessionInputValue<'static>)>, MoonshineError> {
+        let rows = ids
+            .shape()
+            .first()
+            .map_or(1, |&r| usize::try_from(r).unwrap_or(1));
+        let mut hidden = Vec::with_capacity(rows * heard.hidden.len());
+        for _ in 0..rows {
+            hidden.extend_from_slice(&heard.hidden);
+        }
+        let mut feed: Vec<(Cow<'static, str>, SessionInputValue<'static>)> = vec![
+            ("input_ids".into(), ids.into()),
+            (
+                "encoder_hidden_states".into(),
+                Tensor::from_array(([rows, heard.frames, heard.width], hidden))?.into(),
+            ),
+        ];
+        for name in &self.inputs {
+            if name.starts_with("past_key_values") {
+                let value = if name.contains(".encoder.") {
+                    let len = rows * HEADS * heard.frames * HEAD_WIDTH;
+                    Tensor::from_array(([rows, HEADS, heard.frames, HEAD_WIDTH], vec![0f32; len]))?
+                } else {
+                    // A tensor of no elements cannot come from data: the runtime allocates it.
+                    Tensor::<f32>::new(&Allocator::default(), [rows, HEADS, 0, HEAD_WIDTH])?
+                };
+                feed.push((name.clone().into(), value.into()));
+            } else if name == "use_cache_branch" {
+                feed.push((
+                    name.clone().into(),
+                    Tensor::from_array(([1usize], vec![false]))?.into(),
+                ));
+            }
+        }
+        Ok(feed)
+    }
+
+    /// SentencePiece's pieces for `text`, longest first (exact for the single words scored
+    /// here, which are each one piece or two).
+    fn tokens(&self, text: &str) -> Result<Vec<i64>, MoonshineError> {
+        let bytes = format!("\u{2581}{}", text.replace(' ', "\u{2581}")).into_bytes();
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let piece = (at + 1..=bytes.len())
+                .rev()
+                .find_map(|end| self.id_of(&bytes[at..end]).map(|id| (id, end)));
+            let Some((id, end)) = piece else {
+                return Err(MoonshineError::Untokenizable(text.to_string()));
+            };
+            out.push(id);
+            at = end;
+        }
+        Ok(out)
+    }
+
+    /// The last id of a piece (the tokenizer repeats some byte pieces; the model's own are last).
+    fn id_of(&self, piece: &[u8]) -> Option<i64> {
+        self.pieces
+            .iter()
+            .rposition(|p| p.as_slice() == piece)
+            .and_then(|i| i64::try_from(i).ok())
+    }
+}
+
+/// A phrase's score: its log-probability, and its doubt, the sum over its tokens of how far
+/// each falls under the token the model liked best there (0 when it is what the model would
+/// write; the audio's own words, when it is something else, push it up).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Scored {
+    pub log_prob: f32,
+    pub doubt: f32,
+}
+
+/// The log-probability of token `at` in a row of logits, and the row's best log-probability.
+fn log_softmax_at(row: &[f32], at: usize) -> (f32, f32) {
+    let top = row.iter().copied().fold(f32::MIN, f32::max);
+    let log_sum = top + row.iter().map(|x| (x - top).exp()).sum::<f32>().ln();
+    (
+        row.get(at).copied().unwrap_or(f32::MIN) - log_sum,
+        top - log_sum,
+    )
+}
+
+/// The tokenizer's pieces: each a length (one byte, or two when the first has its high bit
+/// set, little-endian in 7-bit groups) and its bytes. None when the file is cut short.
+fn pieces(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let mut len = usize::from(bytes[at]);
+        at += 1;
+        if len >= 128 {
+            len = (len & 127) | (usize::from(*bytes.get(at)?) << 7);
+            at += 1;
+        }
+        out.push(bytes.get(at..at + len)?.to_vec());
+        at += len;
+    }
+    (out.len() > usize::try_from(END).ok()?).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_are_read_with_one_and_two_byte_lengths() {
+        let mut file = vec![5];
+        file.extend_from_slice(b"<unk>");
+        file.extend_from_slice(&[3, b'<', b's', b'>', 4, b'<', b'/', b's', b'>']);
+        file.extend_from_slice(&[0x82, 0x01]);
+        file.extend_from_slice(&[b'x'; 130]);
+        let p = pieces(&file).unwrap();
+        assert_eq!(p.len(), 4);
+        assert_eq!(p[0], b"<unk>");
+        assert_eq!(p[3].len(), 130);
+        // Cut short: no tokenizer.
+        assert!(pieces(&file[..file.len() - 1]).is_none());
+        assert!(pieces(&[]).is_none());
+    }
+
+    #[test]
+    fn log_softmax_gives_the_token_and_the_best() {
+        let (p, best) = log_softmax_at(&[0.0, 0.0, (3f32).ln()], 0);
+        assert!((p - (0.2f32).ln()).abs() < 1e-5);
+        assert!((best - (0.6f32).ln()).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_missing_model_is_named_with_its_remedy() {
+        let dir = std::env::temp_dir().join("kriegspiel-moonshine-none");
+        let Err(e) = Moonshine::open(&dir, 1) else {
+            panic!("opened a model that is not there");
+        };
+        let text = e.to_string();
+        assert!(
+            text.contains("encoder_model.ort") && text.contains("fetch-moonshine.sh"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,160 @@
+//! A second ear for the read-back's answer: Moonshine base-en (an encoder-decoder model,
+//! [`kriegspiel_moonshine`]) scores "Confirm", "Cancel", "Yes" and "No" against the utterance
+//! (docs/VOICE.md, seventh round). PocketSphinx misses short answers in room noise that this
+//! model, trained on far more speech, still hears. Each alone takes some chatter for an
+//! answer; what PocketSphinx rejected is taken when the ear is sure of it and PocketSphinx's
+//! answer grammar, forced to choose, chose the same meaning.
+
+use std::path::Path;
+
+use kriegspiel_moonshine::{Moonshine, MoonshineError};
+
+use crate::grammar::{Command, ANSWERS};
+use crate::recognizer::VoiceError;
+
+/// How far the best answer's log-probability must lead the next answer's (the two forms of one
+/// meaning, "confirm" and "yes", count apart). Chosen on the tuning set of `benches/heldout.rs`.
+pub const DEFAULT_MARGIN: f32 = 3.0;
+
+/// The most doubt ([`kriegspiel_moonshine::Scored::doubt`]) the best answer may carry: chatter
+/// and tries said over a read-back are words the model would rather write. Chosen on the
+/// tuning set of `benches/heldout.rs`.
+pub const DEFAULT_DOUBT: f32 = 1.0;
+
+/// The punctuation the model writes after a one-word sentence, or none: each answer is scored
+/// in every form, and its forms' probabilities summed.
+const ENDINGS: [&str; 4] = [".", "", ",", "!"];
+
+/// What the ear made of an utterance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EarHeard {
+    /// The answer the ear is sure of (its margin and doubt within the ear's limits), if any;
+    /// the recogniser takes it only when PocketSphinx [agrees](EarHeard::agrees).
+    pub answer: Option<Command>,
+    /// The best-scored answer word ("confirm", "yes", ...), taken or not, and what it means.
+    pub best: &'static str,
+    pub meaning: Command,
+    /// Its lead over the next answer word, in natural log units.
+    pub margin: f32,
+    /// Its doubt (its best form's).
+    pub doubt: f32,
+    /// Whether PocketSphinx's answer grammar, forced to choose, chose the same meaning (the
+    /// recogniser's to say, [`crate::Recognizer::hear_reply`]): the ear's answer counts only then.
+    pub agrees: bool,
+}
+
+/// Moonshine hearing answers, with its acceptance limits.
+pub struct AnswerEar {
+    model: Moonshine,
+    margin: f32,
+    doubt: f32,
+}
+
+impl std::fmt::Debug for AnswerEar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnswerEar")
+            .field("margin", &self.margin)
+            .field("doubt", &self.doubt)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AnswerEar {
+    /// Where the model is looked for: `$KRIEGSPIEL_MOONSHINE`, else
+    /// `~/.local/share/kriegspiel/moonshine-base-en` (what `console/voice/fetch-moonshine.sh`
+    /// fills).
+    pub fn default_dir() -> std::path::PathBuf {
+        Moonshine::default_dir()
+    }
+
+    /// The ear a player's recogniser gets: none when `off`; none, and why, when the model
+    /// cannot be opened (answers are then PocketSphinx's alone).
+    pub fn for_player(off: bool) -> (Option<AnswerEar>, Option<VoiceError>) {
+        if off {
+            return (None, None);
+        }
+        match AnswerEar::open(&AnswerEar::default_dir()) {
+            Ok(ear) => (Some(ear), None),
+            Err(e) => (None, Some(e)),
+        }
+    }
+
+    /// Opens Moonshine's model in `dir` (see [`Moonshine::default_dir`]), on one thread: it
+    /// hears beside PocketSphinx, which has the other core.
+    pub fn open(dir: &Path) -> Result<AnswerEar, VoiceError> {
+        let model = Moonshine::open(dir, 1).map_err(model_error)?;
+        Ok(AnswerEar {
+            model,
+            margin: DEFAULT_MARGIN,
+            doubt: DEFAULT_DOUBT,
+        })
+    }
+
+    /// The same ear with other limits (benches and tuning).
+    pub fn with_limits(mut self, margin: f32, doubt: f32) -> AnswerEar {
+        self.margin = margin;
+        self.doubt = doubt;
+        self
+    }
+
+    /// Hears `samples` (16 kHz mono) as an answer, or not.
+    pub fn hear(&mut self, samples: &[i16]) -> Result<EarHeard, VoiceError> {
+        let heard = self.model.encode(samples).map_err(model_error)?;
+        let forms: Vec<String> = ANSWERS
+            .iter()
+            .flat_map(|(word, _)| {
+                ENDINGS
+                    .iter()
+                    .map(move |end| format!("{}{end}", capital(word)))
+            })
+            .collect();
+        let texts: Vec<&str> = forms.iter().map(String::as_str).collect();
+        let scored = self.model.score(&heard, &texts).map_err(model_error)?;
+        // Each word: its forms' probabilities summed (log-sum-exp), and its best form's doubt.
+        let words: Vec<(f32, f32)> = scored
+            .chunks(ENDINGS.len())
+            .map(|forms| {
+                let top = forms.iter().map(|s| s.log_prob).fold(f32::MIN, f32::max);
+                let sum = top
+                    + forms
+                        .iter()
+                        .map(|s| (s.log_prob - top).exp())
+                        .sum::<f32>()
+                        .ln();
+                let doubt = forms
+                    .iter()
+                    .find(|s| s.log_prob == top)
+                    .map_or(f32::MAX, |s| s.doubt);
+                (sum, doubt)
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..words.len()).collect();
+        order.sort_by(|&a, &b| words[b].0.total_cmp(&words[a].0));
+        let (best, next) = match order.as_slice() {
+            [best, next, ..] => (*best, *next),
+            _ => return Err(VoiceError::Model("Moonshine scored no answers".into())),
+        };
+        let margin = words[best].0 - words[next].0;
+        let doubt = words[best].1;
+        let (word, meaning) = ANSWERS[best];
+        Ok(EarHeard {
+            answer: (margin >= self.margin && doubt <= self.doubt).then_some(meaning),
+            best: word,
+            meaning,
+            margin,
+            doubt,
+            agrees: false,
+        })
+    }
+}
+
+fn capital(word: &str) -> String {
+    let mut c = word.chars();
+    c.next()
+        .map(|first| first.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+fn model_error(e: MoonshineError) -> VoiceError {
+    VoiceError::Model(format!("the answers' second ear: {e}"))
+}

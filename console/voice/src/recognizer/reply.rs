@@ -1,0 +1,138 @@
+//! A read-back's answer: PocketSphinx's answer grammar first, then the turn's grammar, and the
+//! second ear ([`crate::ear`]) beside them.
+
+use std::time::Instant;
+
+use super::{
+    answer_of, loud_frames, loud_length, no_turn, pick, span_ratio, unexplained, Command, Heard,
+    Hypothesis, Recognition, Recognizer, VoiceError, ANSWER, GRAMMAR, MAX_ANSWER_FRAMES,
+    MAX_UNEXPLAINED,
+};
+
+impl Recognizer {
+    /// Hears one utterance while a read-back waits for "confirm" or "cancel"
+    /// ([`crate::VoiceChannel::pending`]). The read-back's own grammar (confirm, cancel, yes,
+    /// no) is tried first, against the phone loop with its own threshold; when it rejects,
+    /// the utterance is heard as in a free turn, so a new try still replaces the pending one
+    /// (and "confirm" or "cancel" may still be heard there), but a faint command
+    /// ([`Heard::Unsure`]) is rejected. With a second ear ([`Recognizer::set_ear`]), what is
+    /// rejected may still be an answer.
+    pub fn hear_reply(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
+        let start = Instant::now();
+        if self.grammar.is_none() {
+            return Err(no_turn());
+        }
+        // The second ear hears on the other core while PocketSphinx decodes (so that the
+        // player waits for the slower of the two, not both); its answer is used only when
+        // PocketSphinx rejected the utterance, and only if it is sure and PocketSphinx's
+        // answer grammar, forced to choose, chose the same meaning (either alone took
+        // chatter: docs/VOICE.md, seventh round).
+        // Nor is it asked about what is too long to be an answer (a try, a sentence).
+        let short = loud_length(&loud_frames(samples)) <= MAX_ANSWER_FRAMES;
+        let mut ear = if short { self.ear.take() } else { None };
+        let (by_sphinx, by_ear) = std::thread::scope(|s| {
+            let second = ear.as_mut().map(|e| s.spawn(move || e.hear(samples)));
+            let first = self.reply_by_pocketsphinx(samples, start);
+            (first, second.map(|h| h.join()))
+        });
+        if ear.is_some() {
+            self.ear = ear;
+        }
+        let (mut rec, forced) = by_sphinx?;
+        // An utterance the ear cannot take (too long) or a failure of its own is no opinion.
+        if let (Heard::Rejected, Some(Ok(Ok(mut heard)))) = (rec.heard, by_ear) {
+            heard.agrees = forced == Some(heard.meaning);
+            if let (true, Some(command)) = (heard.agrees, heard.answer) {
+                rec.heard = Heard::Command(command);
+            }
+            rec.ear = Some(heard);
+        }
+        rec.took = start.elapsed();
+        Ok(rec)
+    }
+
+    /// [`Recognizer::hear_reply`] by PocketSphinx alone, and what its answer grammar heard
+    /// when it was asked (forced to choose one answer).
+    fn reply_by_pocketsphinx(
+        &mut self,
+        samples: &[i16],
+        start: Instant,
+    ) -> Result<(Recognition, Option<Command>), VoiceError> {
+        // A try (heard by the first decoder, as in a free turn) is no answer.
+        if self.short.is_some() {
+            if let Some(said) = self.try_heard(samples)? {
+                return Ok((self.hear_turn(samples, start, Some(said), false)?, None));
+            }
+        }
+        let alt = self.short.is_some();
+        let answer = pick(&mut self.decoder, &mut self.short, alt).decode(ANSWER, samples)?;
+        let mut answer_ratio = None;
+        // The turn's grammar's hearing, when the answer check needed it: not decoded twice.
+        let mut turn = None;
+        if let Some(command) = answer_of(&answer.text) {
+            if self.is_answer(&answer, command, samples, &mut turn, alt)? {
+                let span = span_ratio(
+                    pick(&mut self.decoder, &mut self.short, alt),
+                    ANSWER,
+                    &answer,
+                    samples,
+                )?;
+                answer_ratio = Some(span);
+                if span >= self.answer_threshold {
+                    let rec = Recognition {
+                        heard: Heard::Command(command),
+                        ratio: span,
+                        span_ratio: span,
+                        answer_ratio,
+                        words: answer.text,
+                        frames: answer.frames,
+                        wide_words: String::new(),
+                        wide_margin: None,
+                        ear: None,
+                        took: start.elapsed(),
+                    };
+                    return Ok((rec, Some(command)));
+                }
+            }
+        }
+        let forced = answer_of(&answer.text);
+        let mut rec = self.hear_turn(samples, start, turn, alt)?;
+        rec.answer_ratio = answer_ratio;
+        // A faint command is never read back over a read-back that waits: it would drop it.
+        if let Heard::Unsure(_) = rec.heard {
+            rec.heard = Heard::Rejected;
+        }
+        Ok((rec, forced))
+    }
+
+    /// Whether what the answer grammar heard may be an answer at all: one short word (the
+    /// loud part of the audio at most [`MAX_ANSWER_FRAMES`]) that the turn's grammar does not
+    /// hear as a try, nor as another command. A new try forced onto "confirm" would play the
+    /// try read back: the turn's grammar, where tries, commands and answers compete, must not
+    /// hear a try; and "rebuffs", "queen" or "offer draw" said while a read-back waits were
+    /// forced onto "confirm" too (docs/VOICE.md, third round).
+    fn is_answer(
+        &mut self,
+        answer: &Hypothesis,
+        command: Command,
+        samples: &[i16],
+        turn: &mut Option<Hypothesis>,
+        alt: bool,
+    ) -> Result<bool, VoiceError> {
+        let loud = loud_frames(samples);
+        if loud_length(&loud) > MAX_ANSWER_FRAMES || unexplained(answer, &loud) > MAX_UNEXPLAINED {
+            return Ok(false);
+        }
+        let said = pick(&mut self.decoder, &mut self.short, alt).decode(GRAMMAR, samples)?;
+        let other = self
+            .grammar
+            .as_ref()
+            .is_some_and(|g| match g.interpret(&said.text) {
+                Heard::Try(_) => true,
+                Heard::Command(c) => c != command,
+                Heard::Unsure(_) | Heard::Rejected => false,
+            });
+        *turn = Some(said);
+        Ok(!other)
+    }
+}
