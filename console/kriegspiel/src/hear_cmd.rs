@@ -43,7 +43,7 @@ pub struct Args {
     plain_model: bool,
     /// Hear the read-back's answers (`--reply`) with PocketSphinx alone, without Moonshine's
     /// second ear (docs/VOICE.md, seventh round).
-    #[arg(long)]
+    #[arg(long, requires = "reply")]
     no_moonshine: bool,
     /// 16 kHz mono 16-bit WAV files, one utterance each.
     #[arg(required = true)]

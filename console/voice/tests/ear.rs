@@ -5,35 +5,14 @@
 //! (console/voice/fetch-moonshine.sh); without it these tests fail, naming the script.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::process::Command as Process;
-
+#[path = "support/flite.rs"]
+mod flite;
 #[path = "support/room.rs"]
 mod room;
 
-use kriegspiel_voice::{wav, AnswerEar, Command, Heard, Model, Recognizer};
+use flite::say;
+use kriegspiel_voice::{AnswerEar, Command, Heard, Model, Recognizer};
 use shakmaty::{Chess, Color};
-
-fn say(voice: &str, text: &str, dir: &Path) -> Vec<i16> {
-    let raw = dir.join("raw.wav");
-    let out = dir.join("out.wav");
-    let ok = Process::new("flite")
-        .args(["-voice", voice, "-t", text, "-o"])
-        .arg(&raw)
-        .status()
-        .expect("flite")
-        .success();
-    assert!(ok, "flite {voice} {text}");
-    let ok = Process::new("sox")
-        .arg(&raw)
-        .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"])
-        .arg(&out)
-        .status()
-        .expect("sox")
-        .success();
-    assert!(ok, "sox");
-    wav::read_wav(&out).unwrap()
-}
 
 fn ear() -> AnswerEar {
     AnswerEar::open(&AnswerEar::default_dir()).unwrap_or_else(|e| panic!("{e}"))
@@ -62,7 +41,9 @@ fn the_ear_hears_answers_and_nothing_else() {
     let mut taken = 0;
     for voice in ["slt", "rms"] {
         for (text, want) in ANSWERS {
-            let heard = ear.hear(&say(voice, text, dir.path())).unwrap();
+            let heard = ear
+                .hear(&say(voice, text, dir.path(), "utterance"))
+                .unwrap();
             println!("{voice} '{text}': {heard:?}");
             assert!(
                 heard.answer.is_none() || heard.answer == Some(want),
@@ -75,7 +56,9 @@ fn the_ear_hears_answers_and_nothing_else() {
             taken += usize::from(heard.answer.is_some());
         }
         for text in NOT_ANSWERS {
-            let heard = ear.hear(&say(voice, text, dir.path())).unwrap();
+            let heard = ear
+                .hear(&say(voice, text, dir.path(), "utterance"))
+                .unwrap();
             assert_eq!(heard.answer, None, "{voice} '{text}': {heard:?}");
         }
     }
@@ -99,7 +82,7 @@ fn with_the_ear_more_answers_are_heard_in_room_noise() {
     let (mut alone, mut with) = (0, 0);
     for voice in ["slt", "rms", "awb", "kal16"] {
         for (text, want) in ANSWERS {
-            let noisy = room::mix(&say(voice, text, dir.path()), 15.0, |i| {
+            let noisy = room::mix(&say(voice, text, dir.path(), "utterance"), 15.0, |i| {
                 noise[i % noise.len()]
             });
             let a = plain.hear_reply(&noisy).unwrap();
@@ -125,7 +108,7 @@ fn with_the_ear_more_answers_are_heard_in_room_noise() {
             with += usize::from(b.heard == Heard::Command(want));
         }
         for text in NOT_ANSWERS {
-            let noisy = room::mix(&say(voice, text, dir.path()), 15.0, |i| {
+            let noisy = room::mix(&say(voice, text, dir.path(), "utterance"), 15.0, |i| {
                 noise[i % noise.len()]
             });
             let rec = eared.hear_reply(&noisy).unwrap();

@@ -6,34 +6,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::process::Command as Process;
 
+#[path = "support/flite.rs"]
+mod flite;
 #[path = "support/room.rs"]
 mod room;
 
-use kriegspiel_voice::{wav, Command, Heard, Model, Recognizer};
+use flite::say;
+use kriegspiel_voice::{Command, Heard, Model, Recognizer};
 use shakmaty::{Chess, Color, Square};
-
-fn say(voice: &str, text: &str, dir: &Path, name: &str) -> Vec<i16> {
-    let raw = dir.join(format!("{name}.raw.wav"));
-    let out = dir.join(format!("{name}.wav"));
-    let ok = Process::new("flite")
-        .args(["-voice", voice, "-t", text, "-o"])
-        .arg(&raw)
-        .status()
-        .expect("flite")
-        .success();
-    assert!(ok, "flite {voice} {text}");
-    let ok = Process::new("sox")
-        .arg(&raw)
-        .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"])
-        .arg(&out)
-        .status()
-        .expect("sox")
-        .success();
-    assert!(ok, "sox");
-    wav::read_wav(&out).unwrap()
-}
 
 #[test]
 fn answers_tries_and_chatter_while_a_read_back_waits() {

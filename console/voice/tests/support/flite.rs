@@ -1,0 +1,27 @@
+//! Speech synthesised at test time: flite's `voice` saying `text`, resampled by sox to the
+//! recogniser's 16 kHz mono 16-bit, in `dir` under `name`.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::Command;
+
+pub fn say(voice: &str, text: &str, dir: &Path, name: &str) -> Vec<i16> {
+    let raw = dir.join(format!("{name}.raw.wav"));
+    let out = dir.join(format!("{name}.wav"));
+    let ok = Command::new("flite")
+        .args(["-voice", voice, "-t", text, "-o"])
+        .arg(&raw)
+        .status()
+        .expect("flite")
+        .success();
+    assert!(ok, "flite {voice} {text}");
+    let ok = Command::new("sox")
+        .arg(&raw)
+        .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"])
+        .arg(&out)
+        .status()
+        .expect("sox")
+        .success();
+    assert!(ok, "sox");
+    kriegspiel_voice::wav::read_wav(&out).unwrap()
+}
