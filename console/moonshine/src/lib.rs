@@ -1,5 +1,5 @@
 //! Moonshine base-en (Useful Sensors, MIT), an encoder-decoder speech model, asked how likely
-//! a few given phrases are for an utterance, and what it would write itself.
+//! each of a few given phrases is as the transcript of an utterance.
 //!
 //! The model and the ONNX Runtime library it was exported for come from the Python package
 //! index (the wheel `moonshine-cpp` 0.1.4 carries both; `console/voice/fetch-moonshine.sh`
@@ -30,6 +30,8 @@ const HEADS: usize = 8;
 const HEAD_WIDTH: usize = 52;
 /// The longest utterance heard (30 s at 16 kHz): longer audio is no answer, and is not encoded.
 pub const MAX_SAMPLES: usize = 16_000 * 30;
+/// The largest tokenizer file read (Moonshine's is 242 KB).
+const MAX_TOKENIZER_BYTES: u64 = 4 << 20;
 
 /// Why the model could not be opened or run.
 #[derive(Debug)]
@@ -121,13 +123,19 @@ impl Moonshine {
                 return Err(MoonshineError::Missing(dir.join(name)));
             }
         }
-        let pieces = pieces(
-            &std::fs::read(dir.join(TOKENIZER))
-                .map_err(|_| MoonshineError::Missing(dir.join(TOKENIZER)))?,
-        )
-        .ok_or_else(|| MoonshineError::Tokenizer(dir.join(TOKENIZER)))?;
+        let tokenizer = dir.join(TOKENIZER);
+        let bytes = std::fs::metadata(&tokenizer)
+            .ok()
+            .filter(|m| m.len() <= MAX_TOKENIZER_BYTES)
+            .and_then(|_| std::fs::read(&tokenizer).ok())
+            .ok_or_else(|| MoonshineError::Tokenizer(tokenizer.clone()))?;
+        let pieces = pieces(&bytes).ok_or(MoonshineError::Tokenizer(tokenizer))?;
         // The runtime is loaded once per process; a second model (another player) shares it.
-        ort::init_from(dir.join(RUNTIME).to_string_lossy()).commit()?;
+        // `ort` panics on a library it cannot load or of another version: said as an error.
+        let runtime = dir.join(RUNTIME);
+        let path = runtime.to_string_lossy().into_owned();
+        std::panic::catch_unwind(|| ort::init_from(path).commit())
+            .map_err(|_| MoonshineError::Runtime(format!("cannot load {}", runtime.display())))??;
         let session = |name: &str| -> Result<Session, MoonshineError> {
             Ok(Session::builder()?
                 .with_intra_threads(threads.max(1))?
@@ -346,6 +354,30 @@ mod tests {
         let (p, best) = log_softmax_at(&[0.0, 0.0, (3f32).ln()], 0);
         assert!((p - (0.2f32).ln()).abs() < 1e-5);
         assert!((best - (0.6f32).ln()).abs() < 1e-5);
+    }
+
+    /// Files that are not the model (a broken download, another folder) are an error, never a
+    /// panic: not even the runtime library's.
+    #[test]
+    fn a_folder_of_junk_is_an_error() {
+        let dir =
+            std::env::temp_dir().join(format!("kriegspiel-moonshine-junk-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in [ENCODER, DECODER, RUNTIME] {
+            std::fs::write(dir.join(name), b"not a model").unwrap();
+        }
+        // A tokenizer cut short is refused first.
+        std::fs::write(dir.join(TOKENIZER), [5u8, b'<']).unwrap();
+        let Err(e) = Moonshine::open(&dir, 1) else {
+            panic!("opened junk")
+        };
+        assert!(matches!(e, MoonshineError::Tokenizer(_)), "{e}");
+        std::fs::write(dir.join(TOKENIZER), [1u8, b'a', 1, b'b', 1, b'c', 1, b'd']).unwrap();
+        let Err(e) = Moonshine::open(&dir, 1) else {
+            panic!("opened junk")
+        };
+        assert!(matches!(e, MoonshineError::Runtime(_)), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
