@@ -8,6 +8,7 @@
 //! PocketSphinx's alone).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -91,14 +92,15 @@ pub struct Moonshine {
     decoder: Session,
     /// The decoder's inputs, by name, in its order.
     inputs: Vec<String>,
-    /// The tokenizer's pieces (SentencePiece, "▁" for a space), by token id.
-    pieces: Vec<Vec<u8>>,
+    /// The tokenizer's pieces (SentencePiece, "▁" for a space) and their ids; a piece the file
+    /// repeats (some byte pieces) has its last id, the model's own.
+    ids: HashMap<Vec<u8>, i64>,
 }
 
 impl fmt::Debug for Moonshine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Moonshine")
-            .field("pieces", &self.pieces.len())
+            .field("pieces", &self.ids.len())
             .finish_non_exhaustive()
     }
 }
@@ -130,6 +132,10 @@ impl Moonshine {
             .and_then(|_| std::fs::read(&tokenizer).ok())
             .ok_or_else(|| MoonshineError::Tokenizer(tokenizer.clone()))?;
         let pieces = pieces(&bytes).ok_or(MoonshineError::Tokenizer(tokenizer))?;
+        let ids = pieces
+            .into_iter()
+            .zip(0i64..)
+            .collect::<HashMap<Vec<u8>, i64>>();
         // The runtime is loaded once per process; a second model (another player) shares it.
         // `ort` panics on a library it cannot load or of another version: said as an error.
         let runtime = dir.join(RUNTIME);
@@ -148,7 +154,7 @@ impl Moonshine {
             encoder,
             decoder,
             inputs,
-            pieces,
+            ids,
         })
     }
 
@@ -273,7 +279,7 @@ impl Moonshine {
         while at < bytes.len() {
             let piece = (at + 1..=bytes.len())
                 .rev()
-                .find_map(|end| self.id_of(&bytes[at..end]).map(|id| (id, end)));
+                .find_map(|end| self.ids.get(&bytes[at..end]).map(|&id| (id, end)));
             let Some((id, end)) = piece else {
                 return Err(MoonshineError::Untokenizable(text.to_string()));
             };
@@ -281,14 +287,6 @@ impl Moonshine {
             at = end;
         }
         Ok(out)
-    }
-
-    /// The last id of a piece (the tokenizer repeats some byte pieces; the model's own are last).
-    fn id_of(&self, piece: &[u8]) -> Option<i64> {
-        self.pieces
-            .iter()
-            .rposition(|p| p.as_slice() == piece)
-            .and_then(|i| i64::try_from(i).ok())
     }
 }
 

@@ -67,18 +67,6 @@ impl AnswerEar {
         Moonshine::default_dir()
     }
 
-    /// The ear a player's recogniser gets: none when `off`; none, and why, when the model
-    /// cannot be opened (answers are then PocketSphinx's alone).
-    pub fn for_player(off: bool) -> (Option<AnswerEar>, Option<VoiceError>) {
-        if off {
-            return (None, None);
-        }
-        match AnswerEar::open(&AnswerEar::default_dir()) {
-            Ok(ear) => (Some(ear), None),
-            Err(e) => (None, Some(e)),
-        }
-    }
-
     /// Opens Moonshine's model in `dir` (see [`Moonshine::default_dir`]), on one thread: it
     /// hears beside PocketSphinx, which has the other core.
     pub fn open(dir: &Path) -> Result<AnswerEar, VoiceError> {
