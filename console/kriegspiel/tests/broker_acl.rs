@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use kriegspiel_frontend::credentials::{RoundSecret, SeatFile};
 use kriegspiel_net::{BoardTopics, TableTopics};
-use kriegspiel_tests::mosquitto::{free_port, Mosquitto};
+use kriegspiel_tests::mosquitto::{free_port, CuttableProxy, Mosquitto};
 use rumqttc::{
     Client, ConnectReturnCode, ConnectionError, Event, MqttOptions, Packet, QoS,
     SubscribeReasonCode,
@@ -713,25 +713,46 @@ fn players_play_through_the_broker_with_their_seat_files_and_hear_only_their_own
     assert!(!payloads.contains("Illegal move."), "{payloads}");
 }
 
+/// A round on its broker whose console reaches the broker through a proxy the test can cut,
+/// and its hall (its own journal): a player's terminal, on the broker directly, can then be
+/// on the broker while the console is not, whichever reconnects first.
+fn hall_behind_a_proxy(
+    template: &str,
+) -> (
+    Round,
+    tempfile::TempDir,
+    Mosquitto,
+    CuttableProxy,
+    kriegspiel_tests::process::ChildGuard,
+) {
+    let (r, dir, m) = round_on_broker(template);
+    let proxy = CuttableProxy::start(m.port).unwrap();
+    // The seat files name the broker itself; the console's round names the proxy.
+    std::fs::write(&r.file, template.replace("PORT", &proxy.port.to_string())).unwrap();
+    let hall = hall(&r, &dir.path().join("j.sqlite"));
+    (r, dir, m, proxy, hall)
+}
+
 /// The broker restarted as a service restarts it (SIGTERM: it says every client's last
-/// will, so the console hears that White's terminal vanished): White's terminal comes back
-/// with the broker and keeps its session, past the console's grace for a vanished one.
-/// His seat file started again takes the seat, and the first terminal is told why.
+/// will, so the console hears that White's terminal vanished), and the console back on it
+/// seconds after White's terminal, whose "I am back" found nobody listening: White, saying
+/// nothing, keeps his session past the console's grace for a vanished one. His seat file started again takes the seat, and the first terminal is told why.
 #[test]
 fn a_player_keeps_his_seat_through_a_broker_restart_and_a_second_terminal_takes_it_plainly() {
     use kriegspiel_tests::console::Terminal;
-    let (r, dir, mut m) = round_on_broker(ROUND_OF_PLAYERS);
-    let journal = dir.path().join("j.sqlite");
-    let _hall = hall(&r, &journal);
+    let (r, _dir, mut m, proxy, _hall) = hall_behind_a_proxy(ROUND_OF_PLAYERS);
     let white_file = r.seats.join("table-1-white.seat");
     let mut white = Terminal::with_args(&["--seat-file", text(&white_file)]);
     white.expect("Connected to table 1 as white");
+    // The will reaches the console as the broker stops; the console stays away after.
     m.stop();
+    proxy.cut();
     std::thread::sleep(Duration::from_secs(2));
     m.restart().unwrap();
     white.expect("(the network is back)");
-    white.say("my men");
-    white.expect("Your men: king e1");
+    std::thread::sleep(Duration::from_secs(4));
+    proxy.restore();
+    // He says nothing: that he is there reaches the console all the same.
     std::thread::sleep(Duration::from_secs(17));
     white.say("my men");
     white.expect("Your men: king e1");
@@ -749,6 +770,49 @@ fn a_player_keeps_his_seat_through_a_broker_restart_and_a_second_terminal_takes_
     assert_eq!(white.exit().code(), Some(1));
     again.say("my men");
     again.expect("Your men: king e1");
+}
+
+/// The console away from the broker for a few seconds (its network cut) while the player
+/// types: the broker keeps nothing for a client that is not there, and his lines are sent
+/// again until the console counts them, then answered once each, in order.
+#[test]
+fn lines_typed_while_the_console_is_away_from_the_broker_are_answered_once_it_is_back() {
+    use kriegspiel_tests::console::Terminal;
+    let (r, _dir, _m, proxy, _hall) = hall_behind_a_proxy(ROUND_OF_PLAYERS);
+    let white_file = r.seats.join("table-1-white.seat");
+    let mut white = Terminal::with_args(&["--seat-file", text(&white_file)]);
+    white.expect("Connected to table 1 as white");
+    proxy.cut();
+    std::thread::sleep(Duration::from_millis(500));
+    white.say("my men");
+    white.say("help");
+    std::thread::sleep(Duration::from_secs(4));
+    proxy.restore();
+    white.expect("Your men: king e1");
+    white.expect("Commands:");
+    white.say("my men");
+    white.expect("Your men: king e1");
+    let answers: Vec<&String> = white
+        .transcript
+        .iter()
+        .filter(|l| l.contains("Your men") || l.contains("Commands:"))
+        .collect();
+    assert_eq!(
+        answers.len(),
+        3,
+        "each answered once: {:?}",
+        white.transcript
+    );
+    // His keys end: the console answers what it has, ends the session, and he is done at
+    // once (not after the console's grace for a vanished terminal).
+    let ended = Instant::now();
+    drop(white.keys.take());
+    assert_eq!(white.exit().code(), Some(0));
+    assert!(
+        ended.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        ended.elapsed()
+    );
 }
 
 #[test]

@@ -28,6 +28,9 @@ pub use order::{Arrived, InOrder};
 pub use outbox::{Outbox, OutboxFull};
 pub use plainly::{refusal, Plainly};
 pub use seat::{SeatWireError, SessionId, ToConsole, ToSeat, MAX_LINE};
-pub use seat_lines::{Heard, HeardLines, SaidLines, ASK_EVERY_MS, HELD_LINES, KEPT_LINES};
+pub use seat_lines::{
+    Heard, HeardLines, SaidLines, TakenLines, TooManyUntaken, TypedLines, ASK_EVERY_MS, HELD_LINES,
+    HERE_EVERY_MS, KEPT_LINES, RESEND_TYPED_MS, UNTAKEN_LINES,
+};
 pub use topics::{round, BoardTopics, Principal, Status, TableTopics, TopicKind};
 pub use transport::{BoardTransport, TransportConfig, TransportError, TransportWriter};

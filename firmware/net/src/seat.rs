@@ -39,8 +39,14 @@ impl std::str::FromStr for SessionId {
 /// A player's terminal to its table's console (the seat's `input` topic).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToConsole {
-    /// A line he typed or said; a session's first is its hello (`TABLE COLOR CODE [voice]`).
-    Line { session: SessionId, text: String },
+    /// Line number `seq` (from 0) he typed or said; a session's first is its hello
+    /// (`TABLE COLOR CODE [voice]`). The broker drops what is published while the console
+    /// is away, so a line is sent again until the console's `alive` counts it.
+    Line {
+        session: SessionId,
+        seq: u64,
+        text: String,
+    },
     /// Say again every line from `from` on: the terminal missed it.
     Resend { session: SessionId, from: u64 },
     /// The session ends: he quit.
@@ -62,8 +68,13 @@ pub enum ToSeat {
     },
     /// The session's last line is number `seq`: after it, nothing more comes.
     End { session: SessionId, seq: u64 },
-    /// The console runs, and has said `next` lines to the session so far.
-    Alive { session: SessionId, next: u64 },
+    /// The console runs, has said `next` lines to the session so far, and has taken the
+    /// session's lines before `taken`.
+    Alive {
+        session: SessionId,
+        next: u64,
+        taken: u64,
+    },
     /// The console knows no such session (it was restarted, or the session ended long ago).
     Gone { session: SessionId },
     /// The lines before `to` asked for again are no longer kept: go on from `to`.
@@ -125,10 +136,11 @@ fn one_line(text: &str) -> String {
 }
 
 impl ToConsole {
-    /// A line he typed, as one line of at most [`MAX_LINE`] bytes.
-    pub fn line(session: SessionId, text: &str) -> ToConsole {
+    /// Line `seq` he typed, as one line of at most [`MAX_LINE`] bytes.
+    pub fn line(session: SessionId, seq: u64, text: &str) -> ToConsole {
         ToConsole::Line {
             session,
+            seq,
             text: one_line(text),
         }
     }
@@ -144,7 +156,7 @@ impl ToConsole {
 
     pub fn encode(&self) -> Vec<u8> {
         match self {
-            ToConsole::Line { session, text } => format!("{session} line {text}"),
+            ToConsole::Line { session, seq, text } => format!("{session} line {seq} {text}"),
             ToConsole::Resend { session, from } => format!("{session} resend {from}"),
             ToConsole::Bye { session } => format!("{session} bye"),
             ToConsole::Vanished { session } => format!("{session} vanished"),
@@ -158,11 +170,17 @@ impl ToConsole {
         let session: SessionId = session.parse()?;
         let (kind, rest) = rest.split_once(' ').unwrap_or((rest, ""));
         match kind {
-            "line" if rest.len() <= MAX_LINE => Ok(ToConsole::Line {
-                session,
-                text: rest.to_owned(),
-            }),
-            "line" => Err(SeatWireError::TooLong),
+            "line" => {
+                let (seq, text) = rest.split_once(' ').unwrap_or((rest, ""));
+                if text.len() > MAX_LINE {
+                    return Err(SeatWireError::TooLong);
+                }
+                Ok(ToConsole::Line {
+                    session,
+                    seq: number(Some(seq))?,
+                    text: text.to_owned(),
+                })
+            }
             "resend" => Ok(ToConsole::Resend {
                 session,
                 from: number(Some(rest))?,
@@ -198,7 +216,11 @@ impl ToSeat {
         match self {
             ToSeat::Line { session, seq, text } => format!("{session} {seq} line {text}"),
             ToSeat::End { session, seq } => format!("{session} {seq} end"),
-            ToSeat::Alive { session, next } => format!("{session} {next} alive"),
+            ToSeat::Alive {
+                session,
+                next,
+                taken,
+            } => format!("{session} {next} alive {taken}"),
             ToSeat::Gone { session } => format!("{session} 0 gone"),
             ToSeat::Skip { session, to } => format!("{session} {to} skip"),
         }
@@ -225,7 +247,11 @@ impl ToSeat {
             }),
             ("line", Some(_)) => Err(SeatWireError::TooLong),
             ("end", None) => Ok(ToSeat::End { session, seq: n }),
-            ("alive", None) => Ok(ToSeat::Alive { session, next: n }),
+            ("alive", Some(taken)) => Ok(ToSeat::Alive {
+                session,
+                next: n,
+                taken: number(Some(taken))?,
+            }),
             ("gone", None) => Ok(ToSeat::Gone { session }),
             ("skip", None) => Ok(ToSeat::Skip { session, to: n }),
             _ => Err(SeatWireError::Kind),
@@ -242,8 +268,8 @@ mod tests {
     #[test]
     fn every_message_reads_back_as_it_was_sent() {
         let to_console = [
-            ToConsole::line(S, "1 white abcdef voice"),
-            ToConsole::line(S, ""),
+            ToConsole::line(S, 0, "1 white abcdef voice"),
+            ToConsole::line(S, 7, ""),
             ToConsole::Resend {
                 session: S,
                 from: 17,
@@ -261,6 +287,7 @@ mod tests {
             ToSeat::Alive {
                 session: S,
                 next: 10,
+                taken: 3,
             },
             ToSeat::Gone { session: S },
             ToSeat::Skip { session: S, to: 4 },
@@ -274,7 +301,7 @@ mod tests {
     #[test]
     fn a_line_is_one_line_of_bounded_length() {
         let long = "é".repeat(MAX_LINE);
-        let ToConsole::Line { text, .. } = ToConsole::line(S, &long) else {
+        let ToConsole::Line { text, .. } = ToConsole::line(S, 2, &long) else {
             panic!("a line")
         };
         assert!(text.len() <= MAX_LINE && text.chars().all(|c| c == 'é'));
@@ -286,12 +313,14 @@ mod tests {
 
     #[test]
     fn bad_payloads_are_refused_with_their_reason() {
-        let cases: [(&[u8], SeatWireError); 8] = [
+        let cases: [(&[u8], SeatWireError); 10] = [
             (b"", SeatWireError::Session),
             (b"xyz line e2e4", SeatWireError::Session),
             (b"00abcdef01234567 shout e2e4", SeatWireError::Kind),
             (b"00abcdef01234567 resend many", SeatWireError::Number),
-            (b"00abcdef01234567 line a\nb", SeatWireError::NotText),
+            (b"00abcdef01234567 line 1 a\nb", SeatWireError::NotText),
+            (b"00abcdef01234567 line e2e4", SeatWireError::Number),
+            (b"00abcdef01234567 line", SeatWireError::Number),
             (b"00abcdef01234567 line \xff", SeatWireError::NotText),
             (b"00abcdef01234567 bye now", SeatWireError::Kind),
             (&[b'a'; MAX_PAYLOAD + 1], SeatWireError::TooLong),
@@ -305,6 +334,10 @@ mod tests {
         );
         assert_eq!(
             ToSeat::decode(b"00abcdef01234567 2 alive now"),
+            Err(SeatWireError::Number)
+        );
+        assert_eq!(
+            ToSeat::decode(b"00abcdef01234567 2 alive"),
             Err(SeatWireError::Kind)
         );
     }

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use bounded_lines::LineReader;
 use kriegspiel_hall::TableNo;
-use kriegspiel_net::{Broker, SaidLines, SessionId, TableTopics, ToConsole, ToSeat};
+use kriegspiel_net::{Broker, SaidLines, SessionId, TableTopics, TakenLines, ToConsole, ToSeat};
 use kriegspiel_referee::shakmaty::Color;
 use rumqttc::{Client, ConnectReturnCode, ConnectionError, Event, Packet, QoS};
 
@@ -32,9 +32,10 @@ pub const ALIVE_EVERY: Duration = Duration::from_secs(2);
 /// Messages waiting for one seat's worker: a flood beyond is dropped (his own lines only).
 const SEAT_QUEUE: usize = 256;
 /// How long a session whose terminal vanished (the broker's last will) is kept for it to
-/// come back: a broker restarted, a network cut, a laptop's Wi-Fi roaming. Its terminal
-/// says it lost the console after 15 s without a word, so longer would keep a seat held
-/// for nobody.
+/// come back: a broker restarted, a network cut, a laptop's Wi-Fi roaming. A terminal that
+/// is there says so every [`kriegspiel_net::HERE_EVERY_MS`], so one that came back before
+/// this console did is heard in time. Its terminal says it lost the console after 15 s
+/// without a word, so longer would keep a seat held for nobody.
 const VANISHED_GRACE: Duration = Duration::from_secs(15);
 /// Requests waiting in the client: beyond, a line is not sent now, but kept and sent again
 /// when the terminal asks.
@@ -189,6 +190,8 @@ struct Bridged {
     session: SessionId,
     stream: UnixStream,
     said: Arc<Mutex<SaidLines>>,
+    /// The terminal's lines handed on so far (its hello was the first).
+    taken: TakenLines,
     /// The connection ended and its last line is said.
     ended: Arc<std::sync::atomic::AtomicBool>,
     reader: Option<std::thread::JoinHandle<()>>,
@@ -234,7 +237,7 @@ impl Seat {
                     .as_ref()
                     .filter(|b| !b.ended.load(Ordering::Acquire))
                 {
-                    let alive = lock(&b.said).alive();
+                    let alive = lock(&b.said).alive(&b.taken);
                     self.publish(&alive);
                 }
             }
@@ -243,7 +246,7 @@ impl Seat {
 
     fn take(&mut self, m: ToConsole) {
         let session = m.session();
-        let current = self.current.as_ref().filter(|b| b.session == session);
+        let current = self.current.as_mut().filter(|b| b.session == session);
         if current.is_some() {
             // Whatever it says, its terminal is there (a vanishing is said once more below).
             self.vanished = None;
@@ -251,14 +254,17 @@ impl Seat {
         match (m, current) {
             (ToConsole::Vanished { .. }, Some(_)) => self.vanished = Some(Instant::now()),
             (ToConsole::Vanished { .. }, None) => {}
-            (ToConsole::Line { text, .. }, Some(b)) => {
-                // His lines go to the channel as typed; it limits their rate. One that cannot
+            (ToConsole::Line { seq, text, .. }, Some(b)) => {
+                // His lines go to the channel as typed, each once and in order (a repeat or
+                // one past a gap comes again); the channel limits their rate. One that cannot
                 // be written now (the session is ending) is dropped.
-                let mut stream = &b.stream;
-                let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
-                let _ = writeln!(stream, "{text}");
+                if b.taken.take(seq) {
+                    let mut stream = &b.stream;
+                    let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
+                    let _ = writeln!(stream, "{text}");
+                }
             }
-            (ToConsole::Line { text, .. }, None) if hello(&text).is_some() => {
+            (ToConsole::Line { seq: 0, text, .. }, None) if hello(&text).is_some() => {
                 self.open(session, &text);
             }
             (ToConsole::Resend { from, .. }, Some(b)) => {
@@ -373,10 +379,13 @@ impl Seat {
         };
         let mut writing = &ours;
         let _ = writeln!(writing, "{hello_line}");
+        let mut taken = TakenLines::new();
+        taken.take(0);
         self.current = Some(Bridged {
             session,
             stream: ours,
             said,
+            taken,
             ended,
             reader,
             served: Some(served),

@@ -15,6 +15,7 @@ use bounded_lines::LineReader;
 use kriegspiel_frontend::credentials::{SeatFile, SeatPlace};
 use kriegspiel_net::{
     Broker, BrokerUrl, Heard, HeardLines, Password, SessionId, TableTopics, ToConsole, ToSeat,
+    TypedLines, HERE_EVERY_MS,
 };
 use kriegspiel_referee::shakmaty::Color;
 use rumqttc::{Client, ConnectReturnCode, ConnectionError, Event, LastWill, Packet, QoS};
@@ -100,6 +101,8 @@ pub fn connect(seat: &Seat) -> Result<(UnixStream, UnixStream), String> {
     let keys = bridge.try_clone().map_err(|e| e.to_string())?;
     let shared = Arc::new(Mutex::new(Intake {
         heard: HeardLines::new(session),
+        typed: TypedLines::new(session),
+        started: Instant::now(),
         out: bridge,
         last_word: Instant::now(),
         done: false,
@@ -128,8 +131,9 @@ pub fn connect(seat: &Seat) -> Result<(UnixStream, UnixStream), String> {
     {
         let client = client.clone();
         let input = input.clone();
+        let shared = shared.clone();
         spawn("seat-keys", move || {
-            send_keys(keys, &client, &input, session)
+            send_keys(keys, &shared, &client, &input, session);
         })?;
     }
     spawn("seat-watch", move || watch(&shared, &client, &input))?;
@@ -144,9 +148,13 @@ fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), String> {
         .map_err(|e| format!("cannot start the broker's thread: {e}"))
 }
 
-/// What the terminal's lines came to: the in-order intake and the terminal's end.
+/// The session's two directions: the console's lines in order and the terminal's end, and
+/// what the terminal typed until the console counts it.
 struct Intake {
     heard: HeardLines,
+    typed: TypedLines,
+    /// The steady clock's origin for both.
+    started: Instant,
     out: UnixStream,
     last_word: Instant,
     /// The terminal's end is closed: the session ended, or the console is lost.
@@ -154,6 +162,10 @@ struct Intake {
 }
 
 impl Intake {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
     fn say(&mut self, line: &str) {
         if !self.done {
             let _ = writeln!(self.out, "{line}");
@@ -240,6 +252,7 @@ impl Listener {
     fn take(&self, m: ToSeat) {
         let mut intake = lock(&self.shared);
         intake.last_word = Instant::now();
+        intake.typed.heard(&m);
         for heard in intake.heard.take(m) {
             match heard {
                 Heard::Line(text) => intake.say(&text),
@@ -271,15 +284,31 @@ impl Listener {
     }
 }
 
-/// What the terminal writes goes to the console, a line each; when it ends, so does the
-/// session.
-fn send_keys(keys: UnixStream, client: &Client, input: &str, session: SessionId) {
+/// What the terminal writes goes to the console, a line each, numbered and kept until the
+/// console counts it; when it ends and the console has every line, so does the session.
+fn send_keys(
+    keys: UnixStream,
+    shared: &Mutex<Intake>,
+    client: &Client,
+    input: &str,
+    session: SessionId,
+) {
     let mut lines = LineReader::with_limit(keys, kriegspiel_net::MAX_LINE);
     while let Ok(Some(line)) = lines.next_line() {
         let Ok(line) = line else {
             continue;
         };
-        let m = ToConsole::line(session, line);
+        let mut intake = lock(shared);
+        let now = intake.now_ms();
+        let typed = intake.typed.type_line(line, now);
+        let m = match typed {
+            Ok(m) => m,
+            Err(full) => {
+                intake.say(&format!("({full}: wait for the network)"));
+                continue;
+            }
+        };
+        drop(intake);
         if client
             .publish(input, QoS::AtLeastOnce, false, m.encode())
             .is_err()
@@ -287,17 +316,29 @@ fn send_keys(keys: UnixStream, client: &Client, input: &str, session: SessionId)
             return;
         }
     }
+    // His last lines are answered before the session ends: the console counts them first
+    // (or is given up, after the terminal's own wait for it).
+    let asked = Instant::now();
+    while asked.elapsed() < SILENCE {
+        let intake = lock(shared);
+        if intake.done || intake.typed.all_taken() {
+            break;
+        }
+        drop(intake);
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let _ = client.publish(
         input,
         QoS::AtLeastOnce,
         false,
-        ToConsole::Vanished { session }.encode(),
+        ToConsole::Bye { session }.encode(),
     );
 }
 
-/// Asks for missing lines, and gives the console up after [`SILENCE`].
+/// Asks for missing lines, sends again typed lines the console has not counted, says the
+/// terminal is there every [`HERE_EVERY_MS`], and gives the console up after [`SILENCE`].
 fn watch(shared: &Mutex<Intake>, client: &Client, input: &str) {
-    let start = Instant::now();
+    let mut here_at = 0;
     loop {
         std::thread::sleep(Duration::from_millis(200));
         let mut intake = lock(shared);
@@ -310,9 +351,18 @@ fn watch(shared: &Mutex<Intake>, client: &Client, input: &str) {
             intake.close();
             return;
         }
-        let now_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        if let Some(ask) = intake.heard.ask(now_ms) {
-            let _ = client.try_publish(input, QoS::AtLeastOnce, false, ask.encode());
+        let now_ms = intake.now_ms();
+        let mut to_send = intake.typed.again(now_ms);
+        to_send.extend(intake.heard.ask(now_ms));
+        if to_send.is_empty() && now_ms.saturating_sub(here_at) >= HERE_EVERY_MS {
+            to_send.push(intake.heard.back());
+        }
+        drop(intake);
+        if !to_send.is_empty() {
+            here_at = now_ms;
+        }
+        for m in to_send {
+            let _ = client.try_publish(input, QoS::AtLeastOnce, false, m.encode());
         }
     }
 }
