@@ -4,8 +4,9 @@
 //! queues utterances itself, so the thread hands each text over at once and never waits for
 //! its end: a headless speech-dispatcher may never report one.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -65,17 +66,31 @@ impl TtsSpeaker {
                     return;
                 }
             };
+            // speech-dispatcher reports each utterance's end (or its cancellation). Between
+            // two utterances nothing is speaking, so "is it speaking" would say done while
+            // the queue still holds words, and a program exiting then loses them.
+            let ended = Arc::new(AtomicU64::new(0));
+            let counter = || -> Box<dyn FnMut(tts::UtteranceId)> {
+                let ended = ended.clone();
+                Box::new(move |_| {
+                    ended.fetch_add(1, Ordering::SeqCst);
+                })
+            };
+            let _ = tts.on_utterance_end(Some(counter()));
+            let _ = tts.on_utterance_stop(Some(counter()));
+            let mut queued = 0u64;
             for text in texts {
                 if let Some(log) = &log {
                     log.write(&text);
                 }
-                if let Err(e) = tts.speak(text, false) {
-                    eprintln!("kriegspiel: speech-dispatcher: {e}");
+                match tts.speak(text, false) {
+                    Ok(_) => queued += 1,
+                    Err(e) => eprintln!("kriegspiel: speech-dispatcher: {e}"),
                 }
             }
-            // Wait for the queue to drain where speech-dispatcher says so; a headless one
-            // may never report the end, so the caller's `finish` limit decides.
-            while tts.is_speaking().unwrap_or(false) {
+            // Every utterance handed over has ended; a headless speech-dispatcher may never
+            // report an end, so the caller's `finish` limit decides.
+            while ended.load(Ordering::SeqCst) < queued {
                 std::thread::sleep(Duration::from_millis(50));
             }
             let _ = done_tx.send(());

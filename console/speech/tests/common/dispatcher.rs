@@ -27,6 +27,11 @@ impl Dispatcher {
         }
     }
 
+    /// Its process id, for a signal sent from another thread.
+    pub fn pid(&self) -> &str {
+        &self.pid
+    }
+
     /// Sends `signal` (`-STOP`, `-CONT`, ...) to it.
     pub fn signal(&self, signal: &str) {
         let _ = Command::new("kill").args([signal, &self.pid]).status();
