@@ -269,10 +269,32 @@ fn the_second_ear_is_asked_about_answers_and_its_absence_is_said() {
     assert!(
         stderr.contains("Moonshine's model is not installed")
             && stderr.contains("fetch-moonshine.sh")
-            && stderr.contains("answers are heard by PocketSphinx alone"),
+            && stderr.contains("answers and tries are heard by PocketSphinx alone"),
         "{stderr}"
     );
     let line: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(line.get("moonshine").is_none(), "{line}");
     assert_eq!(line["rejected"], true, "{line}");
+}
+
+/// A try heard in a free turn is put to the second ear with its alternatives (PocketSphinx's
+/// next best tries): `--verbose` shows what the ear made of them; `--no-moonshine` leaves it
+/// out. The ear chooses which try, never whether one was said: chatter stays rejected.
+#[test]
+fn the_second_ear_chooses_among_a_tries_alternatives() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    say_as("slt", "b two to b three", &p("try.wav"));
+    say("where is the bathroom", &p("sentence.wav"));
+    let files = [p("try.wav"), p("sentence.wav")];
+    let lines = hear_lines(&["--verbose"], &files);
+    let choice = &lines[0]["moonshine_try"];
+    assert!(
+        choice["lead"].is_f64() && choice["margin"].is_f64() && choice["taken"].is_boolean(),
+        "{lines:?}"
+    );
+    assert_eq!(lines[0]["try"], "b2b3", "{lines:?}");
+    assert!(lines[1].get("try").is_none(), "{lines:?}");
+    let lines = hear_lines(&["--verbose", "--no-moonshine"], &files[..1]);
+    assert!(lines[0].get("moonshine_try").is_none(), "{lines:?}");
 }

@@ -41,9 +41,9 @@ pub struct Args {
     /// enrolment) the model adapted to a club's room is used; docs/VOICE.md.
     #[arg(long, conflicts_with = "enrolment")]
     plain_model: bool,
-    /// Hear the read-back's answers (`--reply`) with PocketSphinx alone, without Moonshine's
-    /// second ear (docs/VOICE.md, seventh round).
-    #[arg(long, requires = "reply")]
+    /// Hear with PocketSphinx alone, without Moonshine's second ear (which hears the
+    /// read-back's answers and chooses among a try's alternatives; docs/VOICE.md).
+    #[arg(long)]
     no_moonshine: bool,
     /// 16 kHz mono 16-bit WAV files, one utterance each.
     #[arg(required = true)]
@@ -90,10 +90,8 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if args.reply {
-        if let Some(ear) = crate::ear::second_ear("kriegspiel hear", args.no_moonshine) {
-            recognizer.set_ear(ear);
-        }
+    if let Some(ear) = crate::ear::second_ear("kriegspiel hear", args.no_moonshine) {
+        recognizer.set_ear(ear);
     }
     let mut status = ExitCode::SUCCESS;
     let stdout = std::io::stdout();
@@ -129,6 +127,9 @@ pub fn run(args: Args) -> ExitCode {
                     line["answer_ratio"] = json!(rec.answer_ratio);
                     if let Some(ear) = rec.ear {
                         line["moonshine"] = json!({"best": ear.best, "margin": ear.margin, "doubt": ear.doubt, "agrees": ear.agrees});
+                    }
+                    if let Some(choice) = &rec.try_ear {
+                        line["moonshine_try"] = json!({"lead": choice.lead, "margin": choice.margin, "taken": choice.taken});
                     }
                     line["ms"] = json!(rec.took.as_millis() as u64);
                 }

@@ -100,8 +100,8 @@ pub struct Args {
     /// enrolment) the model adapted to a club's room is used; docs/VOICE.md.
     #[arg(long, requires = "voice", conflicts_with = "enrolment")]
     plain_model: bool,
-    /// Hear his "confirm" and "cancel" with PocketSphinx alone, without Moonshine's second ear
-    /// (docs/VOICE.md, seventh round).
+    /// Hear him with PocketSphinx alone, without Moonshine's second ear (his "confirm" and
+    /// "cancel", and the choice among a try's alternatives; docs/VOICE.md).
     #[arg(long, requires = "voice")]
     no_moonshine: bool,
     #[command(flatten)]

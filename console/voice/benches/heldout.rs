@@ -47,7 +47,10 @@
 //! takes whatever PocketSphinx's forced answer agrees with, and the dump's `ear` column lets
 //! any limits be tried afterwards), `HELDOUT_DECIDE=1` keeps the committed thresholds with
 //! `-- tuning` (the limits were chosen so), and `HELDOUT_EXPORT=DIR` writes the clips for
-//! `console/voice/tools/moonshine/answers.py`.
+//! `console/voice/tools/moonshine/answers.py`. The same ear chooses among a free turn's tries
+//! (eighth round): `HELDOUT_TRY_MARGIN=LEAD` sets the lead it needs over PocketSphinx's try
+//! (`-1000`: its choice whenever it differs; the dump's `try_ear` and `ps` columns let any
+//! lead be tried afterwards).
 //!
 //! Faint commands (issue 21, fifth round): `HELDOUT_UNSURE=FLOOR` sets the floor under which a
 //! command is rejected rather than read back; the floor was chosen with `-- tuning` and
@@ -478,6 +481,8 @@ struct Heard2 {
     clip: Clip,
     /// As in a free turn.
     free: Recognition,
+    /// PocketSphinx's own hearing in a free turn, before the ear chose among its tries.
+    free_ps: String,
     /// While a read-back waits.
     reply: Recognition,
 }
@@ -841,6 +846,10 @@ fn ear() -> Option<AnswerEar> {
     }
     let ear = AnswerEar::open(&AnswerEar::default_dir())
         .unwrap_or_else(|e| panic!("{e} (or HELDOUT_EAR=off)"));
+    let ear = match std::env::var("HELDOUT_TRY_MARGIN") {
+        Ok(lead) => ear.with_try_margin(lead.parse().unwrap()),
+        Err(_) => ear,
+    };
     Some(match std::env::var("HELDOUT_EAR_LIMITS") {
         Ok(limits) => {
             let l: Vec<f32> = limits
@@ -858,8 +867,17 @@ fn hear_clip(r: &mut Recognizer, set: &Set, clip: Clip) -> Heard2 {
     let (fen, color) = set.positions[clip.position];
     r.set_turn(&chess(fen), color).unwrap();
     let free = r.hear(&clip.samples).unwrap();
+    let free_ps = match (free.heard, r.grammar()) {
+        (Heard::Try(_), Some(g)) => id(g.interpret(&free.words)),
+        (other, _) => id(other),
+    };
     let reply = r.hear_reply(&clip.samples).unwrap();
-    Heard2 { clip, free, reply }
+    Heard2 {
+        clip,
+        free,
+        free_ps,
+        reply,
+    }
 }
 
 /// Each (voice, level) heard by its own recogniser, with that voice's transform if any.
@@ -1110,7 +1128,7 @@ fn main() {
         for h in &heard {
             for (how, r) in [("free", &h.free), ("reply", &h.reply)] {
                 println!(
-                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\tspan {}\tanswer {:?}\twide '{}' {:?}\tear {:?}",
+                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\tspan {}\tanswer {:?}\twide '{}' {:?}\tear {:?}\tps {}\ttry_ear {:?}",
                     h.clip.kind,
                     h.clip.voice,
                     level_name(h.clip.level),
@@ -1123,7 +1141,9 @@ fn main() {
                     r.answer_ratio,
                     r.wide_words,
                     r.wide_margin,
-                    r.ear.map(|e| (e.best, e.margin, e.doubt, e.agrees, e.answer.is_some()))
+                    r.ear.map(|e| (e.best, e.margin, e.doubt, e.agrees, e.answer.is_some())),
+                    if how == "free" { h.free_ps.as_str() } else { "" },
+                    r.try_ear.as_ref().map(|e| (e.best, e.lead, e.margin, e.taken))
                 );
             }
         }

@@ -48,6 +48,7 @@ pub struct AnswerEar {
     model: Moonshine,
     margin: f32,
     doubt: f32,
+    try_margin: f32,
 }
 
 impl std::fmt::Debug for AnswerEar {
@@ -75,6 +76,7 @@ impl AnswerEar {
             model,
             margin: DEFAULT_MARGIN,
             doubt: DEFAULT_DOUBT,
+            try_margin: DEFAULT_TRY_MARGIN,
         })
     }
 
@@ -82,6 +84,12 @@ impl AnswerEar {
     pub fn with_limits(mut self, margin: f32, doubt: f32) -> AnswerEar {
         self.margin = margin;
         self.doubt = doubt;
+        self
+    }
+
+    /// The same ear with another lead required to replace PocketSphinx's try (benches).
+    pub fn with_try_margin(mut self, lead: f32) -> AnswerEar {
+        self.try_margin = lead;
         self
     }
 
@@ -132,6 +140,59 @@ impl AnswerEar {
             margin,
             doubt,
             agrees: false,
+        })
+    }
+}
+
+/// How far Moonshine's favourite among a try's alternatives must lead PocketSphinx's own try
+/// for the recogniser to take it instead. Chosen on the tuning set of `benches/heldout.rs`.
+pub const DEFAULT_TRY_MARGIN: f32 = 2.0;
+
+/// What the ear made of a try's alternatives ([`AnswerEar::choose`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EarChoice {
+    /// The alternative Moonshine scored best.
+    pub best: usize,
+    /// Its log-probability's lead over the first alternative (PocketSphinx's own), 0 when it
+    /// is that one.
+    pub lead: f32,
+    /// Its lead over the next best alternative.
+    pub margin: f32,
+    /// Whether the recogniser took it in place of PocketSphinx's try.
+    pub taken: bool,
+}
+
+impl AnswerEar {
+    /// Scores `phrases`, `forms` consecutive ones per try (PocketSphinx's try first, then
+    /// its alternatives, each in the same file-name schemes), as the transcript of `samples`;
+    /// a try scores its best form. Letters that sound alike (b, d, e, g) are where
+    /// PocketSphinx errs with confidence; a model trained on far more speech tells them apart
+    /// (docs/VOICE.md, eighth round).
+    pub fn choose(
+        &mut self,
+        samples: &[i16],
+        phrases: &[&str],
+        forms: usize,
+    ) -> Result<EarChoice, VoiceError> {
+        let heard = self.model.encode(samples).map_err(model_error)?;
+        let scored = self.model.score(&heard, phrases).map_err(model_error)?;
+        let tries: Vec<f32> = scored
+            .chunks(forms.max(1))
+            .map(|f| f.iter().map(|s| s.log_prob).fold(f32::MIN, f32::max))
+            .collect();
+        let mut order: Vec<usize> = (0..tries.len()).collect();
+        order.sort_by(|&a, &b| tries[b].total_cmp(&tries[a]));
+        let (best, margin) = match order.as_slice() {
+            [best, next, ..] => (*best, tries[*best] - tries[*next]),
+            [best] => (*best, f32::MAX),
+            [] => return Err(VoiceError::Model("Moonshine scored no phrases".into())),
+        };
+        let lead = tries[best] - tries[0];
+        Ok(EarChoice {
+            best,
+            lead,
+            margin,
+            taken: best != 0 && lead >= self.try_margin,
         })
     }
 }

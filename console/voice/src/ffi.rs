@@ -27,6 +27,10 @@ struct PsDecoder {
 struct PsSeg {
     _private: [u8; 0],
 }
+#[repr(C)]
+struct PsNbest {
+    _private: [u8; 0],
+}
 
 #[link(name = "pocketsphinx")]
 extern "C" {
@@ -58,6 +62,10 @@ extern "C" {
     ) -> i32;
     fn ps_seg_free(seg: *mut PsSeg);
     fn ps_seg_frames(seg: *mut PsSeg, out_sf: *mut c_int, out_ef: *mut c_int);
+    fn ps_nbest(ps: *mut PsDecoder) -> *mut PsNbest;
+    fn ps_nbest_next(nbest: *mut PsNbest) -> *mut PsNbest;
+    fn ps_nbest_hyp(nbest: *mut PsNbest, out_score: *mut i32) -> *const c_char;
+    fn ps_nbest_free(nbest: *mut PsNbest);
 }
 
 #[link(name = "sphinxbase")]
@@ -276,6 +284,46 @@ impl Decoder {
             frames,
             segments,
         })
+    }
+}
+
+impl Decoder {
+    /// The last utterance's best paths after the best, as word strings in order of score,
+    /// each once: at most `distinct` of them, from at most `paths` paths of the lattice (paths
+    /// differing only in silences and fillers give one string). Empty when the search made no
+    /// lattice.
+    pub fn alternatives(&mut self, distinct: usize, paths: usize) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        // SAFETY: live decoder after ps_end_utt (called by `decode`); the iterator is walked
+        // with ps_nbest_next, which frees it when it returns null, or freed explicitly.
+        let mut it = unsafe { ps_nbest(self.ps.as_ptr()) };
+        let mut walked = 0;
+        while !it.is_null() {
+            // SAFETY: `it` is a live iterator.
+            it = unsafe { ps_nbest_next(it) };
+            if it.is_null() {
+                break;
+            }
+            walked += 1;
+            let mut score = 0;
+            // SAFETY: live iterator; the string belongs to it and is copied at once.
+            let hyp = unsafe { ps_nbest_hyp(it, &mut score) };
+            if !hyp.is_null() {
+                // SAFETY: non-null, NUL-terminated, valid until the iterator moves.
+                let text = unsafe { CStr::from_ptr(hyp) }
+                    .to_string_lossy()
+                    .into_owned();
+                if !text.is_empty() && !out.contains(&text) {
+                    out.push(text);
+                }
+            }
+            if out.len() >= distinct || walked >= paths {
+                // SAFETY: live iterator, not used again.
+                unsafe { ps_nbest_free(it) };
+                break;
+            }
+        }
+        out
     }
 }
 

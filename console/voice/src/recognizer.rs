@@ -12,13 +12,16 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color};
 
-use crate::ear::{AnswerEar, EarHeard};
+use crate::ear::{AnswerEar, EarChoice, EarHeard};
 use crate::ffi::{Decoder, FfiError, Hypothesis};
 use crate::grammar::{answer_jsgf, answer_of, commands_jsgf, Command, Heard, TurnGrammar};
 use crate::transform::TransformError;
 use crate::words::dictionary;
 
+mod alternatives;
 mod reply;
+
+pub use alternatives::ALTERNATIVES;
 
 /// Where the en-us model lives (Debian `pocketsphinx-en-us`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,6 +141,8 @@ pub struct Recognition {
     pub wide_margin: Option<i32>,
     /// What the answers' second ear ([`AnswerEar`]) made of it, when it was asked.
     pub ear: Option<EarHeard>,
+    /// What the second ear made of a try's alternatives, when it was asked.
+    pub try_ear: Option<EarChoice>,
     /// Decoding time (all searches).
     pub took: Duration,
 }
@@ -388,7 +393,7 @@ impl Recognizer {
     pub fn hear(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
         let start = Instant::now();
         match self.try_heard(samples)? {
-            Some(said) => self.hear_turn(samples, start, Some(said), false),
+            Some(said) => self.hear_try(samples, start, said),
             None => self.hear_turn(samples, start, None, true),
         }
     }
@@ -487,6 +492,7 @@ impl Recognizer {
             answer_ratio: None,
             frames: said.frames,
             ear: None,
+            try_ear: None,
             took: start.elapsed(),
         })
     }

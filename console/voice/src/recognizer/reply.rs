@@ -61,7 +61,9 @@ impl Recognizer {
         // A try (heard by the first decoder, as in a free turn) is no answer.
         if self.short.is_some() {
             if let Some(said) = self.try_heard(samples)? {
-                return Ok((self.hear_turn(samples, start, Some(said), false)?, None));
+                // The ear, when it is not hearing an answer, chooses among the try's
+                // alternatives as in a free turn.
+                return Ok((self.hear_try(samples, start, said)?, None));
             }
         }
         let alt = self.short.is_some();
@@ -89,6 +91,7 @@ impl Recognizer {
                         wide_words: String::new(),
                         wide_margin: None,
                         ear: None,
+                        try_ear: None,
                         took: start.elapsed(),
                     };
                     return Ok((rec, Some(command)));
