@@ -18,6 +18,17 @@ fn ear() -> AnswerEar {
     AnswerEar::open(&AnswerEar::default_dir()).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Two recognisers for White at the start: PocketSphinx alone, and with the second ear.
+fn alone_and_with_the_ear() -> (Recognizer, Recognizer) {
+    let mut plain = Recognizer::new(&Model::default()).unwrap();
+    let mut eared = Recognizer::new(&Model::default()).unwrap();
+    eared.set_ear(ear());
+    for r in [&mut plain, &mut eared] {
+        r.set_turn(&Chess::default(), Color::White).unwrap();
+    }
+    (plain, eared)
+}
+
 const ANSWERS: [(&str, Command); 4] = [
     ("confirm", Command::Confirm),
     ("cancel", Command::Cancel),
@@ -73,12 +84,7 @@ fn the_ear_hears_answers_and_nothing_else() {
 fn with_the_ear_more_answers_are_heard_in_room_noise() {
     let dir = tempfile::tempdir().unwrap();
     let noise = room::pink(dir.path(), 20);
-    let mut plain = Recognizer::new(&Model::default()).unwrap();
-    let mut eared = Recognizer::new(&Model::default()).unwrap();
-    eared.set_ear(ear());
-    for r in [&mut plain, &mut eared] {
-        r.set_turn(&Chess::default(), Color::White).unwrap();
-    }
+    let (mut plain, mut eared) = alone_and_with_the_ear();
     let (mut alone, mut with) = (0, 0);
     for voice in ["slt", "rms", "awb", "kal16"] {
         for (text, want) in ANSWERS {
@@ -136,12 +142,7 @@ fn with_the_ear_more_answers_are_heard_in_room_noise() {
 fn with_the_ear_more_letter_tries_are_heard_right() {
     let dir = tempfile::tempdir().unwrap();
     let noise = room::pink(dir.path(), 20);
-    let mut plain = Recognizer::new(&Model::default()).unwrap();
-    let mut eared = Recognizer::new(&Model::default()).unwrap();
-    eared.set_ear(ear());
-    for r in [&mut plain, &mut eared] {
-        r.set_turn(&Chess::default(), Color::White).unwrap();
-    }
+    let (mut plain, mut eared) = alone_and_with_the_ear();
     const TRIES: [(&str, &str); 8] = [
         ("e two to e four", "e2e4"),
         ("d two to d four", "d2d4"),
