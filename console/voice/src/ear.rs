@@ -1,9 +1,10 @@
-//! A second ear for the read-back's answer: Moonshine base-en (an encoder-decoder model,
-//! [`kriegspiel_moonshine`]) scores "Confirm", "Cancel", "Yes" and "No" against the utterance
-//! (docs/VOICE.md, seventh round). PocketSphinx misses short answers in room noise that this
-//! model, trained on far more speech, still hears. Each alone takes some chatter for an
-//! answer; what PocketSphinx rejected is taken when the ear is sure of it and PocketSphinx's
-//! answer grammar, forced to choose, chose the same meaning.
+//! The second ear: Moonshine base-en (an encoder-decoder model, [`kriegspiel_moonshine`]),
+//! which PocketSphinx consults twice. It scores "Confirm", "Cancel", "Yes" and "No" against a
+//! read-back's answer (docs/VOICE.md, seventh round): PocketSphinx misses short answers in
+//! room noise that this model, trained on far more speech, still hears. Each alone takes some
+//! chatter for an answer; what PocketSphinx rejected is taken when the ear is sure of it and
+//! PocketSphinx's answer grammar, forced to choose, chose the same meaning. And it chooses
+//! among a try's alternatives ([`AnswerEar::choose`], eighth round).
 
 use std::path::Path;
 
@@ -205,5 +206,5 @@ fn capital(word: &str) -> String {
 }
 
 fn model_error(e: MoonshineError) -> VoiceError {
-    VoiceError::Model(format!("the answers' second ear: {e}"))
+    VoiceError::Model(format!("the second ear: {e}"))
 }
