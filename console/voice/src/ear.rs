@@ -125,13 +125,10 @@ impl AnswerEar {
                 (sum, doubt)
             })
             .collect();
-        let mut order: Vec<usize> = (0..words.len()).collect();
-        order.sort_by(|&a, &b| words[b].0.total_cmp(&words[a].0));
-        let (best, next) = match order.as_slice() {
-            [best, next, ..] => (*best, *next),
-            _ => return Err(VoiceError::Model("Moonshine scored no answers".into())),
+        let sums: Vec<f32> = words.iter().map(|w| w.0).collect();
+        let Some((best, margin)) = leader(&sums) else {
+            return Err(VoiceError::Model("Moonshine scored no answers".into()));
         };
-        let margin = words[best].0 - words[next].0;
         let doubt = words[best].1;
         let (word, meaning) = ANSWERS[best];
         Ok(EarHeard {
@@ -181,12 +178,8 @@ impl AnswerEar {
             .chunks(forms.max(1))
             .map(|f| f.iter().map(|s| s.log_prob).fold(f32::MIN, f32::max))
             .collect();
-        let mut order: Vec<usize> = (0..tries.len()).collect();
-        order.sort_by(|&a, &b| tries[b].total_cmp(&tries[a]));
-        let (best, margin) = match order.as_slice() {
-            [best, next, ..] => (*best, tries[*best] - tries[*next]),
-            [best] => (*best, f32::MAX),
-            [] => return Err(VoiceError::Model("Moonshine scored no phrases".into())),
+        let Some((best, margin)) = leader(&tries) else {
+            return Err(VoiceError::Model("Moonshine scored no phrases".into()));
         };
         let lead = tries[best] - tries[0];
         Ok(EarChoice {
@@ -195,6 +188,17 @@ impl AnswerEar {
             margin,
             taken: best != 0 && lead >= self.try_margin,
         })
+    }
+}
+
+/// The highest score's index and its lead over the next (`f32::MAX` when it is alone).
+fn leader(scores: &[f32]) -> Option<(usize, f32)> {
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    match order.as_slice() {
+        [best, next, ..] => Some((*best, scores[*best] - scores[*next])),
+        [best] => Some((*best, f32::MAX)),
+        [] => None,
     }
 }
 

@@ -21,8 +21,6 @@ use crate::words::dictionary;
 mod alternatives;
 mod reply;
 
-pub use alternatives::ALTERNATIVES;
-
 /// Where the en-us model lives (Debian `pocketsphinx-en-us`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Model {

@@ -9,7 +9,7 @@ use crate::ear::EarChoice;
 use crate::words::{file_of, FileNames};
 
 /// The most tries the ear scores for one utterance: PocketSphinx's and this many others.
-pub const ALTERNATIVES: usize = 7;
+const ALTERNATIVES: usize = 7;
 
 /// The most word strings read from the lattice for them (strings that differ only in a piece
 /// name give one try), and the most paths walked for those.
