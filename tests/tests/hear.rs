@@ -25,6 +25,50 @@ fn say_as(voice: &str, text: &str, wav: &Path) {
     assert!(status.success());
 }
 
+/// `speech` (a file in `dir`) at 16 kHz, changed by the sox `effects`, with sox's pink noise
+/// (volume 0.06) under it, written to `out` in `dir`.
+fn in_pink_noise(dir: &Path, speech: &str, effects: &[&str], out: &str) {
+    let sox = |args: &[&str]| {
+        let ok = Command::new("sox")
+            .arg("-R")
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .expect("sox is installed by tests/system-packages.sh")
+            .success();
+        assert!(ok, "sox {args:?}");
+    };
+    sox(&[speech, "-r", "16000", "-c", "1", "-b", "16", "voice.wav"]);
+    let mut shift = vec!["voice.wav", "shifted.wav"];
+    shift.extend(effects);
+    if effects.is_empty() {
+        shift.extend(["vol", "1"]);
+    }
+    sox(&shift);
+    sox(&[
+        "-n",
+        "-r",
+        "16000",
+        "-c",
+        "1",
+        "-b",
+        "16",
+        "noise.wav",
+        "synth",
+        "4",
+        "pinknoise",
+        "vol",
+        "0.06",
+    ]);
+    let seconds = Command::new("soxi")
+        .args(["-D", "shifted.wav"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let seconds = String::from_utf8_lossy(&seconds.stdout).trim().to_owned();
+    sox(&["-m", "shifted.wav", "noise.wav", out, "trim", "0", &seconds]);
+}
+
 /// `kriegspiel hear ARGS FILES`, which must succeed: its JSON lines.
 fn hear_lines(args: &[&str], files: &[std::path::PathBuf]) -> Vec<Value> {
     let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
@@ -169,48 +213,12 @@ fn the_room_adaptation_is_the_default_and_plain_model_turns_it_off() {
     let dir = tempfile::tempdir().unwrap();
     let p = |n: &str| dir.path().join(n);
     say_as("slt", "resign", &p("raw.wav"));
-    let sox = |args: &[&str]| {
-        let ok = Command::new("sox")
-            .arg("-R")
-            .args(args)
-            .current_dir(dir.path())
-            .status()
-            .expect("sox is installed by tests/system-packages.sh")
-            .success();
-        assert!(ok, "sox {args:?}");
-    };
-    sox(&["raw.wav", "-r", "16000", "-c", "1", "-b", "16", "voice.wav"]);
-    sox(&["voice.wav", "shifted.wav", "pitch", "250", "tempo", "0.88"]);
-    sox(&[
-        "-n",
-        "-r",
-        "16000",
-        "-c",
-        "1",
-        "-b",
-        "16",
-        "noise.wav",
-        "synth",
-        "4",
-        "pinknoise",
-        "vol",
-        "0.06",
-    ]);
-    let seconds = Command::new("soxi")
-        .args(["-D", "shifted.wav"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let seconds = String::from_utf8_lossy(&seconds.stdout).trim().to_owned();
-    sox(&[
-        "-m",
-        "shifted.wav",
-        "noise.wav",
+    in_pink_noise(
+        dir.path(),
+        "raw.wav",
+        &["pitch", "250", "tempo", "0.88"],
         "resign.wav",
-        "trim",
-        "0",
-        &seconds,
-    ]);
+    );
     let room = hear_lines(&[], &[p("resign.wav")]);
     assert_eq!(room[0]["command"], "resign", "{room:?}");
     assert_eq!(room[0]["read_back"], true, "{room:?}");
@@ -279,7 +287,7 @@ fn the_second_ear_is_asked_about_answers_and_its_absence_is_said() {
 
 /// A try heard in a free turn is put to the second ear with its alternatives (PocketSphinx's
 /// next best tries): `--verbose` shows what the ear made of them; `--no-moonshine` leaves it
-/// out. The ear chooses which try, never whether one was said: chatter stays rejected.
+/// out. Chatter stays rejected.
 #[test]
 fn the_second_ear_chooses_among_a_tries_alternatives() {
     let dir = tempfile::tempdir().unwrap();
@@ -297,4 +305,21 @@ fn the_second_ear_chooses_among_a_tries_alternatives() {
     assert!(lines[1].get("try").is_none(), "{lines:?}");
     let lines = hear_lines(&["--verbose", "--no-moonshine"], &files[..1]);
     assert!(lines[0].get("moonshine_try").is_none(), "{lines:?}");
+}
+
+/// A try PocketSphinx rejects (its ratio against the phone loop too low in room noise) is
+/// taken when the second ear is sure of it among PocketSphinx's alternatives and would nearly
+/// have written it: `--verbose` says `rescued`; `--no-moonshine` rejects it.
+#[test]
+fn the_second_ear_takes_a_try_pocketsphinx_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    say_as("awb", "e two to e four", &dir.path().join("raw.wav"));
+    in_pink_noise(dir.path(), "raw.wav", &[], "try.wav");
+    let file = [dir.path().join("try.wav")];
+    let lines = hear_lines(&["--verbose"], &file);
+    assert_eq!(lines[0]["try"], "e2e4", "{lines:?}");
+    assert_eq!(lines[0]["moonshine_try"]["rescued"], true, "{lines:?}");
+    assert!(lines[0]["moonshine_try"]["doubt"].is_f64(), "{lines:?}");
+    let lines = hear_lines(&["--no-moonshine"], &file);
+    assert_eq!(lines[0]["rejected"], true, "{lines:?}");
 }

@@ -129,7 +129,7 @@ pub fn run(args: Args) -> ExitCode {
                         line["moonshine"] = json!({"best": ear.best, "margin": ear.margin, "doubt": ear.doubt, "agrees": ear.agrees});
                     }
                     if let Some(choice) = &rec.try_ear {
-                        line["moonshine_try"] = json!({"lead": choice.lead, "margin": choice.margin, "taken": choice.taken});
+                        line["moonshine_try"] = json!({"lead": choice.lead, "margin": choice.margin, "doubt": choice.doubt, "taken": choice.taken, "rescued": choice.rescued});
                     }
                     line["ms"] = json!(rec.took.as_millis() as u64);
                 }

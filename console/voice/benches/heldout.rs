@@ -50,7 +50,9 @@
 //! `console/voice/tools/moonshine/answers.py`. The same ear chooses among a free turn's tries
 //! (eighth round): `HELDOUT_TRY_MARGIN=LEAD` sets the lead it needs over PocketSphinx's try
 //! (`-1000`: its choice whenever it differs; the dump's `try_ear` and `ps` columns let any
-//! lead be tried afterwards).
+//! lead be tried afterwards). It takes a try PocketSphinx rejected within its rescue limits
+//! (ninth round): `HELDOUT_RESCUE="MARGIN DOUBT"` sets them (`"-1000 1000"`: whenever the
+//! wide grammar allows; the dump's `try_ear` lets any be tried afterwards).
 //!
 //! Faint commands (issue 21, fifth round): `HELDOUT_UNSURE=FLOOR` sets the floor under which a
 //! command is rejected rather than read back; the floor was chosen with `-- tuning` and
@@ -68,7 +70,7 @@ use std::time::{Duration, Instant};
 
 use kriegspiel_referee::Try;
 use kriegspiel_voice::{
-    wav, AnswerEar, FileNames, Heard, Model, Recognition, Recognizer, TurnGrammar,
+    wav, AnswerEar, FileNames, Heard, Model, Recognition, Recognizer, Rescue, TurnGrammar,
 };
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color};
@@ -850,6 +852,19 @@ fn ear() -> Option<AnswerEar> {
         Ok(lead) => ear.with_try_margin(lead.parse().unwrap()),
         Err(_) => ear,
     };
+    let ear = match std::env::var("HELDOUT_RESCUE") {
+        Ok(limits) => {
+            let l: Vec<f32> = limits
+                .split_whitespace()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            ear.with_rescue(Rescue {
+                margin: l[0],
+                doubt: l[1],
+            })
+        }
+        Err(_) => ear,
+    };
     Some(match std::env::var("HELDOUT_EAR_LIMITS") {
         Ok(limits) => {
             let l: Vec<f32> = limits
@@ -1143,7 +1158,9 @@ fn main() {
                     r.wide_margin,
                     r.ear.map(|e| (e.best, e.margin, e.doubt, e.agrees, e.answer.is_some())),
                     if how == "free" { h.free_ps.as_str() } else { "" },
-                    r.try_ear.as_ref().map(|e| (e.best, e.lead, e.margin, e.taken))
+                    r.try_ear
+                        .as_ref()
+                        .map(|e| (e.best, e.lead, e.margin, e.taken, e.doubt, e.rescued))
                 );
             }
         }

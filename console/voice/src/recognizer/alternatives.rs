@@ -1,11 +1,12 @@
 //! A free turn's try heard again: PocketSphinx's best paths after its own are other tries
 //! (its lattice's N-best), and the second ear ([`crate::ear`]) scores them all on the other
-//! core while PocketSphinx goes on judging its own (docs/VOICE.md, eighth round).
+//! core while PocketSphinx goes on judging its own (docs/VOICE.md, eighth round). When
+//! PocketSphinx rejects its try, the ear's may still be taken (ninth round).
 
 use std::time::Instant;
 
-use super::{Heard, Hypothesis, Recognition, Recognizer, VoiceError};
-use crate::ear::EarChoice;
+use super::{Heard, Hypothesis, Recognition, Recognizer, VoiceError, WIDE};
+use crate::ear::{EarChoice, Rescue};
 use crate::words::{file_of, FileNames};
 
 /// The most tries the ear scores for one utterance: PocketSphinx's and this many others.
@@ -18,8 +19,11 @@ const PATHS: usize = 400;
 
 impl Recognizer {
     /// [`Recognizer::hear_turn`] of the first decoder's try `said`, with the ear choosing among
-    /// its alternatives when there is an ear and there are alternatives. PocketSphinx alone
-    /// decides whether a try was said at all; the ear only which one.
+    /// its alternatives when there is an ear. When PocketSphinx accepts a try, the ear only
+    /// chooses which one. When PocketSphinx rejects it, the ear's try is taken if it passes the
+    /// ear's [`Rescue`] limits: rejected by the ratio against the phone loop, when the wide
+    /// grammar hears no try his men cannot make and no command; rejected by the wide grammar,
+    /// when the ear also prefers it to what the wide grammar heard.
     pub(super) fn hear_try(
         &mut self,
         samples: &[i16],
@@ -31,36 +35,100 @@ impl Recognizer {
         } else {
             Vec::new()
         };
-        let mut ear = if phrases.len() > 1 {
-            self.ear.take()
-        } else {
+        let mut ear = if phrases.is_empty() {
             None
+        } else {
+            self.ear.take()
         };
         // Each try in letters and in every scheme PocketSphinx heard a file in: "e" heard as
         // "eva" must not lose to another try said in letters (docs/VOICE.md, eighth round).
         let schemes = schemes(phrases.first().map_or("", String::as_str));
+        let forms = schemes.len();
         let rendered: Vec<String> = phrases
             .iter()
-            .flat_map(|p| schemes.iter().map(move |&s| in_scheme(p, s)))
+            .flat_map(|p| schemes.iter().map(|&s| in_scheme(p, s)))
             .collect();
         let (by_sphinx, by_ear) = std::thread::scope(|s| {
             let second = ear.as_mut().map(|e| {
                 let texts: Vec<&str> = rendered.iter().map(String::as_str).collect();
-                s.spawn(move || e.choose(samples, &texts, schemes.len()))
+                s.spawn(move || e.choose(samples, &texts, forms))
             });
             let first = self.hear_turn(samples, start, Some(said), false);
+            // While the ear still hears: what the wide grammar makes of a rejected try, which
+            // the ear may take after all.
+            let first = match first {
+                Ok(mut rec) if second.is_some() && by_phone_loop(&rec) => self
+                    .decoder
+                    .decode(WIDE, samples)
+                    .map_err(VoiceError::from)
+                    .map(|wide| {
+                        rec.wide_words = wide.text;
+                        rec
+                    }),
+                other => other,
+            };
             (first, second.map(|h| h.join()))
         });
+        let rescue = ear.as_ref().map(|e| e.rescue());
         if ear.is_some() {
             self.ear = ear;
         }
         let mut rec = by_sphinx?;
         // A failure of the ear's own is no opinion.
-        if let (Heard::Try(_), Some(Ok(Ok(choice)))) = (rec.heard, by_ear) {
-            rec.try_ear = Some(self.take_choice(&mut rec, &phrases, choice));
+        match (rec.heard, by_ear, rescue) {
+            (Heard::Try(_), Some(Ok(Ok(choice))), _) if phrases.len() > 1 => {
+                rec.try_ear = Some(self.take_choice(&mut rec, &phrases, choice));
+            }
+            (Heard::Rejected, Some(Ok(Ok(choice))), Some(limits)) if by_phone_loop(&rec) => {
+                rec.try_ear = Some(self.rescue(&mut rec, &phrases, choice, limits, true));
+            }
+            // The wide grammar's words, said in the same schemes, as one more rival.
+            (Heard::Rejected, Some(Ok(Ok(_))), Some(limits)) if rec.wide_margin.is_some() => {
+                let rival: Vec<String> = schemes
+                    .iter()
+                    .map(|&s| in_scheme(&rec.wide_words, s))
+                    .collect();
+                let texts: Vec<&str> = rival.iter().map(String::as_str).collect();
+                if let Some(Ok(choice)) = self.ear.as_mut().map(|e| e.against(&texts)) {
+                    rec.try_ear = Some(self.rescue(&mut rec, &phrases, choice, limits, false));
+                }
+            }
+            _ => {}
         }
         rec.took = start.elapsed();
         Ok(rec)
+    }
+
+    /// Puts the ear's try in `rec`, which PocketSphinx rejected, when it passes `limits` and,
+    /// `ask_wide`, the wide grammar heard no try his men cannot make (a try said to a square
+    /// they cannot reach is forced onto one they can) and no command. (Without `ask_wide`, the
+    /// wide grammar's words were a rival in `choice`, past the end of `phrases`.)
+    fn rescue(
+        &self,
+        rec: &mut Recognition,
+        phrases: &[String],
+        mut choice: EarChoice,
+        limits: Rescue,
+        ask_wide: bool,
+    ) -> EarChoice {
+        choice.taken = false;
+        let Some(grammar) = self.grammar.as_ref() else {
+            return choice;
+        };
+        let wide_allows = !ask_wide
+            || match grammar.interpret(&rec.wide_words) {
+                Heard::Try(t) => grammar.tries().any(|x| x == t),
+                Heard::Command(_) | Heard::Unsure(_) => false,
+                Heard::Rejected => true,
+            };
+        let chosen = phrases.get(choice.best).map(|p| grammar.interpret(p));
+        if let Some(Heard::Try(t)) = chosen {
+            if wide_allows && choice.margin >= limits.margin && choice.doubt <= limits.doubt {
+                rec.heard = Heard::Try(t);
+                choice.rescued = true;
+            }
+        }
+        choice
     }
 
     /// Puts the ear's try in `rec` when it is to be taken and is one of the turn's tries.
@@ -105,6 +173,12 @@ impl Recognizer {
         }
         phrases
     }
+}
+
+/// Whether `rec` was rejected by its ratio against the phone loop (not by the wide grammar,
+/// which then ran, nor for want of a path).
+fn by_phone_loop(rec: &Recognition) -> bool {
+    rec.heard == Heard::Rejected && rec.wide_margin.is_none() && rec.ratio != i32::MIN
 }
 
 /// Letters, and each other scheme a file word of `words` is in.
