@@ -54,6 +54,9 @@
 //! (ninth round): `HELDOUT_RESCUE="MARGIN DOUBT"` sets them (`"-1000 1000"`: whenever the
 //! wide grammar allows; the dump's `try_ear` lets any be tried afterwards).
 //!
+//! `HELDOUT_WARM=off` hears each utterance without letting PocketSphinx's front end hear it
+//! first (ninth round).
+//!
 //! Faint commands (issue 21, fifth round): `HELDOUT_UNSURE=FLOOR` sets the floor under which a
 //! command is rejected rather than read back; the floor was chosen with `-- tuning` and
 //! `HELDOUT_ENROL=none` (per-voice recognisers at the committed thresholds, so the summary
@@ -490,8 +493,12 @@ struct Heard2 {
 }
 
 /// `HELDOUT_UNSURE=FLOOR`: the floor under which a command is rejected rather than read back
-/// (`Recognizer::set_unsure_threshold`; a large number reads none back).
-fn set_unsure(r: &mut Recognizer) {
+/// (`Recognizer::set_unsure_threshold`; a large number reads none back); `HELDOUT_WARM=off`:
+/// each utterance heard without the front end's hearing it first (`Recognizer::set_warm`).
+fn configure(r: &mut Recognizer) {
+    if std::env::var("HELDOUT_WARM").as_deref() == Ok("off") {
+        r.set_warm(false);
+    }
     if let Some(floor) = std::env::var("HELDOUT_UNSURE")
         .ok()
         .and_then(|f| f.parse().ok())
@@ -825,7 +832,7 @@ fn hear_all(
                     r.set_command_threshold(i32::MIN);
                     r.set_answer_threshold(i32::MIN);
                 }
-                set_unsure(&mut r);
+                configure(&mut r);
                 if let Some(ear) = ear() {
                     r.set_ear(ear);
                 }
@@ -934,7 +941,7 @@ fn hear_per_voice(
                         options.push(("-mllr", t.as_str()));
                     }
                     let mut r = Recognizer::with_options(&model(), &options, true).unwrap();
-                    set_unsure(&mut r);
+                    configure(&mut r);
                     while let Some(clip) = clips.pop() {
                         let heard = hear_clip(&mut r, set, clip);
                         out.lock().unwrap().push(heard);

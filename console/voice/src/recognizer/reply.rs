@@ -22,6 +22,7 @@ impl Recognizer {
         if self.grammar.is_none() {
             return Err(no_turn());
         }
+        self.warm(samples)?;
         // The second ear hears on the other core while PocketSphinx decodes (so that the
         // player waits for the slower of the two, not both); its answer is used only when
         // PocketSphinx rejected the utterance, and only if it is sure and PocketSphinx's
