@@ -41,9 +41,6 @@ fn in_pink_noise(dir: &Path, speech: &str, effects: &[&str], out: &str) {
     sox(&[speech, "-r", "16000", "-c", "1", "-b", "16", "voice.wav"]);
     let mut shift = vec!["voice.wav", "shifted.wav"];
     shift.extend(effects);
-    if effects.is_empty() {
-        shift.extend(["vol", "1"]);
-    }
     sox(&shift);
     sox(&[
         "-n",

@@ -165,7 +165,7 @@ pub const DEFAULT_TRY_MARGIN: f32 = 2.0;
 
 /// When the ear's try is taken although PocketSphinx rejected the utterance (docs/VOICE.md,
 /// ninth round): the ear must be sure of it among the alternatives and would nearly have
-/// written it (chatter forced onto a try is words it would rather write: a doubt of 26 or
+/// written it (chatter forced onto a try is words it would rather write: a doubt of 23.5 or
 /// more on the tuning set, where rejected tries it took rightly had 15 or less). Chosen on the
 /// tuning set of `benches/heldout.rs`.
 #[derive(Debug, Clone, Copy, PartialEq)]
