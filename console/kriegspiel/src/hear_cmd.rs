@@ -131,6 +131,18 @@ pub fn run(args: Args) -> ExitCode {
                     if let Some(choice) = &rec.try_ear {
                         line["moonshine_try"] = json!({"lead": choice.lead, "margin": choice.margin, "doubt": choice.doubt, "taken": choice.taken, "rescued": choice.rescued});
                     }
+                    if !rec.alternatives.is_empty() {
+                        let ear = rec
+                            .try_ear
+                            .as_ref()
+                            .map_or(&[][..], |c| c.scores.as_slice());
+                        line["alternatives"] = rec
+                            .alternatives
+                            .iter()
+                            .enumerate()
+                            .map(|(k, (t, sphinx))| json!({"try": t.to_uci(), "sphinx": sphinx, "moonshine": ear.get(k)}))
+                            .collect();
+                    }
                     line["ms"] = json!(rec.took.as_millis() as u64);
                 }
                 line

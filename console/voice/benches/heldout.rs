@@ -54,6 +54,8 @@
 //! (ninth round): `HELDOUT_RESCUE="MARGIN DOUBT"` sets them (`"-1000 1000"`: whenever the
 //! wide grammar allows; the dump's `try_ear` lets any be tried afterwards).
 //!
+//! Commands of a free turn (tenth round): `HELDOUT_COMMAND_EAR="MARGIN DOUBT"` sets the ear's
+//! limits for them (`"1000 0"`: never; the dump's `ear` column lets any be tried afterwards).
 //! `HELDOUT_WARM=off` hears each utterance without letting PocketSphinx's front end hear it
 //! first (ninth round).
 //!
@@ -73,7 +75,7 @@ use std::time::{Duration, Instant};
 
 use kriegspiel_referee::Try;
 use kriegspiel_voice::{
-    wav, AnswerEar, FileNames, Heard, Model, Recognition, Recognizer, Rescue, TurnGrammar,
+    wav, AnswerEar, FileNames, Heard, Limits, Model, Recognition, Recognizer, Rescue, TurnGrammar,
 };
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color};
@@ -244,6 +246,23 @@ fn chess(fen: &str) -> Chess {
         .unwrap()
         .into_position(CastlingMode::Standard)
         .unwrap()
+}
+
+/// The tries the ear weighed: `uci:sphinx:ear` each, comma-separated.
+fn weighed(r: &Recognition) -> String {
+    let ear = r.try_ear.as_ref().map_or(&[][..], |e| e.scores.as_slice());
+    r.alternatives
+        .iter()
+        .enumerate()
+        .map(|(k, (t, ps))| {
+            format!(
+                "{}:{ps}:{}",
+                t.to_uci(),
+                ear.get(k).copied().unwrap_or(f32::NAN)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn id(h: Heard) -> String {
@@ -859,6 +878,19 @@ fn ear() -> Option<AnswerEar> {
         Ok(lead) => ear.with_try_margin(lead.parse().unwrap()),
         Err(_) => ear,
     };
+    let ear = match std::env::var("HELDOUT_COMMAND_EAR") {
+        Ok(limits) => {
+            let l: Vec<f32> = limits
+                .split_whitespace()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            ear.with_command_limits(Limits {
+                margin: l[0],
+                doubt: l[1],
+            })
+        }
+        Err(_) => ear,
+    };
     let ear = match std::env::var("HELDOUT_RESCUE") {
         Ok(limits) => {
             let l: Vec<f32> = limits
@@ -1150,7 +1182,7 @@ fn main() {
         for h in &heard {
             for (how, r) in [("free", &h.free), ("reply", &h.reply)] {
                 println!(
-                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\tspan {}\tanswer {:?}\twide '{}' {:?}\tear {:?}\tps {}\ttry_ear {:?}",
+                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\tspan {}\tanswer {:?}\twide '{}' {:?}\tear {:?}\tps {}\ttry_ear {:?}\tweighed {}",
                     h.clip.kind,
                     h.clip.voice,
                     level_name(h.clip.level),
@@ -1167,7 +1199,8 @@ fn main() {
                     if how == "free" { h.free_ps.as_str() } else { "" },
                     r.try_ear
                         .as_ref()
-                        .map(|e| (e.best, e.lead, e.margin, e.taken, e.doubt, e.rescued))
+                        .map(|e| (e.best, e.lead, e.margin, e.taken, e.doubt, e.rescued)),
+                    weighed(r)
                 );
             }
         }

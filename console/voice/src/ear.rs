@@ -26,10 +26,15 @@ pub const DEFAULT_DOUBT: f32 = 1.0;
 /// in every form, and its forms' probabilities summed.
 const ENDINGS: [&str; 4] = [".", "", ",", "!"];
 
+/// A command's one form: twelve commands in every form are four times the decoder's work, over
+/// the time PocketSphinx takes (docs/VOICE.md, tenth round).
+const COMMAND_ENDINGS: [&str; 1] = ["."];
+
 /// What the ear made of an utterance.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EarHeard {
-    /// The answer the ear is sure of (its margin and doubt within the ear's limits), if any;
+    /// The answer (or a free turn's command) the ear is sure of (its margin and doubt within
+    /// the ear's limits), if any;
     /// the recogniser takes it only when PocketSphinx [agrees](EarHeard::agrees).
     pub answer: Option<Command>,
     /// The best-scored answer word ("confirm", "yes", ...), taken or not, and what it means.
@@ -51,6 +56,7 @@ pub struct AnswerEar {
     doubt: f32,
     try_margin: f32,
     rescue: Rescue,
+    command: Limits,
     /// The last utterance [`AnswerEar::choose`] heard, and each of its tries' score and doubt:
     /// what [`AnswerEar::against`] weighs a rival against without hearing it again.
     chosen: Option<(Encoded, Vec<(f32, f32)>)>,
@@ -83,6 +89,7 @@ impl AnswerEar {
             doubt: DEFAULT_DOUBT,
             try_margin: DEFAULT_TRY_MARGIN,
             rescue: Rescue::default(),
+            command: Limits::default(),
             chosen: None,
         })
     }
@@ -106,6 +113,12 @@ impl AnswerEar {
         self
     }
 
+    /// The same ear with other limits for a free turn's commands (benches).
+    pub fn with_command_limits(mut self, limits: Limits) -> AnswerEar {
+        self.command = limits;
+        self
+    }
+
     /// Its limits for taking a try PocketSphinx rejected.
     pub fn rescue(&self) -> Rescue {
         self.rescue
@@ -113,11 +126,33 @@ impl AnswerEar {
 
     /// Hears `samples` (16 kHz mono) as an answer, or not.
     pub fn hear(&mut self, samples: &[i16]) -> Result<EarHeard, VoiceError> {
+        let (margin, doubt) = (self.margin, self.doubt);
+        self.hear_among(samples, &ANSWERS, &ENDINGS, margin, doubt)
+    }
+
+    /// Hears `samples` as one of the commands of a free turn, or not (docs/VOICE.md, tenth
+    /// round): PocketSphinx rejects short commands in room noise that it heard rightly.
+    pub fn hear_command(&mut self, samples: &[i16]) -> Result<EarHeard, VoiceError> {
+        let words = Command::ALL.map(|c| (c.words(), c));
+        let Limits { margin, doubt } = self.command;
+        self.hear_among(samples, &words, &COMMAND_ENDINGS, margin, doubt)
+    }
+
+    /// The best of `words` (each with every one of `endings`, its forms' probabilities
+    /// summed), sure when it leads the next by `margin` with at most `doubt`.
+    fn hear_among(
+        &mut self,
+        samples: &[i16],
+        words: &[(&'static str, Command)],
+        endings: &[&str],
+        margin: f32,
+        doubt: f32,
+    ) -> Result<EarHeard, VoiceError> {
         let heard = self.model.encode(samples).map_err(model_error)?;
-        let forms: Vec<String> = ANSWERS
+        let forms: Vec<String> = words
             .iter()
             .flat_map(|(word, _)| {
-                ENDINGS
+                endings
                     .iter()
                     .map(move |end| format!("{}{end}", capital(word)))
             })
@@ -125,8 +160,8 @@ impl AnswerEar {
         let texts: Vec<&str> = forms.iter().map(String::as_str).collect();
         let scored = self.model.score(&heard, &texts).map_err(model_error)?;
         // Each word: its forms' probabilities summed (log-sum-exp), and its best form's doubt.
-        let words: Vec<(f32, f32)> = scored
-            .chunks(ENDINGS.len())
+        let each: Vec<(f32, f32)> = scored
+            .chunks(endings.len().max(1))
             .map(|forms| {
                 let top = forms.iter().map(|s| s.log_prob).fold(f32::MIN, f32::max);
                 let sum = top
@@ -142,20 +177,38 @@ impl AnswerEar {
                 (sum, doubt)
             })
             .collect();
-        let sums: Vec<f32> = words.iter().map(|w| w.0).collect();
-        let Some((best, margin)) = leader(&sums) else {
-            return Err(VoiceError::Model("Moonshine scored no answers".into()));
+        let sums: Vec<f32> = each.iter().map(|w| w.0).collect();
+        let Some((best, lead, &(word, meaning))) =
+            leader(&sums).and_then(|(b, lead)| Some((b, lead, words.get(b)?)))
+        else {
+            return Err(VoiceError::Model("Moonshine scored no words".into()));
         };
-        let doubt = words[best].1;
-        let (word, meaning) = ANSWERS[best];
+        let best_doubt = each[best].1;
         Ok(EarHeard {
-            answer: (margin >= self.margin && doubt <= self.doubt).then_some(meaning),
+            answer: (lead >= margin && best_doubt <= doubt).then_some(meaning),
             best: word,
             meaning,
-            margin,
-            doubt,
+            margin: lead,
+            doubt: best_doubt,
             agrees: false,
         })
+    }
+}
+
+/// How sure the ear must be of a command of a free turn: its lead over the next command and
+/// its most doubt. Chosen on the tuning set of `benches/heldout.rs`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    pub margin: f32,
+    pub doubt: f32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            margin: 4.0,
+            doubt: 10.0,
+        }
     }
 }
 
@@ -201,6 +254,8 @@ pub struct EarChoice {
     pub taken: bool,
     /// Whether the recogniser took it although PocketSphinx rejected the utterance.
     pub rescued: bool,
+    /// Each alternative's log-probability (its best form's).
+    pub scores: Vec<f32>,
 }
 
 impl AnswerEar {
@@ -268,6 +323,7 @@ impl AnswerEar {
             doubt: tries[best].1,
             taken: best != 0 && lead >= self.try_margin,
             rescued: false,
+            scores: sums,
         })
     }
 }

@@ -288,12 +288,12 @@ impl Decoder {
 }
 
 impl Decoder {
-    /// The last utterance's best paths after the best, as word strings in order of score,
-    /// each once: at most `distinct` of them, from at most `paths` paths of the lattice (paths
+    /// The last utterance's best paths, as word strings in order of score, each once with its
+    /// path score: at most `distinct` of them, from at most `paths` paths of the lattice (paths
     /// differing only in silences and fillers give one string). Empty when the search made no
     /// lattice.
-    pub fn alternatives(&mut self, distinct: usize, paths: usize) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
+    pub fn alternatives(&mut self, distinct: usize, paths: usize) -> Vec<(String, i32)> {
+        let mut out: Vec<(String, i32)> = Vec::new();
         // SAFETY: live decoder after ps_end_utt (called by `decode`); the iterator is walked
         // with ps_nbest_next, which frees it when it returns null, or freed explicitly.
         let mut it = unsafe { ps_nbest(self.ps.as_ptr()) };
@@ -313,8 +313,8 @@ impl Decoder {
                 let text = unsafe { CStr::from_ptr(hyp) }
                     .to_string_lossy()
                     .into_owned();
-                if !text.is_empty() && !out.contains(&text) {
-                    out.push(text);
+                if !text.is_empty() && !out.iter().any(|(t, _)| *t == text) {
+                    out.push((text, score));
                 }
             }
             if out.len() >= distinct || walked >= paths {

@@ -23,6 +23,6 @@ pub mod mic;
 pub mod transform;
 
 pub use channel::{Outcome, Pending, VoiceChannel};
-pub use ear::{AnswerEar, EarChoice, EarHeard, Rescue};
+pub use ear::{AnswerEar, EarChoice, EarHeard, Limits, Rescue};
 pub use enrol::{enrol, EnrolError, Enrolment};
 pub use mic::{Microphone, Recording};

@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use kriegspiel_referee::Try;
 use shakmaty::{Chess, Color};
 
 use crate::ear::{AnswerEar, EarChoice, EarHeard};
@@ -19,6 +20,7 @@ use crate::transform::TransformError;
 use crate::words::dictionary;
 
 mod alternatives;
+mod command;
 mod reply;
 
 /// Where the en-us model lives (Debian `pocketsphinx-en-us`).
@@ -141,6 +143,9 @@ pub struct Recognition {
     pub ear: Option<EarHeard>,
     /// What the second ear made of a try's alternatives, when it was asked.
     pub try_ear: Option<EarChoice>,
+    /// The tries the second ear weighed (PocketSphinx's first), each with its N-best path
+    /// score.
+    pub alternatives: Vec<(Try, i32)>,
     /// Decoding time (all searches).
     pub took: Duration,
 }
@@ -423,7 +428,7 @@ impl Recognizer {
         self.warm(samples)?;
         match self.try_heard(samples)? {
             Some(said) => self.hear_try(samples, start, said),
-            None => self.hear_turn(samples, start, None, true),
+            None => self.hear_not_try(samples, start),
         }
     }
 
@@ -522,6 +527,7 @@ impl Recognizer {
             frames: said.frames,
             ear: None,
             try_ear: None,
+            alternatives: Vec::new(),
             took: start.elapsed(),
         })
     }

@@ -5,6 +5,8 @@
 
 use std::time::Instant;
 
+use kriegspiel_referee::Try;
+
 use super::{Heard, Hypothesis, Recognition, Recognizer, VoiceError, WIDE};
 use crate::ear::{EarChoice, Rescue};
 use crate::words::{file_of, FileNames};
@@ -30,11 +32,12 @@ impl Recognizer {
         start: Instant,
         said: Hypothesis,
     ) -> Result<Recognition, VoiceError> {
-        let phrases = if self.ear.is_some() {
+        let weighed = if self.ear.is_some() {
             self.try_phrases(&said)
         } else {
             Vec::new()
         };
+        let phrases: Vec<String> = weighed.iter().map(|w| w.1.clone()).collect();
         let mut ear = if phrases.is_empty() {
             None
         } else {
@@ -74,6 +77,7 @@ impl Recognizer {
             self.ear = ear;
         }
         let mut rec = by_sphinx?;
+        rec.alternatives = weighed.iter().map(|w| (w.0, w.2)).collect();
         // A failure of the ear's own is no opinion.
         match (rec.heard, by_ear, rescue) {
             (Heard::Try(_), Some(Ok(Ok(choice))), _) if phrases.len() > 1 => {
@@ -150,28 +154,30 @@ impl Recognizer {
     }
 
     /// `said`'s words when they are a try, then the words of each other try among the first
-    /// decoder's next best paths (at most [`ALTERNATIVES`]); empty when `said` is no try.
-    fn try_phrases(&mut self, said: &Hypothesis) -> Vec<String> {
+    /// decoder's next best paths (at most [`ALTERNATIVES`]), each try with its best path's score
+    /// (`said`'s: the best path's when the N-best did not name it); empty when `said` is no try.
+    fn try_phrases(&mut self, said: &Hypothesis) -> Vec<(Try, String, i32)> {
         let Some(grammar) = self.grammar.as_ref() else {
             return Vec::new();
         };
         let Heard::Try(first) = grammar.interpret(&said.text) else {
             return Vec::new();
         };
-        let mut tries = vec![first];
-        let mut phrases = vec![said.text.clone()];
-        for words in self.decoder.alternatives(STRINGS, PATHS) {
-            if tries.len() > ALTERNATIVES {
+        let paths = self.decoder.alternatives(STRINGS, PATHS);
+        let mut out = vec![(first, said.text.clone(), paths.first().map_or(0, |p| p.1))];
+        for (words, score) in paths {
+            if out.len() > ALTERNATIVES {
                 break;
             }
             if let Heard::Try(t) = grammar.interpret(&words) {
-                if !tries.contains(&t) {
-                    tries.push(t);
-                    phrases.push(words);
+                if t == first && out.len() == 1 {
+                    out[0].2 = score;
+                } else if !out.iter().any(|o| o.0 == t) {
+                    out.push((t, words, score));
                 }
             }
         }
-        phrases
+        out
     }
 }
 

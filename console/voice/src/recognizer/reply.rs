@@ -93,6 +93,7 @@ impl Recognizer {
                         wide_margin: None,
                         ear: None,
                         try_ear: None,
+                        alternatives: Vec::new(),
                         took: start.elapsed(),
                     };
                     return Ok((rec, Some(command)));

@@ -1,0 +1,58 @@
+//! A free turn's command, heard by PocketSphinx's second decoder and by the second ear
+//! ([`crate::ear`]) beside it (docs/VOICE.md, tenth round).
+
+use std::time::Instant;
+
+use super::{loud_frames, loud_length, Command, Heard, Recognition, Recognizer, VoiceError};
+
+/// The longest loud part the ear hears as a command: 1.5 s ("offer draw" of a slow voice;
+/// longer is a sentence, which the ear is not asked about).
+const MAX_COMMAND_FRAMES: usize = 150;
+
+impl Recognizer {
+    /// What is not a try by the first decoder: the turn's grammar on the second decoder,
+    /// while the ear, on the other core, hears the utterance as one of the commands. A command
+    /// PocketSphinx's grammar chose but rejected (or would read back) is taken when the ear
+    /// is sure of the same command (either alone takes chatter: docs/VOICE.md, seventh round),
+    /// but "confirm" and "cancel".
+    pub(super) fn hear_not_try(
+        &mut self,
+        samples: &[i16],
+        start: Instant,
+    ) -> Result<Recognition, VoiceError> {
+        let short = loud_length(&loud_frames(samples)) <= MAX_COMMAND_FRAMES;
+        let mut ear = if short { self.ear.take() } else { None };
+        let (by_sphinx, by_ear) = std::thread::scope(|s| {
+            let second = ear
+                .as_mut()
+                .map(|e| s.spawn(move || e.hear_command(samples)));
+            let first = self.hear_turn(samples, start, None, true);
+            (first, second.map(|h| h.join()))
+        });
+        if ear.is_some() {
+            self.ear = ear;
+        }
+        let mut rec = by_sphinx?;
+        let forced = self.grammar.as_ref().map(|g| g.interpret(&rec.words));
+        // A failure of the ear's own is no opinion.
+        if let Some(Ok(Ok(mut heard))) = by_ear {
+            heard.agrees = forced == Some(Heard::Command(heard.meaning));
+            let doubted = matches!(rec.heard, Heard::Rejected | Heard::Unsure(_));
+            // Nothing waits in a free turn for "confirm" or "cancel" to act on, and chatter
+            // ("conference", "pencil") is their near neighbour: PocketSphinx's alone.
+            match heard.answer {
+                Some(c)
+                    if doubted
+                        && heard.agrees
+                        && !matches!(c, Command::Confirm | Command::Cancel) =>
+                {
+                    rec.heard = Heard::Command(c);
+                }
+                _ => {}
+            }
+            rec.ear = Some(heard);
+        }
+        rec.took = start.elapsed();
+        Ok(rec)
+    }
+}
