@@ -317,6 +317,45 @@ fn the_second_ear_takes_a_try_pocketsphinx_rejected() {
     assert_eq!(lines[0]["try"], "e2e4", "{lines:?}");
     assert_eq!(lines[0]["moonshine_try"]["rescued"], true, "{lines:?}");
     assert!(lines[0]["moonshine_try"]["doubt"].is_f64(), "{lines:?}");
+    // What was weighed: each try with its PocketSphinx path score and the ear's score.
+    let weighed = lines[0]["alternatives"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(!weighed.is_empty(), "{lines:?}");
+    assert!(
+        weighed
+            .iter()
+            .all(|w| w["try"].is_string() && w["sphinx"].is_i64() && w["moonshine"].is_f64()),
+        "{lines:?}"
+    );
+    assert!(weighed.iter().any(|w| w["try"] == "e2e4"), "{lines:?}");
     let lines = hear_lines(&["--no-moonshine"], &file);
     assert_eq!(lines[0]["rejected"], true, "{lines:?}");
+}
+
+/// A command PocketSphinx rejects in room noise (its words right, its score too low) is taken
+/// when the second ear is sure of the same command: `--verbose` shows it agreeing;
+/// `--no-moonshine` rejects it.
+#[test]
+fn the_second_ear_takes_a_command_pocketsphinx_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for word in ["any", "rook"] {
+        say_as("rms", word, &dir.path().join("raw.wav"));
+        let out = format!("{word}.wav");
+        in_pink_noise(dir.path(), "raw.wav", &[], &out);
+        files.push(dir.path().join(out));
+    }
+    let lines = hear_lines(&["--verbose"], &files);
+    for (line, word) in lines.iter().zip(["any", "rook"]) {
+        assert_eq!(line["command"], word, "{lines:?}");
+        assert_eq!(line["read_back"], Value::Null, "{lines:?}");
+        assert_eq!(line["moonshine"]["best"], word, "{lines:?}");
+        assert_eq!(line["moonshine"]["agrees"], true, "{lines:?}");
+    }
+    let lines = hear_lines(&["--no-moonshine"], &files);
+    for line in &lines {
+        assert_eq!(line["rejected"], true, "{lines:?}");
+    }
 }
