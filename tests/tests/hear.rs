@@ -285,7 +285,7 @@ fn the_second_ear_is_asked_about_answers_and_its_absence_is_said() {
     assert!(
         stderr.contains("Moonshine's model is not installed")
             && stderr.contains("fetch-moonshine.sh")
-            && stderr.contains("answers and tries are heard by PocketSphinx alone"),
+            && stderr.contains("answers, commands and tries are heard by PocketSphinx alone"),
         "{stderr}"
     );
     let line: Value = serde_json::from_slice(&out.stdout).unwrap();

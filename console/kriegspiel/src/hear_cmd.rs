@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "enrolment")]
     plain_model: bool,
     /// Hear with PocketSphinx alone, without Moonshine's second ear (which hears the
-    /// read-back's answers and chooses among a try's alternatives; docs/VOICE.md).
+    /// read-back's answers and a free turn's commands, and weighs tries; docs/VOICE.md).
     #[arg(long)]
     no_moonshine: bool,
     /// 16 kHz mono 16-bit WAV files, one utterance each.
@@ -132,15 +132,10 @@ pub fn run(args: Args) -> ExitCode {
                         line["moonshine_try"] = json!({"lead": choice.lead, "margin": choice.margin, "doubt": choice.doubt, "taken": choice.taken, "rescued": choice.rescued});
                     }
                     if !rec.alternatives.is_empty() {
-                        let ear = rec
-                            .try_ear
-                            .as_ref()
-                            .map_or(&[][..], |c| c.scores.as_slice());
                         line["alternatives"] = rec
                             .alternatives
                             .iter()
-                            .enumerate()
-                            .map(|(k, (t, sphinx))| json!({"try": t.to_uci(), "sphinx": sphinx, "moonshine": ear.get(k)}))
+                            .map(|w| json!({"try": w.candidate.to_uci(), "sphinx": w.sphinx, "moonshine": w.moonshine}))
                             .collect();
                     }
                     line["ms"] = json!(rec.took.as_millis() as u64);

@@ -101,7 +101,7 @@ pub struct Args {
     #[arg(long, requires = "voice", conflicts_with = "enrolment")]
     plain_model: bool,
     /// Hear him with PocketSphinx alone, without Moonshine's second ear (his "confirm" and
-    /// "cancel", and the choice among a try's alternatives; docs/VOICE.md).
+    /// "cancel", his commands, and his tries weighed; docs/VOICE.md).
     #[arg(long, requires = "voice")]
     no_moonshine: bool,
     #[command(flatten)]

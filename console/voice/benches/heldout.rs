@@ -56,6 +56,9 @@
 //!
 //! Commands of a free turn (tenth round): `HELDOUT_COMMAND_EAR="MARGIN DOUBT"` sets the ear's
 //! limits for them (`"1000 0"`: never; the dump's `ear` column lets any be tried afterwards).
+//! The dump's `weighed` column gives each try the ear weighed with PocketSphinx's N-best path
+//! score and the ear's log-probability (`uci:sphinx:ear`).
+//!
 //! `HELDOUT_WARM=off` hears each utterance without letting PocketSphinx's front end hear it
 //! first (ninth round).
 //!
@@ -75,7 +78,7 @@ use std::time::{Duration, Instant};
 
 use kriegspiel_referee::Try;
 use kriegspiel_voice::{
-    wav, AnswerEar, FileNames, Heard, Limits, Model, Recognition, Recognizer, Rescue, TurnGrammar,
+    wav, AnswerEar, FileNames, Heard, Model, Recognition, Recognizer, Sureness, TurnGrammar,
 };
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color};
@@ -248,17 +251,17 @@ fn chess(fen: &str) -> Chess {
         .unwrap()
 }
 
-/// The tries the ear weighed: `uci:sphinx:ear` each, comma-separated.
+/// The tries the ear weighed: `uci:sphinx:ear` each (`-` for no score), comma-separated.
 fn weighed(r: &Recognition) -> String {
-    let ear = r.try_ear.as_ref().map_or(&[][..], |e| e.scores.as_slice());
+    let or_dash = |x: Option<String>| x.unwrap_or_else(|| "-".into());
     r.alternatives
         .iter()
-        .enumerate()
-        .map(|(k, (t, ps))| {
+        .map(|w| {
             format!(
-                "{}:{ps}:{}",
-                t.to_uci(),
-                ear.get(k).copied().unwrap_or(f32::NAN)
+                "{}:{}:{}",
+                w.candidate.to_uci(),
+                or_dash(w.sphinx.map(|s| s.to_string())),
+                or_dash(w.moonshine.map(|m| m.to_string()))
             )
         })
         .collect::<Vec<_>>()
@@ -865,9 +868,10 @@ fn hear_all(
     out.into_inner().unwrap()
 }
 
-/// The read-back answers' second ear (Moonshine, from its default folder), unless
-/// `HELDOUT_EAR=off`; `HELDOUT_EAR_LIMITS="MARGIN DOUBT"` sets its limits (with `-- tuning`,
-/// no limits: every answer's margin and doubt is printed).
+/// The second ear (Moonshine, from its default folder), unless `HELDOUT_EAR=off`;
+/// `HELDOUT_EAR_LIMITS="MARGIN DOUBT"` sets its limits for answers, `HELDOUT_COMMAND_EAR` for
+/// a free turn's commands, `HELDOUT_RESCUE` for a try PocketSphinx rejected, and
+/// `HELDOUT_TRY_MARGIN` the lead it needs to replace PocketSphinx's try.
 fn ear() -> Option<AnswerEar> {
     if std::env::var("HELDOUT_EAR").as_deref() == Ok("off") {
         return None;
@@ -878,42 +882,34 @@ fn ear() -> Option<AnswerEar> {
         Ok(lead) => ear.with_try_margin(lead.parse().unwrap()),
         Err(_) => ear,
     };
-    let ear = match std::env::var("HELDOUT_COMMAND_EAR") {
-        Ok(limits) => {
-            let l: Vec<f32> = limits
-                .split_whitespace()
-                .map(|x| x.parse().unwrap())
-                .collect();
-            ear.with_command_limits(Limits {
-                margin: l[0],
-                doubt: l[1],
-            })
-        }
-        Err(_) => ear,
+    let ear = match margin_and_doubt("HELDOUT_COMMAND_EAR") {
+        Some((margin, doubt)) => ear.with_command_limits(Sureness { margin, doubt }),
+        None => ear,
     };
-    let ear = match std::env::var("HELDOUT_RESCUE") {
-        Ok(limits) => {
-            let l: Vec<f32> = limits
-                .split_whitespace()
-                .map(|x| x.parse().unwrap())
-                .collect();
-            ear.with_rescue(Rescue {
-                margin: l[0],
-                doubt: l[1],
-            })
-        }
-        Err(_) => ear,
+    let ear = match margin_and_doubt("HELDOUT_RESCUE") {
+        Some((margin, doubt)) => ear.with_rescue(Sureness { margin, doubt }),
+        None => ear,
     };
-    Some(match std::env::var("HELDOUT_EAR_LIMITS") {
-        Ok(limits) => {
-            let l: Vec<f32> = limits
-                .split_whitespace()
-                .map(|x| x.parse().unwrap())
-                .collect();
-            ear.with_limits(l[0], l[1])
-        }
-        Err(_) => ear,
+    Some(match margin_and_doubt("HELDOUT_EAR_LIMITS") {
+        Some((margin, doubt)) => ear.with_limits(margin, doubt),
+        None => ear,
     })
+}
+
+/// The environment variable `var`'s "MARGIN DOUBT", when it is set.
+fn margin_and_doubt(var: &str) -> Option<(f32, f32)> {
+    let text = std::env::var(var).ok()?;
+    let l: Vec<f32> = text
+        .split_whitespace()
+        .map(|x| {
+            x.parse()
+                .unwrap_or_else(|e| panic!("{var}=\"{text}\": {e}"))
+        })
+        .collect();
+    match l.as_slice() {
+        [margin, doubt] => Some((*margin, *doubt)),
+        _ => panic!("{var}=\"{text}\": two numbers, MARGIN DOUBT"),
+    }
 }
 
 /// A clip heard in its position, in a free turn and while a read-back waits.

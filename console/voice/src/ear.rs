@@ -1,10 +1,12 @@
 //! The second ear: Moonshine base-en (an encoder-decoder model, [`kriegspiel_moonshine`]),
-//! which PocketSphinx consults twice. It scores "Confirm", "Cancel", "Yes" and "No" against a
-//! read-back's answer (docs/VOICE.md, seventh round): PocketSphinx misses short answers in
-//! room noise that this model, trained on far more speech, still hears. Each alone takes some
-//! chatter for an answer; what PocketSphinx rejected is taken when the ear is sure of it and
-//! PocketSphinx's answer grammar, forced to choose, chose the same meaning. And it chooses
-//! among a try's alternatives ([`AnswerEar::choose`], eighth round).
+//! which PocketSphinx consults about three things. It scores "Confirm", "Cancel", "Yes" and
+//! "No" against a read-back's answer (docs/VOICE.md, seventh round): PocketSphinx misses short
+//! answers in room noise that this model, trained on far more speech, still hears. Each alone
+//! takes some chatter for an answer; what PocketSphinx rejected is taken when the ear is sure
+//! of it and PocketSphinx's answer grammar, forced to choose, chose the same meaning. It
+//! chooses among a try's alternatives ([`AnswerEar::choose`], eighth round) and takes a try
+//! PocketSphinx rejected (ninth round). And it hears a free turn's short utterance as one of
+//! the commands ([`AnswerEar::hear_command`], tenth round), on the same terms as an answer.
 
 use std::path::Path;
 
@@ -30,33 +32,34 @@ const ENDINGS: [&str; 4] = [".", "", ",", "!"];
 /// the time PocketSphinx takes (docs/VOICE.md, tenth round).
 const COMMAND_ENDINGS: [&str; 1] = ["."];
 
-/// What the ear made of an utterance.
+/// What the ear made of an utterance heard as one of a few words (a read-back's answers, or a
+/// free turn's commands).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EarHeard {
-    /// The answer (or a free turn's command) the ear is sure of (its margin and doubt within
-    /// the ear's limits), if any;
-    /// the recogniser takes it only when PocketSphinx [agrees](EarHeard::agrees).
+    /// The word's meaning when the ear is sure of it (its margin and doubt within the ear's
+    /// limits); the recogniser takes it only when PocketSphinx [agrees](EarHeard::agrees).
     pub answer: Option<Command>,
-    /// The best-scored answer word ("confirm", "yes", ...), taken or not, and what it means.
+    /// The best-scored word ("confirm", "yes", "my men", ...), taken or not, and what it means.
     pub best: &'static str,
     pub meaning: Command,
-    /// Its lead over the next answer word, in natural log units.
+    /// Its lead over the next word, in natural log units.
     pub margin: f32,
     /// Its doubt (its best form's).
     pub doubt: f32,
-    /// Whether PocketSphinx's answer grammar, forced to choose, chose the same meaning (the
-    /// recogniser's to say, [`crate::Recognizer::hear_reply`]): the ear's answer counts only then.
+    /// Whether PocketSphinx's grammar, forced to choose, chose the same meaning (the
+    /// recogniser's to say: the answer grammar in [`crate::Recognizer::hear_reply`], the
+    /// turn's grammar in [`crate::Recognizer::hear`]): the ear's word counts only then.
     pub agrees: bool,
 }
 
-/// Moonshine hearing answers, with its acceptance limits.
+/// Moonshine hearing answers, commands and tries, with its acceptance limits.
 pub struct AnswerEar {
     model: Moonshine,
     margin: f32,
     doubt: f32,
     try_margin: f32,
-    rescue: Rescue,
-    command: Limits,
+    rescue: Sureness,
+    command: Sureness,
     /// The last utterance [`AnswerEar::choose`] heard, and each of its tries' score and doubt:
     /// what [`AnswerEar::against`] weighs a rival against without hearing it again.
     chosen: Option<(Encoded, Vec<(f32, f32)>)>,
@@ -88,8 +91,8 @@ impl AnswerEar {
             margin: DEFAULT_MARGIN,
             doubt: DEFAULT_DOUBT,
             try_margin: DEFAULT_TRY_MARGIN,
-            rescue: Rescue::default(),
-            command: Limits::default(),
+            rescue: Sureness::RESCUE,
+            command: Sureness::COMMANDS,
             chosen: None,
         })
     }
@@ -108,45 +111,47 @@ impl AnswerEar {
     }
 
     /// The same ear with other limits for taking a try PocketSphinx rejected (benches).
-    pub fn with_rescue(mut self, rescue: Rescue) -> AnswerEar {
+    pub fn with_rescue(mut self, rescue: Sureness) -> AnswerEar {
         self.rescue = rescue;
         self
     }
 
     /// The same ear with other limits for a free turn's commands (benches).
-    pub fn with_command_limits(mut self, limits: Limits) -> AnswerEar {
+    pub fn with_command_limits(mut self, limits: Sureness) -> AnswerEar {
         self.command = limits;
         self
     }
 
     /// Its limits for taking a try PocketSphinx rejected.
-    pub fn rescue(&self) -> Rescue {
+    pub fn rescue(&self) -> Sureness {
         self.rescue
     }
 
     /// Hears `samples` (16 kHz mono) as an answer, or not.
     pub fn hear(&mut self, samples: &[i16]) -> Result<EarHeard, VoiceError> {
-        let (margin, doubt) = (self.margin, self.doubt);
-        self.hear_among(samples, &ANSWERS, &ENDINGS, margin, doubt)
+        let sure = Sureness {
+            margin: self.margin,
+            doubt: self.doubt,
+        };
+        self.hear_among(samples, &ANSWERS, &ENDINGS, sure)
     }
 
     /// Hears `samples` as one of the commands of a free turn, or not (docs/VOICE.md, tenth
     /// round): PocketSphinx rejects short commands in room noise that it heard rightly.
     pub fn hear_command(&mut self, samples: &[i16]) -> Result<EarHeard, VoiceError> {
         let words = Command::ALL.map(|c| (c.words(), c));
-        let Limits { margin, doubt } = self.command;
-        self.hear_among(samples, &words, &COMMAND_ENDINGS, margin, doubt)
+        let sure = self.command;
+        self.hear_among(samples, &words, &COMMAND_ENDINGS, sure)
     }
 
     /// The best of `words` (each with every one of `endings`, its forms' probabilities
-    /// summed), sure when it leads the next by `margin` with at most `doubt`.
+    /// summed), taken as `sure` says.
     fn hear_among(
         &mut self,
         samples: &[i16],
         words: &[(&'static str, Command)],
         endings: &[&str],
-        margin: f32,
-        doubt: f32,
+        sure: Sureness,
     ) -> Result<EarHeard, VoiceError> {
         let heard = self.model.encode(samples).map_err(model_error)?;
         let forms: Vec<String> = words
@@ -185,7 +190,7 @@ impl AnswerEar {
         };
         let best_doubt = each[best].1;
         Ok(EarHeard {
-            answer: (lead >= margin && best_doubt <= doubt).then_some(meaning),
+            answer: sure.of(lead, best_doubt).then_some(meaning),
             best: word,
             meaning,
             margin: lead,
@@ -195,46 +200,42 @@ impl AnswerEar {
     }
 }
 
-/// How sure the ear must be of a command of a free turn: its lead over the next command and
-/// its most doubt. Chosen on the tuning set of `benches/heldout.rs`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Limits {
-    pub margin: f32,
-    pub doubt: f32,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            margin: 4.0,
-            doubt: 10.0,
-        }
-    }
-}
-
 /// How far Moonshine's favourite among a try's alternatives must lead PocketSphinx's own try
 /// for the recogniser to take it instead. Chosen on the tuning set of `benches/heldout.rs`.
 pub const DEFAULT_TRY_MARGIN: f32 = 2.0;
 
-/// When the ear's try is taken although PocketSphinx rejected the utterance (docs/VOICE.md,
-/// ninth round): the ear must be sure of it among the alternatives and would nearly have
-/// written it (chatter forced onto a try is words it would rather write: a doubt of 23.5 or
-/// more on the tuning set, where rejected tries it took rightly had 15 or less). Chosen on the
-/// tuning set of `benches/heldout.rs`.
+/// How sure the ear must be of its word to be taken: its lead over the next, and the most
+/// doubt ([`kriegspiel_moonshine::Scored::doubt`]) of its best form. Chatter is words the
+/// model would rather write, so the doubt is the chatter guard; the lead, the guard against
+/// a near neighbour. Each set was chosen on the tuning set of `benches/heldout.rs`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rescue {
-    /// The least lead over the next alternative.
+pub struct Sureness {
+    /// The least lead over the next candidate, in natural log units.
     pub margin: f32,
-    /// The most doubt ([`kriegspiel_moonshine::Scored::doubt`]) of its best form.
+    /// The most doubt of the best candidate's best form.
     pub doubt: f32,
 }
 
-impl Default for Rescue {
-    fn default() -> Rescue {
-        Rescue {
-            margin: 2.0,
-            doubt: 15.0,
-        }
+impl Sureness {
+    /// A try PocketSphinx rejected (docs/VOICE.md, ninth round): chatter forced onto a try
+    /// had a doubt of 23.5 or more on the tuning set, the rejected tries it took rightly 15 or
+    /// less.
+    pub const RESCUE: Sureness = Sureness {
+        margin: 2.0,
+        doubt: 15.0,
+    };
+
+    /// A free turn's command PocketSphinx rejected or would read back (docs/VOICE.md, tenth
+    /// round): a lead of 3 let "bishop" through as "cancel", a doubt of 12 took "no" for
+    /// "knight" and "conference" for "confirm".
+    pub const COMMANDS: Sureness = Sureness {
+        margin: 4.0,
+        doubt: 10.0,
+    };
+
+    /// Whether a candidate with this lead and doubt is sure enough.
+    pub fn of(self, lead: f32, doubt: f32) -> bool {
+        lead >= self.margin && doubt <= self.doubt
     }
 }
 
@@ -254,7 +255,8 @@ pub struct EarChoice {
     pub taken: bool,
     /// Whether the recogniser took it although PocketSphinx rejected the utterance.
     pub rescued: bool,
-    /// Each alternative's log-probability (its best form's).
+    /// Each alternative's log-probability (its best form's), in the order scored; after
+    /// [`AnswerEar::against`], the wide grammar's words last (`best` may be that one).
     pub scores: Vec<f32>,
 }
 

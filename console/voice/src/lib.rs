@@ -15,7 +15,7 @@ pub use words::FileNames;
 pub mod recognizer;
 pub mod wav;
 
-pub use recognizer::{Adaptation, Model, Recognition, Recognizer, VoiceError};
+pub use recognizer::{Adaptation, Model, Recognition, Recognizer, VoiceError, Weighed};
 pub mod channel;
 pub mod ear;
 pub mod enrol;
@@ -23,6 +23,6 @@ pub mod mic;
 pub mod transform;
 
 pub use channel::{Outcome, Pending, VoiceChannel};
-pub use ear::{AnswerEar, EarChoice, EarHeard, Limits, Rescue};
+pub use ear::{AnswerEar, EarChoice, EarHeard, Sureness};
 pub use enrol::{enrol, EnrolError, Enrolment};
 pub use mic::{Microphone, Recording};

@@ -10,7 +10,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use kriegspiel_referee::Try;
 use shakmaty::{Chess, Color};
 
 use crate::ear::{AnswerEar, EarChoice, EarHeard};
@@ -20,6 +19,7 @@ use crate::transform::TransformError;
 use crate::words::dictionary;
 
 mod alternatives;
+pub use alternatives::Weighed;
 mod command;
 mod reply;
 
@@ -139,13 +139,13 @@ pub struct Recognition {
     pub wide_words: String,
     /// How much better the wide grammar scored, when it heard something else.
     pub wide_margin: Option<i32>,
-    /// What the answers' second ear ([`AnswerEar`]) made of it, when it was asked.
+    /// What the second ear ([`AnswerEar`]) made of it as an answer or a command, when it was
+    /// asked.
     pub ear: Option<EarHeard>,
     /// What the second ear made of a try's alternatives, when it was asked.
     pub try_ear: Option<EarChoice>,
-    /// The tries the second ear weighed (PocketSphinx's first), each with its N-best path
-    /// score.
-    pub alternatives: Vec<(Try, i32)>,
+    /// The tries the second ear weighed (PocketSphinx's first), each with both judges' scores.
+    pub alternatives: Vec<Weighed>,
     /// Decoding time (all searches).
     pub took: Duration,
 }
@@ -163,7 +163,7 @@ pub struct Recognizer {
     command_threshold: i32,
     answer_threshold: i32,
     unsure_threshold: i32,
-    /// Moonshine, asked about a read-back's answer that PocketSphinx did not take.
+    /// Moonshine, asked about answers, a free turn's commands and tries ([`crate::ear`]).
     ear: Option<AnswerEar>,
     /// Whether each utterance is first heard by the front end alone ([`Recognizer::warm`]).
     warm: bool,
@@ -319,10 +319,30 @@ impl Recognizer {
         })
     }
 
-    /// Asks `ear` about every read-back's answer PocketSphinx does not take
-    /// ([`Recognizer::hear_reply`]).
+    /// Asks `ear` about a read-back's answers ([`Recognizer::hear_reply`]), a free turn's
+    /// short commands and every try ([`Recognizer::hear`]).
     pub fn set_ear(&mut self, ear: AnswerEar) {
         self.ear = Some(ear);
+    }
+
+    /// `sphinx` on this thread while, when `ask`, the second ear (if any) runs `ear` on the
+    /// other core: the player waits for the slower of the two, not both. A failure of the
+    /// ear's own, or of its thread, is no opinion.
+    fn beside_ear<T: Send, R>(
+        &mut self,
+        ask: bool,
+        ear: impl FnOnce(&mut AnswerEar) -> Result<T, VoiceError> + Send,
+        sphinx: impl FnOnce(&mut Self) -> R,
+    ) -> (R, Option<T>) {
+        let mut taken = if ask { self.ear.take() } else { None };
+        let (first, second) = std::thread::scope(|s| {
+            let second = taken.as_mut().map(|e| s.spawn(move || ear(e)));
+            (sphinx(self), second.map(|h| h.join()))
+        });
+        if taken.is_some() {
+            self.ear = taken;
+        }
+        (first, second.and_then(Result::ok).and_then(Result::ok))
     }
 
     /// Rebuilds the grammar for `color`'s turn from his men in `pos`.
@@ -422,7 +442,9 @@ impl Recognizer {
     /// from the start, by the second decoder, which keeps PocketSphinx's silence frames
     /// (`-remove_silence no`): a short command in room noise scores better against the
     /// phone loop when the voice-activity detector has not cut the audio, while the tries'
-    /// threshold was chosen with the silence removed (docs/VOICE.md, held-out bench).
+    /// threshold was chosen with the silence removed (docs/VOICE.md, held-out bench). With a
+    /// second ear, it also hears a try's alternatives, and a short utterance that is no try as
+    /// one of the commands (docs/VOICE.md, eighth to tenth rounds).
     pub fn hear(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
         let start = Instant::now();
         self.warm(samples)?;

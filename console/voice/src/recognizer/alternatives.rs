@@ -8,7 +8,7 @@ use std::time::Instant;
 use kriegspiel_referee::Try;
 
 use super::{Heard, Hypothesis, Recognition, Recognizer, VoiceError, WIDE};
-use crate::ear::{EarChoice, Rescue};
+use crate::ear::{EarChoice, Sureness};
 use crate::words::{file_of, FileNames};
 
 /// The most tries the ear scores for one utterance: PocketSphinx's and this many others.
@@ -23,7 +23,7 @@ impl Recognizer {
     /// [`Recognizer::hear_turn`] of the first decoder's try `said`, with the ear choosing among
     /// its alternatives when there is an ear. When PocketSphinx accepts a try, the ear only
     /// chooses which one. When PocketSphinx rejects it, the ear's try is taken if it passes the
-    /// ear's [`Rescue`] limits: rejected by the ratio against the phone loop, when the wide
+    /// ear's [`Sureness::RESCUE`] limits: rejected by the ratio against the phone loop, when the wide
     /// grammar hears no try his men cannot make and no command; rejected by the wide grammar,
     /// when the ear also prefers it to what the wide grammar heard.
     pub(super) fn hear_try(
@@ -37,7 +37,7 @@ impl Recognizer {
         } else {
             Vec::new()
         };
-        let phrases: Vec<String> = weighed.iter().map(|w| w.1.clone()).collect();
+        let phrases: Vec<String> = weighed.iter().map(|w| w.words.clone()).collect();
         let mut ear = if phrases.is_empty() {
             None
         } else {
@@ -77,7 +77,19 @@ impl Recognizer {
             self.ear = ear;
         }
         let mut rec = by_sphinx?;
-        rec.alternatives = weighed.iter().map(|w| (w.0, w.2)).collect();
+        let scores = match &by_ear {
+            Some(Ok(Ok(choice))) => choice.scores.as_slice(),
+            _ => &[],
+        };
+        rec.alternatives = weighed
+            .iter()
+            .zip(0..)
+            .map(|(w, k)| Weighed {
+                candidate: w.candidate,
+                sphinx: w.sphinx,
+                moonshine: scores.get(k).copied(),
+            })
+            .collect();
         // A failure of the ear's own is no opinion.
         match (rec.heard, by_ear, rescue) {
             (Heard::Try(_), Some(Ok(Ok(choice))), _) if phrases.len() > 1 => {
@@ -112,7 +124,7 @@ impl Recognizer {
         rec: &mut Recognition,
         phrases: &[String],
         mut choice: EarChoice,
-        limits: Rescue,
+        limits: Sureness,
         ask_wide: bool,
     ) -> EarChoice {
         choice.taken = false;
@@ -127,7 +139,7 @@ impl Recognizer {
             };
         let chosen = phrases.get(choice.best).map(|p| grammar.interpret(p));
         if let Some(Heard::Try(t)) = chosen {
-            if wide_allows && choice.margin >= limits.margin && choice.doubt <= limits.doubt {
+            if wide_allows && limits.of(choice.margin, choice.doubt) {
                 rec.heard = Heard::Try(t);
                 choice.rescued = true;
             }
@@ -154,31 +166,55 @@ impl Recognizer {
     }
 
     /// `said`'s words when they are a try, then the words of each other try among the first
-    /// decoder's next best paths (at most [`ALTERNATIVES`]), each try with its best path's score
-    /// (`said`'s: the best path's when the N-best did not name it); empty when `said` is no try.
-    fn try_phrases(&mut self, said: &Hypothesis) -> Vec<(Try, String, i32)> {
+    /// decoder's next best paths (at most [`ALTERNATIVES`]), each with the best score of the
+    /// paths naming it (none for `said`'s when no path did); empty when `said` is no try.
+    fn try_phrases(&mut self, said: &Hypothesis) -> Vec<Phrase> {
         let Some(grammar) = self.grammar.as_ref() else {
             return Vec::new();
         };
         let Heard::Try(first) = grammar.interpret(&said.text) else {
             return Vec::new();
         };
-        let paths = self.decoder.alternatives(STRINGS, PATHS);
-        let mut out = vec![(first, said.text.clone(), paths.first().map_or(0, |p| p.1))];
-        for (words, score) in paths {
-            if out.len() > ALTERNATIVES {
-                break;
-            }
-            if let Heard::Try(t) = grammar.interpret(&words) {
-                if t == first && out.len() == 1 {
-                    out[0].2 = score;
-                } else if !out.iter().any(|o| o.0 == t) {
-                    out.push((t, words, score));
+        let mut out = vec![Phrase {
+            candidate: first,
+            words: said.text.clone(),
+            sphinx: None,
+        }];
+        // In order of score: the first path naming a try is its best.
+        for (words, score) in self.decoder.alternatives(STRINGS, PATHS) {
+            let Heard::Try(t) = grammar.interpret(&words) else {
+                continue;
+            };
+            match out.iter().position(|p| p.candidate == t) {
+                Some(k) => {
+                    out[k].sphinx.get_or_insert(score);
                 }
+                None if out.len() <= ALTERNATIVES => out.push(Phrase {
+                    candidate: t,
+                    words,
+                    sphinx: Some(score),
+                }),
+                None => {}
             }
         }
         out
     }
+}
+
+/// A try the second ear weighed: PocketSphinx's best N-best path score for it (none when no
+/// path named it) and the ear's log-probability (none when the ear did not score it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weighed {
+    pub candidate: Try,
+    pub sphinx: Option<i32>,
+    pub moonshine: Option<f32>,
+}
+
+/// A try to weigh: its words as heard and its best N-best path score.
+struct Phrase {
+    candidate: Try,
+    words: String,
+    sphinx: Option<i32>,
 }
 
 /// Whether `rec` was rejected by its ratio against the phone loop (not by the wide grammar,

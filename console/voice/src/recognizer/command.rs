@@ -10,32 +10,26 @@ use super::{loud_frames, loud_length, Command, Heard, Recognition, Recognizer, V
 const MAX_COMMAND_FRAMES: usize = 150;
 
 impl Recognizer {
-    /// What is not a try by the first decoder: the turn's grammar on the second decoder,
-    /// while the ear, on the other core, hears the utterance as one of the commands. A command
-    /// PocketSphinx's grammar chose but rejected (or would read back) is taken when the ear
-    /// is sure of the same command (either alone takes chatter: docs/VOICE.md, seventh round),
-    /// but "confirm" and "cancel".
+    /// What the first decoder does not hear as a try: the turn's grammar on the second
+    /// decoder, while the ear, when the utterance is at most [`MAX_COMMAND_FRAMES`] loud,
+    /// hears it as one of the commands. A command PocketSphinx's grammar chose but rejected
+    /// (by the phone loop or the wide grammar) or would read back is taken when the ear is
+    /// sure of the same command (either alone takes chatter: docs/VOICE.md, seventh round),
+    /// except "confirm" and "cancel".
     pub(super) fn hear_not_try(
         &mut self,
         samples: &[i16],
         start: Instant,
     ) -> Result<Recognition, VoiceError> {
         let short = loud_length(&loud_frames(samples)) <= MAX_COMMAND_FRAMES;
-        let mut ear = if short { self.ear.take() } else { None };
-        let (by_sphinx, by_ear) = std::thread::scope(|s| {
-            let second = ear
-                .as_mut()
-                .map(|e| s.spawn(move || e.hear_command(samples)));
-            let first = self.hear_turn(samples, start, None, true);
-            (first, second.map(|h| h.join()))
-        });
-        if ear.is_some() {
-            self.ear = ear;
-        }
+        let (by_sphinx, by_ear) = self.beside_ear(
+            short,
+            |ear| ear.hear_command(samples),
+            |rec| rec.hear_turn(samples, start, None, true),
+        );
         let mut rec = by_sphinx?;
         let forced = self.grammar.as_ref().map(|g| g.interpret(&rec.words));
-        // A failure of the ear's own is no opinion.
-        if let Some(Ok(Ok(mut heard))) = by_ear {
+        if let Some(mut heard) = by_ear {
             heard.agrees = forced == Some(Heard::Command(heard.meaning));
             let doubted = matches!(rec.heard, Heard::Rejected | Heard::Unsure(_));
             // Nothing waits in a free turn for "confirm" or "cancel" to act on, and chatter

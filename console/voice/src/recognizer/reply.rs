@@ -30,18 +30,14 @@ impl Recognizer {
         // chatter: docs/VOICE.md, seventh round).
         // Nor is it asked about what is too long to be an answer (a try, a sentence).
         let short = loud_length(&loud_frames(samples)) <= MAX_ANSWER_FRAMES;
-        let mut ear = if short { self.ear.take() } else { None };
-        let (by_sphinx, by_ear) = std::thread::scope(|s| {
-            let second = ear.as_mut().map(|e| s.spawn(move || e.hear(samples)));
-            let first = self.reply_by_pocketsphinx(samples, start);
-            (first, second.map(|h| h.join()))
-        });
-        if ear.is_some() {
-            self.ear = ear;
-        }
+        let (by_sphinx, by_ear) = self.beside_ear(
+            short,
+            |ear| ear.hear(samples),
+            |rec| rec.reply_by_pocketsphinx(samples, start),
+        );
         let (mut rec, forced) = by_sphinx?;
         // An utterance the ear cannot take (too long) or a failure of its own is no opinion.
-        if let (Heard::Rejected, Some(Ok(Ok(mut heard)))) = (rec.heard, by_ear) {
+        if let (Heard::Rejected, Some(mut heard)) = (rec.heard, by_ear) {
             heard.agrees = forced == Some(heard.meaning);
             if let (true, Some(command)) = (heard.agrees, heard.answer) {
                 rec.heard = Heard::Command(command);
