@@ -32,12 +32,11 @@ impl Recognizer {
         start: Instant,
         said: Hypothesis,
     ) -> Result<Recognition, VoiceError> {
-        let weighed = if self.ear.is_some() {
+        let phrases = if self.ear.is_some() {
             self.try_phrases(&said)
         } else {
             Vec::new()
         };
-        let phrases: Vec<String> = weighed.iter().map(|w| w.words.clone()).collect();
         let mut ear = if phrases.is_empty() {
             None
         } else {
@@ -45,11 +44,11 @@ impl Recognizer {
         };
         // Each try in letters and in every scheme PocketSphinx heard a file in: "e" heard as
         // "eva" must not lose to another try said in letters (docs/VOICE.md, eighth round).
-        let schemes = schemes(phrases.first().map_or("", String::as_str));
+        let schemes = schemes(phrases.first().map_or("", |p| p.words.as_str()));
         let forms = schemes.len();
         let rendered: Vec<String> = phrases
             .iter()
-            .flat_map(|p| schemes.iter().map(|&s| in_scheme(p, s)))
+            .flat_map(|p| schemes.iter().map(|&s| in_scheme(&p.words, s)))
             .collect();
         let (by_sphinx, by_ear) = std::thread::scope(|s| {
             let second = ear.as_mut().map(|e| {
@@ -81,19 +80,19 @@ impl Recognizer {
             Some(Ok(Ok(choice))) => choice.scores.as_slice(),
             _ => &[],
         };
-        rec.alternatives = weighed
+        rec.alternatives = phrases
             .iter()
-            .zip(0..)
-            .map(|(w, k)| Weighed {
-                candidate: w.candidate,
-                sphinx: w.sphinx,
+            .enumerate()
+            .map(|(k, p)| Weighed {
+                candidate: p.candidate,
+                sphinx: p.sphinx,
                 moonshine: scores.get(k).copied(),
             })
             .collect();
         // A failure of the ear's own is no opinion.
         match (rec.heard, by_ear, rescue) {
             (Heard::Try(_), Some(Ok(Ok(choice))), _) if phrases.len() > 1 => {
-                rec.try_ear = Some(self.take_choice(&mut rec, &phrases, choice));
+                rec.try_ear = Some(take_choice(&mut rec, &phrases, choice));
             }
             (Heard::Rejected, Some(Ok(Ok(choice))), Some(limits)) if by_phone_loop(&rec) => {
                 rec.try_ear = Some(self.rescue(&mut rec, &phrases, choice, limits, true));
@@ -122,7 +121,7 @@ impl Recognizer {
     fn rescue(
         &self,
         rec: &mut Recognition,
-        phrases: &[String],
+        phrases: &[Phrase],
         mut choice: EarChoice,
         limits: Sureness,
         ask_wide: bool,
@@ -137,30 +136,11 @@ impl Recognizer {
                 Heard::Command(_) | Heard::Unsure(_) => false,
                 Heard::Rejected => true,
             };
-        let chosen = phrases.get(choice.best).map(|p| grammar.interpret(p));
-        if let Some(Heard::Try(t)) = chosen {
+        if let Some(p) = phrases.get(choice.best) {
             if wide_allows && limits.of(choice.margin, choice.doubt) {
-                rec.heard = Heard::Try(t);
+                rec.heard = Heard::Try(p.candidate);
                 choice.rescued = true;
             }
-        }
-        choice
-    }
-
-    /// Puts the ear's try in `rec` when it is to be taken and is one of the turn's tries.
-    fn take_choice(
-        &self,
-        rec: &mut Recognition,
-        phrases: &[String],
-        mut choice: EarChoice,
-    ) -> EarChoice {
-        let chosen = phrases
-            .get(choice.best)
-            .zip(self.grammar.as_ref())
-            .map(|(p, g)| g.interpret(p));
-        match chosen {
-            Some(Heard::Try(t)) if choice.taken => rec.heard = Heard::Try(t),
-            _ => choice.taken = false,
         }
         choice
     }
@@ -199,6 +179,15 @@ impl Recognizer {
         }
         out
     }
+}
+
+/// Puts the ear's try in `rec` when it is to be taken (not the wide grammar's rival).
+fn take_choice(rec: &mut Recognition, phrases: &[Phrase], mut choice: EarChoice) -> EarChoice {
+    match phrases.get(choice.best) {
+        Some(p) if choice.taken => rec.heard = Heard::Try(p.candidate),
+        _ => choice.taken = false,
+    }
+    choice
 }
 
 /// A try the second ear weighed: PocketSphinx's best N-best path score for it (none when no
