@@ -35,7 +35,8 @@
 //!
 //! The room adaptation (issue 21, sixth round): the default run hears as a player without an
 //! enrolment does, with [`kriegspiel_voice::recognizer::ROOM_TRANSFORM`]; `HELDOUT_ROOM=plain`
-//! hears with the plain model. `HELDOUT_ENROL=house` computes that transform afresh (one for
+//! hears with the plain model, `HELDOUT_ROOM=FILE` with the transform in FILE (one that
+//! `HELDOUT_HOUSE_OUT` kept). `HELDOUT_ENROL=house` computes that transform afresh (one for
 //! every voice, from the tuning voices' enrolment phrases at every level; `HELDOUT_HOUSE=wide`
 //! adds seven more shifted tuning voices, `HELDOUT_HOUSE=more` the tuning set's own utterances
 //! but its chatter, `HELDOUT_HOUSE_OUT=FILE` keeps it) and hears each
@@ -801,8 +802,10 @@ fn transform_for(
 /// The room adaptation, as players without an enrolment get it (`HELDOUT_ROOM=plain`: none),
 /// written to a file in `dir` for PocketSphinx.
 fn room_transform(dir: &Path) -> Option<String> {
-    if std::env::var("HELDOUT_ROOM").as_deref() == Ok("plain") {
-        return None;
+    match std::env::var("HELDOUT_ROOM").as_deref() {
+        Ok("plain") => return None,
+        Ok(file) if !file.is_empty() => return Some(file.to_owned()),
+        _ => {}
     }
     let path = dir.join("room.mllr");
     std::fs::write(&path, kriegspiel_voice::recognizer::ROOM_TRANSFORM).unwrap();
@@ -1156,9 +1159,10 @@ fn main() {
         "model {}{}, decoder options: {:?}, junk weight {:?}, one decoder only: {}, enrolment: {:?}",
         model().acoustic.display(),
         match (enrol_mode(), std::env::var("HELDOUT_ROOM").as_deref()) {
-            (None, Ok("plain")) => " (plain)",
-            (None, _) => " with the room adaptation",
-            _ => "",
+            (None, Ok("plain")) => " (plain)".to_owned(),
+            (None, Ok(file)) if !file.is_empty() => format!(" with the room adaptation in {file}"),
+            (None, _) => " with the room adaptation".to_owned(),
+            _ => String::new(),
         },
         decoder_options(),
         std::env::var("HELDOUT_JUNK").ok(),
