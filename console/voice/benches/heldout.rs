@@ -60,6 +60,10 @@
 //! The dump's `weighed` column gives each try the ear weighed with PocketSphinx's N-best path
 //! score and the ear's log-probability (`uci:sphinx:ear`).
 //!
+//! An answer PocketSphinx took is dropped when the ear's doubt is over a veto (eleventh
+//! round): `HELDOUT_ANSWER_VETO=DOUBT` sets it (`1000`: never; the dump's `ear` column, now
+//! kept for every short utterance of a read-back, lets any be tried afterwards).
+//!
 //! `HELDOUT_WARM=off` hears each utterance without letting PocketSphinx's front end hear it
 //! first (ninth round).
 //!
@@ -892,6 +896,10 @@ fn ear() -> Option<AnswerEar> {
     let ear = match margin_and_doubt("HELDOUT_RESCUE") {
         Some((margin, doubt)) => ear.with_rescue(Sureness { margin, doubt }),
         None => ear,
+    };
+    let ear = match std::env::var("HELDOUT_ANSWER_VETO") {
+        Ok(doubt) => ear.with_answer_veto(doubt.parse().unwrap()),
+        Err(_) => ear,
     };
     Some(match margin_and_doubt("HELDOUT_EAR_LIMITS") {
         Some((margin, doubt)) => ear.with_limits(margin, doubt),

@@ -50,6 +50,9 @@ pub struct EarHeard {
     /// recogniser's to say: the answer grammar in [`crate::Recognizer::hear_reply`], the
     /// turn's grammar in [`crate::Recognizer::hear`]): the ear's word counts only then.
     pub agrees: bool,
+    /// Whether the best answer is far from what Moonshine would write (its doubt over
+    /// [`DEFAULT_ANSWER_VETO`]): an answer PocketSphinx took is then dropped as chatter.
+    pub far: bool,
 }
 
 /// Moonshine hearing answers, commands and tries, with its acceptance limits.
@@ -60,6 +63,7 @@ pub struct AnswerEar {
     try_margin: f32,
     rescue: Sureness,
     command: Sureness,
+    veto: f32,
     /// The last utterance [`AnswerEar::choose`] heard, and each of its tries' score and doubt:
     /// what [`AnswerEar::against`] weighs a rival against without hearing it again.
     chosen: Option<(Encoded, Vec<(f32, f32)>)>,
@@ -93,6 +97,7 @@ impl AnswerEar {
             try_margin: DEFAULT_TRY_MARGIN,
             rescue: Sureness::RESCUE,
             command: Sureness::COMMANDS,
+            veto: DEFAULT_ANSWER_VETO,
             chosen: None,
         })
     }
@@ -101,6 +106,13 @@ impl AnswerEar {
     pub fn with_limits(mut self, margin: f32, doubt: f32) -> AnswerEar {
         self.margin = margin;
         self.doubt = doubt;
+        self
+    }
+
+    /// The same ear with another doubt over which an answer PocketSphinx took is dropped
+    /// (benches).
+    pub fn with_answer_veto(mut self, doubt: f32) -> AnswerEar {
+        self.veto = doubt;
         self
     }
 
@@ -133,7 +145,9 @@ impl AnswerEar {
             margin: self.margin,
             doubt: self.doubt,
         };
-        self.hear_among(samples, &ANSWERS, &ENDINGS, sure)
+        let mut heard = self.hear_among(samples, &ANSWERS, &ENDINGS, sure)?;
+        heard.far = heard.doubt > self.veto;
+        Ok(heard)
     }
 
     /// Hears `samples` as one of the commands of a free turn, or not (docs/VOICE.md, tenth
@@ -196,9 +210,16 @@ impl AnswerEar {
             margin: lead,
             doubt: best_doubt,
             agrees: false,
+            far: false,
         })
     }
 }
+
+/// The doubt over which an answer PocketSphinx took in a read-back is dropped (docs/VOICE.md,
+/// eleventh round): on the tuning set, the answers it took carried 7.9 or less, chatter it
+/// took for one 10.3 to 18.2 ("one hundred" as "confirm"); answers said in room noise reach
+/// 10 (seventh round), so the limit leaves them room.
+pub const DEFAULT_ANSWER_VETO: f32 = 12.0;
 
 /// How far Moonshine's favourite among a try's alternatives must lead PocketSphinx's own try
 /// for the recogniser to take it instead. Chosen on the tuning set of `benches/heldout.rs`.

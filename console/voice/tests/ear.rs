@@ -326,8 +326,8 @@ fn with_the_ear_more_commands_are_heard_in_room_noise() {
 
 /// Words that sound like an answer ("conform", "pencil"), said while a read-back waits by
 /// four voices, clean and in pink noise 15 dB under the speech: the ear takes none of them,
-/// heard exactly as by PocketSphinx alone (docs/VOICE.md, eleventh round: "confirm" taken on
-/// both judges' fair certainty took "conform" and "conference").
+/// each heard as by PocketSphinx alone or dropped by the ear's veto (docs/VOICE.md, eleventh
+/// round: "confirm" taken on both judges' fair certainty took "conform" and "conference").
 #[test]
 fn the_ear_takes_no_near_neighbour_for_an_answer() {
     let dir = tempfile::tempdir().unwrap();
@@ -352,8 +352,56 @@ fn the_ear_takes_no_near_neighbour_for_an_answer() {
                     plain.hear_reply(samples).unwrap(),
                     eared.hear_reply(samples).unwrap(),
                 );
-                assert_eq!(a.heard, b.heard, "{voice} '{text}': {b:?}");
+                assert!(
+                    b.heard == a.heard || b.heard == Heard::Rejected,
+                    "{voice} '{text}': {a:?} {b:?}"
+                );
             }
         }
     }
+}
+
+/// Chatter PocketSphinx's answer grammar takes for an answer while a read-back waits, which
+/// Moonshine is far from writing as one ("conference" by flite `rms`: "confirm" to
+/// PocketSphinx, a doubt of 13.6 to the ear), is dropped: the read-back still waits. Answers
+/// PocketSphinx takes, clean and in pink noise 15 dB, are kept.
+#[test]
+fn the_ear_drops_chatter_pocketsphinx_took_for_an_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = room::pink(dir.path(), 29);
+    let recogniser = |ear: AnswerEar| {
+        let mut r = Recognizer::new(&Model::default()).unwrap();
+        r.set_ear(ear);
+        r.set_turn(&Chess::default(), Color::White).unwrap();
+        r
+    };
+    let mut without = recogniser(ear().with_answer_veto(f32::MAX));
+    let mut with = recogniser(ear());
+    let chatter = say("rms", "conference", dir.path(), "u");
+    let (a, b) = (
+        without.hear_reply(&chatter).unwrap(),
+        with.hear_reply(&chatter).unwrap(),
+    );
+    println!("'conference': without the veto {a:?}\nwith it {b:?}");
+    assert_eq!(a.heard, Heard::Command(Command::Confirm), "{a:?}");
+    assert_eq!(b.heard, Heard::Rejected, "{b:?}");
+    assert!(b.ear.as_ref().is_some_and(|e| e.far), "{b:?}");
+    let mut kept = 0;
+    for voice in ["slt", "rms", "awb", "kal16"] {
+        for (text, want) in ANSWERS {
+            let clean = say(voice, text, dir.path(), "u");
+            let noisy = room::mix(&clean, 15.0, |i| noise[i % noise.len()]);
+            for samples in [&clean, &noisy] {
+                let (a, b) = (
+                    without.hear_reply(samples).unwrap(),
+                    with.hear_reply(samples).unwrap(),
+                );
+                if a.heard == Heard::Command(want) {
+                    assert_eq!(b.heard, a.heard, "{voice} '{text}': {b:?}");
+                    kept += 1;
+                }
+            }
+        }
+    }
+    assert!(kept >= 16, "answers heard: {kept} of 32");
 }

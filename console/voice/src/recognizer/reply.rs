@@ -37,10 +37,20 @@ impl Recognizer {
         );
         let (mut rec, forced) = by_sphinx?;
         // An utterance the ear cannot take (too long) or a failure of its own is no opinion.
-        if let (Heard::Rejected, Some(mut heard)) = (rec.heard, by_ear) {
+        if let Some(mut heard) = by_ear {
             heard.agrees = forced == Some(heard.meaning);
-            if let (true, Some(command)) = (heard.agrees, heard.answer) {
-                rec.heard = Heard::Command(command);
+            match rec.heard {
+                Heard::Rejected if heard.agrees => {
+                    if let Some(command) = heard.answer {
+                        rec.heard = Heard::Command(command);
+                    }
+                }
+                // An answer Moonshine would be far from writing is chatter PocketSphinx forced
+                // onto one ("confused" heard as "confirm"): the read-back still waits.
+                Heard::Command(Command::Confirm | Command::Cancel) if heard.far => {
+                    rec.heard = Heard::Rejected;
+                }
+                _ => {}
             }
             rec.ear = Some(heard);
         }
