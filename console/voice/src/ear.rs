@@ -50,8 +50,9 @@ pub struct EarHeard {
     /// recogniser's to say: the answer grammar in [`crate::Recognizer::hear_reply`], the
     /// turn's grammar in [`crate::Recognizer::hear`]): the ear's word counts only then.
     pub agrees: bool,
-    /// Whether the best answer is far from what Moonshine would write (its doubt over
-    /// [`DEFAULT_ANSWER_VETO`]): an answer PocketSphinx took is then dropped as chatter.
+    /// Whether the best answer is far from what Moonshine would write (its doubt over the
+    /// ear's veto, [`DEFAULT_ANSWER_VETO`] but on benches): an answer PocketSphinx took is then
+    /// dropped as chatter. Always false for a free turn's commands.
     pub far: bool,
 }
 
