@@ -3,7 +3,9 @@
 # from the Python package index: the wheel moonshine-cpp 0.1.4 (Useful Sensors, MIT) carries
 # the model and the ONNX Runtime library (1.22.1, x86_64 Linux) it was exported for. Checked
 # against its SHA-256; unpacked into DIR, by default $KRIEGSPIEL_MOONSHINE, else
-# ${XDG_DATA_HOME:-~/.local/share}/kriegspiel/moonshine-base-en. Safe to run again.
+# ${XDG_DATA_HOME:-~/.local/share}/kriegspiel/moonshine-base-en. Safe to run again. The first
+# recogniser to open it prepares a faster copy of each model file beside it (*.prepared.onnx,
+# 355 MB; docs/PERFORMANCE.md, twelfth round).
 # Usage: bash console/voice/fetch-moonshine.sh [DIR]
 set -euo pipefail
 dir=${1:-${KRIEGSPIEL_MOONSHINE:-${XDG_DATA_HOME:-$HOME/.local/share}/kriegspiel/moonshine-base-en}}
@@ -28,4 +30,7 @@ curl --fail --silent --show-error --location --retry 3 -o "$tmp/$wheel" "$url"
 echo "$sha  $tmp/$wheel" | sha256sum --check --quiet
 prefix=moonshine_cpp-0.1.4.data/purelib/moonshine_cpp
 unzip -q -o "$tmp/$wheel" "$prefix/models/base-en/*" "$prefix/libonnxruntime.so.1.22.1" "$prefix/LICENSE" -d "$tmp/x"
+# Files prepared from an earlier copy (console/moonshine/src/prepare.rs) are made again from
+# this one at the next start.
+rm -f "$dir"/*.prepared.onnx
 mv "$tmp/x/$prefix/models/base-en/"* "$tmp/x/$prefix/libonnxruntime.so.1.22.1" "$tmp/x/$prefix/LICENSE" "$dir/"

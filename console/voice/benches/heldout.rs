@@ -64,6 +64,9 @@
 //! round): `HELDOUT_ANSWER_VETO=DOUBT` sets it (`1000`: never; the dump's `ear` column, now
 //! kept for every short utterance of a read-back, lets any be tried afterwards).
 //!
+//! `HELDOUT_VOICES="V1;V2"` says the held-out set with other voices (`espeak:en-us+m3`,
+//! `flite:kal|pitch 100`: engine, voice, sox effects; twelfth round).
+//!
 //! `HELDOUT_WARM=off` hears each utterance without letting PocketSphinx's front end hear it
 //! first (ninth round).
 //!
@@ -1106,6 +1109,20 @@ fn percentile(times: &mut [Duration], p: usize) -> f64 {
         .map_or(0.0, |d| d.as_secs_f64() * 1e3)
 }
 
+/// `HELDOUT_VOICES="espeak:en-us+m3;flite:kal|pitch 100"`: the held-out set said by these
+/// voices instead (the positions, chatter and noise unchanged), to probe voices of another
+/// kind than the tuning set's.
+fn other_voices() -> Option<&'static [&'static str]> {
+    let list = std::env::var("HELDOUT_VOICES").ok()?;
+    let voices: Vec<&'static str> = list
+        .split(';')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|v| &*Box::leak(v.to_owned().into_boxed_str()))
+        .collect();
+    Some(Box::leak(voices.into_boxed_slice()))
+}
+
 fn tuning_set() -> Set {
     Set {
         voices: &TUNING_VOICES,
@@ -1145,7 +1162,7 @@ fn main() {
         tuning_set()
     } else {
         Set {
-            voices: &HELD_OUT_VOICES,
+            voices: other_voices().unwrap_or(&HELD_OUT_VOICES),
             positions: &HELD_OUT_POSITIONS,
             chatter: &HELD_OUT_CHATTER,
             seed: 2026,
@@ -1190,7 +1207,7 @@ fn main() {
         for h in &heard {
             for (how, r) in [("free", &h.free), ("reply", &h.reply)] {
                 println!(
-                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\tspan {}\tanswer {:?}\twide '{}' {:?}\tear {:?}\tps {}\ttry_ear {:?}\tweighed {}",
+                    "{:?}\t{how}\t{}\t{}\t'{}'\texpect {}\tgot {}\t'{}'\tratio {}\tspan {}\tanswer {:?}\twide '{}' {:?}\tear {:?}\tps {}\ttry_ear {:?}\tweighed {}\tms {}",
                     h.clip.kind,
                     h.clip.voice,
                     level_name(h.clip.level),
@@ -1208,7 +1225,8 @@ fn main() {
                     r.try_ear
                         .as_ref()
                         .map(|e| (e.best, e.lead, e.margin, e.taken, e.doubt, e.rescued)),
-                    weighed(r)
+                    weighed(r),
+                    r.took.as_millis()
                 );
             }
         }
