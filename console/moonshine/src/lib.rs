@@ -158,7 +158,7 @@ impl Moonshine {
             .map_err(|_| MoonshineError::Runtime(format!("cannot load {}", runtime.display())))??;
         let session = |name: &str| -> Result<Session, MoonshineError> {
             let shipped = dir.join(name);
-            // Without prepacking the weights are held once, not twice: 160 MB less for a few ms.
+            // Without prepacking the weights are held once, not twice: 80 MB less for a few ms.
             let builder = || {
                 Session::builder()?
                     .with_intra_threads(threads.max(1))?

@@ -6,7 +6,7 @@
 //! Runtime folds such constant work away only when it loads an ONNX file, not an ORT-format
 //! one. So each file is converted once, by the runtime itself, to ONNX with those parts folded
 //! (`*.prepared.onnx` beside it), and that file is what a recogniser opens: the same model
-//! and the same scores (to 1e-5), the decoder's run 7 times faster.
+//! and the same scores (to 1e-5), a decoder run of one phrase 120 → 37 ms.
 
 use std::fs;
 use std::path::{Path, PathBuf};
