@@ -31,6 +31,14 @@ struct PsSeg {
 struct PsNbest {
     _private: [u8; 0],
 }
+/// sphinxbase's front end (`fe_t`): waveform to cepstra, with its noise estimate.
+#[repr(C)]
+struct Fe {
+    _private: [u8; 0],
+}
+/// One cepstral coefficient (`mfcc_t`): a 32-bit float, or a 32-bit fixed-point number in a
+/// fixed-point build. Only written by the library here, never read, so either fits.
+type Mfcc = f32;
 
 #[link(name = "pocketsphinx")]
 extern "C" {
@@ -41,6 +49,7 @@ extern "C" {
     fn ps_set_allphone_file(ps: *mut PsDecoder, name: *const c_char, path: *const c_char) -> c_int;
     fn ps_set_search(ps: *mut PsDecoder, name: *const c_char) -> c_int;
     fn ps_start_utt(ps: *mut PsDecoder) -> c_int;
+    fn ps_get_fe(ps: *mut PsDecoder) -> *mut Fe;
     fn ps_process_raw(
         ps: *mut PsDecoder,
         data: *const i16,
@@ -79,7 +88,21 @@ extern "C" {
     ) -> *mut CmdLn;
     fn cmd_ln_free_r(cmdln: *mut CmdLn) -> c_int;
     fn err_set_logfp(stream: *mut std::ffi::c_void);
+    fn fe_get_output_size(fe: *mut Fe) -> c_int;
+    fn fe_start_utt(fe: *mut Fe) -> c_int;
+    fn fe_process_frames(
+        fe: *mut Fe,
+        inout_spch: *mut *const i16,
+        inout_nsamps: *mut usize,
+        buf_cep: *mut *mut Mfcc,
+        inout_nframes: *mut i32,
+        out_frameidx: *mut i32,
+    ) -> c_int;
+    fn fe_end_utt(fe: *mut Fe, out_cepvector: *mut Mfcc, out_nframes: *mut i32) -> c_int;
 }
+
+/// Samples per 10 ms frame at 16 kHz: the front end's frame shift.
+const FRAME_SHIFT: usize = 160;
 
 /// PocketSphinx logs through one process-wide stream. Its `-logfn` option opens a new stream
 /// and closes the old one on every decoder's creation, while other decoders on other threads
@@ -182,6 +205,58 @@ impl Decoder {
         NonNull::new(ps).map(|ps| Decoder { ps }).ok_or_else(|| {
             FfiError("PocketSphinx could not load the acoustic model or dictionary".into())
         })
+    }
+
+    /// Lets the front end alone hear `samples`, as a search's own pass would (start, every
+    /// frame, end of utterance), without any search: its noise estimate, which it carries
+    /// from one utterance to the next, is then the one a search of this audio would leave,
+    /// for the cost of the features (a few milliseconds, where a search scores every frame
+    /// against the acoustic model).
+    pub fn hear_room(&mut self, samples: &[i16]) -> Result<(), FfiError> {
+        let ps = self.ps.as_ptr();
+        // SAFETY: live decoder; the front end it returns lives as long as the decoder.
+        let fe = unsafe { ps_get_fe(ps) };
+        if fe.is_null() {
+            return Err(FfiError("PocketSphinx has no front end".into()));
+        }
+        // SAFETY: live front end.
+        let width = usize::try_from(unsafe { fe_get_output_size(fe) })
+            .ok()
+            .filter(|&w| w > 0)
+            .ok_or_else(|| FfiError("the front end has no output size".into()))?;
+        // Room for every frame the samples can make, and for the one the end flushes.
+        let frames = samples.len() / FRAME_SHIFT + 2;
+        let mut cepstra: Vec<Mfcc> = vec![0.0; (frames + 1) * width];
+        let base = cepstra.as_mut_ptr();
+        // SAFETY: each row starts inside `cepstra` (k < frames + 1 rows of `width`).
+        let mut rows: Vec<*mut Mfcc> = (0..frames)
+            .map(|k| unsafe { base.add(k * width) })
+            .collect();
+        let mut spch = samples.as_ptr();
+        let mut left = samples.len();
+        let mut nframes = i32::try_from(frames).map_err(|_| FfiError("audio too long".into()))?;
+        let mut index = 0;
+        // SAFETY: live front end; `spch`/`left` describe `samples`, which outlives the call;
+        // `rows` holds `nframes` pointers to rows of `width` coefficients inside `cepstra`,
+        // enough for every frame of `left` samples; the last row receives the flushed frame.
+        let rc = unsafe {
+            fe_start_utt(fe);
+            let rc = fe_process_frames(
+                fe,
+                &mut spch,
+                &mut left,
+                rows.as_mut_ptr(),
+                &mut nframes,
+                &mut index,
+            );
+            let mut tail = 0;
+            let end = fe_end_utt(fe, base.add(frames * width), &mut tail);
+            rc.min(end)
+        };
+        if rc < 0 {
+            return Err(FfiError("the front end could not read the audio".into()));
+        }
+        Ok(())
     }
 
     /// Adds (or replaces) a JSGF grammar search called `name`.
