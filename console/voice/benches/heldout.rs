@@ -67,6 +67,9 @@
 //! `HELDOUT_VOICES="V1;V2"` says the held-out set with other voices (`espeak:en-us+m3`,
 //! `flite:kal|pitch 100`: engine, voice, sox effects; twelfth round).
 //!
+//! `HELDOUT_FLOOR=0` hears each utterance without the noise floor the recogniser adds
+//! (fourteenth round; a number sets its amplitude).
+//!
 //! `HELDOUT_WARM=off` hears each utterance without letting PocketSphinx's front end hear it
 //! first (ninth round).
 //!
@@ -423,9 +426,22 @@ fn texts(set: &Set, vi: usize, rng: &mut Rng) -> Vec<(Kind, String, usize, Strin
 
 /// The speech of job `i`, from `HELDOUT_CACHE` (a directory) when it holds it, else made
 /// by `make` and kept there: the synthesis is the same every run (sox `-R`), and it takes
-/// most of the bench's time when decoder settings are compared.
-fn cached(set: &Set, i: usize, make: impl FnOnce() -> Vec<i16>) -> Vec<i16> {
-    cached_named(&format!("{}-{i}", set.seed), make)
+/// most of the bench's time when decoder settings are compared. The name holds the voice and
+/// the words: with `HELDOUT_VOICES` the same job index is another voice's speech (before, such
+/// runs heard the held-out voices' speech from the cache; docs/VOICE.md, fourteenth round).
+fn cached(
+    set: &Set,
+    i: usize,
+    voice: &str,
+    text: &str,
+    make: impl FnOnce() -> Vec<i16>,
+) -> Vec<i16> {
+    // FNV-1a: a stable name across runs and builds (std's hasher is seeded per process).
+    let said = voice.bytes().chain([0]).chain(text.bytes());
+    let hash = said.fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    cached_named(&format!("{}-{i}-{hash:016x}", set.seed), make)
 }
 
 fn cached_named(name: &str, make: impl FnOnce() -> Vec<i16>) -> Vec<i16> {
@@ -481,7 +497,9 @@ fn clips(set: &Set, dir: &Path, room: &Room) -> Vec<Clip> {
                 else {
                     break;
                 };
-                let speech = cached(set, i, || synthesise(voice, &text, dir, &format!("u{i}")));
+                let speech = cached(set, i, voice, &text, || {
+                    synthesise(voice, &text, dir, &format!("u{i}"))
+                });
                 for (li, level) in LEVELS.iter().enumerate() {
                     let samples = match level {
                         None => speech.clone(),
@@ -524,10 +542,18 @@ struct Heard2 {
 
 /// `HELDOUT_UNSURE=FLOOR`: the floor under which a command is rejected rather than read back
 /// (`Recognizer::set_unsure_threshold`; a large number reads none back); `HELDOUT_WARM=off`:
-/// each utterance heard without the front end's hearing it first (`Recognizer::set_warm`).
+/// each utterance heard without the front end's hearing it first (`Recognizer::set_warm`);
+/// `HELDOUT_FLOOR=AMPLITUDE`: the noise floor added to every utterance (`0`: none, as before
+/// the fourteenth round; `Recognizer::set_noise_floor`).
 fn configure(r: &mut Recognizer) {
     if std::env::var("HELDOUT_WARM").as_deref() == Ok("off") {
         r.set_warm(false);
+    }
+    if let Some(amplitude) = std::env::var("HELDOUT_FLOOR")
+        .ok()
+        .and_then(|f| f.parse().ok())
+    {
+        r.set_noise_floor(amplitude);
     }
     if let Some(floor) = std::env::var("HELDOUT_UNSURE")
         .ok()

@@ -167,6 +167,9 @@ pub struct Hypothesis {
 #[derive(Debug)]
 pub struct Decoder {
     ps: NonNull<PsDecoder>,
+    /// The noise floor every search and the front end hear the samples over
+    /// ([`crate::floor`]).
+    floor: i16,
 }
 
 // SAFETY (Send): a ps_decoder_t is a plain heap structure with no thread affinity; the
@@ -202,9 +205,14 @@ impl Decoder {
         let ps = unsafe { ps_init(config) };
         // SAFETY: config is valid and we own one reference to it.
         unsafe { cmd_ln_free_r(config) };
-        NonNull::new(ps).map(|ps| Decoder { ps }).ok_or_else(|| {
-            FfiError("PocketSphinx could not load the acoustic model or dictionary".into())
-        })
+        NonNull::new(ps)
+            .map(|ps| Decoder {
+                ps,
+                floor: crate::floor::DEFAULT_NOISE_FLOOR,
+            })
+            .ok_or_else(|| {
+                FfiError("PocketSphinx could not load the acoustic model or dictionary".into())
+            })
     }
 
     /// Lets the front end alone hear `samples`, as a search's own pass would (start, every
@@ -213,6 +221,8 @@ impl Decoder {
     /// for the cost of the features (a few milliseconds, where a search scores every frame
     /// against the acoustic model).
     pub fn hear_room(&mut self, samples: &[i16]) -> Result<(), FfiError> {
+        let samples = crate::floor::with_noise_floor(samples, self.floor);
+        let samples: &[i16] = &samples;
         let ps = self.ps.as_ptr();
         // SAFETY: live decoder; the front end it returns lives as long as the decoder.
         let fe = unsafe { ps_get_fe(ps) };
@@ -259,6 +269,11 @@ impl Decoder {
         Ok(())
     }
 
+    /// The peak amplitude of the noise floor the samples are heard over (0: none).
+    pub fn set_noise_floor(&mut self, amplitude: i16) {
+        self.floor = amplitude.max(0);
+    }
+
     /// Adds (or replaces) a JSGF grammar search called `name`.
     pub fn set_jsgf(&mut self, name: &str, jsgf: &str) -> Result<(), FfiError> {
         let n = cstring("search name", name)?;
@@ -288,6 +303,8 @@ impl Decoder {
 
     /// Decodes one whole utterance (16 kHz mono samples) with the search called `search`.
     pub fn decode(&mut self, search: &str, samples: &[i16]) -> Result<Hypothesis, FfiError> {
+        let samples = crate::floor::with_noise_floor(samples, self.floor);
+        let samples: &[i16] = &samples;
         let n = cstring("search name", search)?;
         let ps = self.ps.as_ptr();
         // SAFETY: live decoder; the name is NUL-terminated and outlives the call.

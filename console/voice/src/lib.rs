@@ -6,10 +6,12 @@
 //! See docs/VOICE.md.
 
 mod ffi;
+pub mod floor;
 pub mod grammar;
 pub mod words;
 
 pub use ffi::FfiError;
+pub use floor::{with_noise_floor, DEFAULT_NOISE_FLOOR};
 pub use grammar::{Command, Heard, TurnGrammar};
 pub use words::FileNames;
 pub mod recognizer;

@@ -21,6 +21,8 @@ use crate::words::dictionary;
 mod alternatives;
 pub use alternatives::Weighed;
 mod command;
+mod loud;
+use loud::{loud_frames, loud_length, loud_span, unexplained};
 mod reply;
 
 /// Where the en-us model lives (Debian `pocketsphinx-en-us`).
@@ -415,6 +417,16 @@ impl Recognizer {
         self.warm = warm;
     }
 
+    /// The peak amplitude of the noise floor PocketSphinx hears every utterance over
+    /// ([`crate::floor`]; [`crate::DEFAULT_NOISE_FLOOR`]); 0 hears the samples as they are (as
+    /// before issue 21's fourteenth round). The ear always hears them as they are.
+    pub fn set_noise_floor(&mut self, amplitude: i16) {
+        self.decoder.set_noise_floor(amplitude);
+        if let Some(short) = self.short.as_mut() {
+            short.set_noise_floor(amplitude);
+        }
+    }
+
     /// Lets the first decoder's front end hear `samples` before any search that counts.
     /// PocketSphinx's noise removal (`-remove_noise`) carries its estimate of the room from one
     /// utterance to the next, so the first search of an utterance heard it with the previous
@@ -509,6 +521,16 @@ impl Recognizer {
                         unsure = true;
                     }
                     span >= needed || unsure
+                }
+                // One or two words must account for the loud part however well they score:
+                // the silence model absorbs the rest of a sentence ("can I have some water"
+                // heard as "confirm"), and an answer is never longer than one.
+                Heard::Command(c) => {
+                    let loud = loud_frames(samples);
+                    ratio >= self.threshold
+                        && unexplained(&said, &loud) <= MAX_UNEXPLAINED
+                        && (!matches!(c, Command::Confirm | Command::Cancel)
+                            || loud_length(&loud) <= MAX_ANSWER_FRAMES)
                 }
                 _ => ratio >= self.threshold,
             };
@@ -630,61 +652,6 @@ fn span_ratio(
     }
     let phones = decoder.decode(PHONES, span)?;
     Ok(path_ratio(&again, &phones))
-}
-
-/// Which 10 ms frames of an utterance are loud: at least 8 dB over its quietest fifth (or
-/// 45 dB under its loudest frame, in silence).
-/// Frames from the first loud one to the last (0 when none is loud).
-fn loud_length(loud: &[bool]) -> usize {
-    let first = loud.iter().position(|&l| l).unwrap_or(0);
-    let last = loud.iter().rposition(|&l| l).unwrap_or(0);
-    last + 1 - first.min(last + 1)
-}
-
-fn loud_frames(samples: &[i16]) -> Vec<bool> {
-    let energy: Vec<f64> = samples
-        .chunks(160)
-        .map(|c| c.iter().map(|&v| f64::from(v) * f64::from(v)).sum::<f64>() / 160.0)
-        .collect();
-    let mut sorted = energy.clone();
-    sorted.sort_by(f64::total_cmp);
-    let floor = sorted.get(sorted.len() / 5).copied().unwrap_or(0.0);
-    let peak = sorted.last().copied().unwrap_or(0.0);
-    let threshold = (floor * 10f64.powf(0.8))
-        .max(peak * 10f64.powf(-4.5))
-        .max(1.0);
-    energy.iter().map(|&e| e >= threshold).collect()
-}
-
-/// How many loud frames (see [`loud_frames`]) the words `said` heard cannot account for:
-/// the loud frames beyond the words' own frames and [`SPAN_MARGIN`] either side of each.
-/// Speech the grammar could only explain as silence. (Counts, not positions: PocketSphinx
-/// drops the silence it detects before searching, so a word's frame numbers are not the
-/// audio's.)
-fn unexplained(said: &Hypothesis, loud: &[bool]) -> usize {
-    let words: i32 = said
-        .segments
-        .iter()
-        .filter(|s| !s.is_filler())
-        .map(|s| (s.end - s.start + 1).max(0) + 2 * SPAN_MARGIN)
-        .sum();
-    let loud = loud.iter().filter(|&&l| l).count();
-    loud.saturating_sub(usize::try_from(words).unwrap_or(0))
-}
-
-/// The loud part of `samples` ([`loud_frames`]), [`SPAN_MARGIN`] frames either side: the
-/// quiet room before and after goes; `None` when nothing is loud.
-fn loud_span(samples: &[i16]) -> Option<&[i16]> {
-    let loud = loud_frames(samples);
-    let first = loud.iter().position(|&l| l)?;
-    let last = loud.iter().rposition(|&l| l)?;
-    let margin = SPAN_MARGIN as usize;
-    let from = first
-        .saturating_sub(margin)
-        .saturating_mul(160)
-        .min(samples.len());
-    let to = (last + 1 + margin).saturating_mul(160).min(samples.len());
-    samples.get(from..to)
 }
 
 #[cfg(test)]

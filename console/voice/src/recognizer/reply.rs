@@ -50,6 +50,14 @@ impl Recognizer {
                 Heard::Command(Command::Confirm | Command::Cancel) if heard.far => {
                     rec.heard = Heard::Rejected;
                 }
+                // The answer grammar and a sure ear agree on one answer where the turn's
+                // grammar, which has no "yes" or "no", took the other ("yes" heard as
+                // "cancel"): two judges of three (docs/VOICE.md, fourteenth round).
+                Heard::Command(taken @ (Command::Confirm | Command::Cancel)) if heard.agrees => {
+                    if let Some(answer) = heard.answer.filter(|a| *a != taken) {
+                        rec.heard = Heard::Command(answer);
+                    }
+                }
                 _ => {}
             }
             rec.ear = Some(heard);
