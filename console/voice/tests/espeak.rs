@@ -4,36 +4,14 @@
 //! round); and a sentence it says is never taken for one short command.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::process::Command as Process;
+#[path = "support/flite.rs"]
+mod flite;
 
+use flite::espeak;
 use kriegspiel_voice::{Adaptation, Command, Heard, Model, Recognizer};
 use shakmaty::{Chess, Color};
 
 const VOICES: [&str; 4] = ["en-us", "en-us+f3", "en+f2", "en-gb-x-rp+m3"];
-
-/// espeak-ng's `voice` saying `text`, resampled by sox to 16 kHz mono 16-bit.
-fn espeak(voice: &str, text: &str, dir: &Path, name: &str) -> Vec<i16> {
-    let raw = dir.join(format!("{name}.raw.wav"));
-    let out = dir.join(format!("{name}.wav"));
-    let ok = Process::new("espeak-ng")
-        .args(["-v", voice, "-w"])
-        .arg(&raw)
-        .arg(text)
-        .status()
-        .expect("espeak-ng")
-        .success();
-    assert!(ok, "espeak-ng {voice} {text}");
-    let ok = Process::new("sox")
-        .arg(&raw)
-        .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"])
-        .arg(&out)
-        .status()
-        .expect("sox")
-        .success();
-    assert!(ok, "sox");
-    kriegspiel_voice::wav::read_wav(&out).unwrap()
-}
 
 fn recognizer(floor: i16) -> Recognizer {
     // As `kriegspiel hear` hears (the room's model), PocketSphinx alone.

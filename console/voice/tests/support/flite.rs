@@ -1,5 +1,5 @@
-//! Speech synthesised at test time: flite's `voice` saying `text`, resampled by sox to the
-//! recogniser's 16 kHz mono 16-bit, in `dir` under `name`.
+//! Speech synthesised at test time: flite's (or espeak-ng's) `voice` saying `text`, resampled
+//! by sox to the recogniser's 16 kHz mono 16-bit, in `dir` under `name`.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -7,7 +7,6 @@ use std::process::Command;
 
 pub fn say(voice: &str, text: &str, dir: &Path, name: &str) -> Vec<i16> {
     let raw = dir.join(format!("{name}.raw.wav"));
-    let out = dir.join(format!("{name}.wav"));
     let ok = Command::new("flite")
         .args(["-voice", voice, "-t", text, "-o"])
         .arg(&raw)
@@ -15,8 +14,30 @@ pub fn say(voice: &str, text: &str, dir: &Path, name: &str) -> Vec<i16> {
         .expect("flite")
         .success();
     assert!(ok, "flite {voice} {text}");
-    let ok = Command::new("sox")
+    resampled(&raw, dir, name)
+}
+
+/// espeak-ng's `voice` (`en-us+f3`, ...) saying `text`.
+pub fn espeak(voice: &str, text: &str, dir: &Path, name: &str) -> Vec<i16> {
+    let raw = dir.join(format!("{name}.raw.wav"));
+    let ok = Command::new("espeak-ng")
+        .args(["-v", voice, "-w"])
         .arg(&raw)
+        .arg(text)
+        .status()
+        .expect("espeak-ng")
+        .success();
+    assert!(ok, "espeak-ng {voice} {text}");
+    resampled(&raw, dir, name)
+}
+
+fn resampled(raw: &Path, dir: &Path, name: &str) -> Vec<i16> {
+    let out = dir.join(format!("{name}.wav"));
+    // -R: sox's dither is random otherwise, and espeak-ng's digital silence comes out of the
+    // resampler as a different hiss every run.
+    let ok = Command::new("sox")
+        .arg("-R")
+        .arg(raw)
         .args(["-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer"])
         .arg(&out)
         .status()
