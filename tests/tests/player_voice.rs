@@ -27,7 +27,7 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
     let dir = tempfile::tempdir().unwrap();
     let said = [
         ("flite:slt", "my men"),
-        ("flite:kal16", "any"),
+        ("flite:rms", "any"),
         ("flite:slt", "cancel"),
         ("flite:rms", "golf one to foxtrot three"),
         ("festival:kal_diphone", "cancel"),
@@ -49,7 +49,7 @@ fn white_plays_by_voice_on_his_terminal_confirming_and_cancelling() {
     let mut table = Console::start(&dir.path().join("j.sqlite"), "cincinnati", &[], true);
     // Spoken too, on ALSA's null device (which does not play in real time: the terminal
     // still waits the speech's length before it listens).
-    // PocketSphinx alone: the second ear, sure of kal16's faint "any", would take it at once
+    // PocketSphinx alone: the second ear, sure of rms's faint "any", would take it at once
     // (tests/tests/hear.rs, `a_faint_command_is_read_back`).
     let mut voice = vec![
         "--voice",
