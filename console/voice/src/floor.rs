@@ -1,7 +1,7 @@
-//! The noise floor PocketSphinx hears every utterance over (the ear hears it as it is). A microphone never gives digital silence;
-//! synthetic speech and gated recordings do (espeak-ng's clips are a third exact zeros, and
-//! start speaking at their first sample). PocketSphinx's features of exact zeros are far from
-//! anything its model heard (their log energy has no floor but the front end's), and its
+//! The noise floor PocketSphinx hears every utterance over (the ear hears it as it is). A
+//! microphone never gives digital silence; synthetic speech and gated recordings do
+//! (espeak-ng's clips are a third exact zeros, and start speaking at their first sample).
+//! PocketSphinx's features of exact zeros are far from anything its model heard, and its
 //! per-utterance mean and noise estimate are pulled with them: clean espeak-ng commands were
 //! heard 38 of 48 times, 47 with a faint hiss added (docs/VOICE.md, fourteenth round). So the
 //! samples get one, as quiet as a good headset's own (about −59 dBFS), the same for every
