@@ -3,7 +3,8 @@
 //! (as while a read-back waits): "cancel" and a new try heard, chatter neither a try nor a
 //! "confirm"; a command heard too faintly to act on at once marked `read_back`; the room
 //! adaptation heard by default, the plain model with `--plain-model`; the second ear
-//! (Moonshine) asked about answers, left out with `--no-moonshine`, its absence said.
+//! (Moonshine) asked about answers, left out with `--no-moonshine`, its absence said; a word
+//! it writes otherwise ("conference") no answer.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -11,6 +12,10 @@ use std::process::Command;
 
 use kriegspiel_tests::link_util::cargo_bin;
 use serde_json::Value;
+
+/// The voice crate's test synthesis (flite, espeak-ng), resampled alike.
+#[path = "../../console/voice/tests/support/flite.rs"]
+mod synth;
 
 fn say(text: &str, wav: &Path) {
     say_as("slt", text, wav);
@@ -371,4 +376,20 @@ fn the_second_ear_takes_a_command_pocketsphinx_rejected() {
     for line in &lines {
         assert_eq!(line["rejected"], true, "{lines:?}");
     }
+}
+
+/// While a read-back waits, espeak-ng's "conference" is "confirm" to PocketSphinx, which would
+/// play the try; Moonshine would write it as another word ("Conference."), so it is rejected
+/// and `--verbose` says `other_word`. With `--no-moonshine`, PocketSphinx's "confirm" stands.
+#[test]
+fn a_word_the_second_ear_writes_otherwise_is_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    // At 16 kHz: `hear` would resample it with sox's random dither, a different clip each run.
+    synth::espeak("en+f2", "conference", dir.path(), "conference");
+    let files = [dir.path().join("conference.wav")];
+    let lines = hear_lines(&["--reply", "--verbose"], &files);
+    assert_eq!(lines[0]["rejected"], true, "{lines:?}");
+    assert_eq!(lines[0]["moonshine"]["other_word"], true, "{lines:?}");
+    let lines = hear_lines(&["--reply", "--no-moonshine"], &files);
+    assert_eq!(lines[0]["command"], "confirm", "{lines:?}");
 }

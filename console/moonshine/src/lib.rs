@@ -28,6 +28,8 @@ pub const RUNTIME: &str = "libonnxruntime.so.1.22.1";
 /// The decoder's start and end tokens.
 const START: i64 = 1;
 const END: i64 = 2;
+/// SentencePiece's mark of a word's start.
+const SPACE: &str = "\u{2581}";
 /// Moonshine base: attention heads and their width, in the decoder's cache.
 const HEADS: usize = 8;
 const HEAD_WIDTH: usize = 52;
@@ -97,6 +99,8 @@ pub struct Moonshine {
     /// The tokenizer's pieces (SentencePiece, "▁" for a space) and their ids; a piece the file
     /// repeats (some byte pieces) has its last id, the model's own.
     ids: HashMap<Vec<u8>, i64>,
+    /// The pieces by id, to write what the model would.
+    pieces: Vec<Vec<u8>>,
 }
 
 impl fmt::Debug for Moonshine {
@@ -147,7 +151,8 @@ impl Moonshine {
             .ok_or_else(|| MoonshineError::Tokenizer(tokenizer.clone()))?;
         let pieces = pieces(&bytes).ok_or(MoonshineError::Tokenizer(tokenizer))?;
         let ids = pieces
-            .into_iter()
+            .iter()
+            .cloned()
             .zip(0i64..)
             .collect::<HashMap<Vec<u8>, i64>>();
         // The runtime is loaded once per process; a second model (another player) shares it.
@@ -182,6 +187,7 @@ impl Moonshine {
             decoder,
             inputs,
             ids,
+            pieces,
         })
     }
 
@@ -255,6 +261,54 @@ impl Moonshine {
         Ok(scored)
     }
 
+    /// What the model itself would write for `heard`, greedily, token by token: at most
+    /// `words` words (it stops where the next would begin, so a sentence costs no more than
+    /// the words asked about), with the log-probability of what it wrote.
+    pub fn transcribe(
+        &mut self,
+        heard: &Encoded,
+        words: usize,
+    ) -> Result<Transcript, MoonshineError> {
+        let mut ids = vec![START];
+        let mut written = Transcript::default();
+        let mut begun = 0;
+        // A word is a piece or a few; punctuation is its own.
+        while ids.len() <= words * 6 + 2 {
+            let len = ids.len();
+            let feed = self.feed(heard, Tensor::from_array(([1usize, len], ids.clone()))?)?;
+            let out = self.decoder.run(feed)?;
+            let (shape, logits) = out["logits"].try_extract_tensor::<f32>()?;
+            let vocab = usize::try_from(shape.get(2).copied().unwrap_or(0)).unwrap_or(0);
+            let row = logits
+                .get((len - 1) * vocab..len * vocab)
+                .ok_or_else(|| MoonshineError::Runtime(format!("decoder logits {shape:?}")))?;
+            let best = row
+                .iter()
+                .enumerate()
+                .fold((0, f32::MIN), |b, (i, &x)| if x > b.1 { (i, x) } else { b })
+                .0;
+            let piece = self.pieces.get(best).map_or(&[][..], Vec::as_slice);
+            if i64::try_from(best).ok() == Some(END) {
+                written.log_prob += log_softmax_at(row, best).0;
+                written.complete = true;
+                break;
+            }
+            if piece.starts_with(SPACE.as_bytes()) {
+                begun += 1;
+                if begun > words {
+                    break;
+                }
+            }
+            written.log_prob += log_softmax_at(row, best).0;
+            written
+                .text
+                .push_str(&String::from_utf8_lossy(piece).replace(SPACE, " "));
+            ids.push(i64::try_from(best).unwrap_or(END));
+        }
+        written.text = written.text.trim().to_string();
+        Ok(written)
+    }
+
     /// The decoder's inputs for a first run (no cache): the tokens, the encoder's output for
     /// every row, empty self-attention caches and the cross-attention's (computed anew).
     fn feed(
@@ -300,7 +354,7 @@ impl Moonshine {
     /// SentencePiece's pieces for `text`, longest first (exact for the single words scored
     /// here, which are each one piece or two).
     fn tokens(&self, text: &str) -> Result<Vec<i64>, MoonshineError> {
-        let bytes = format!("\u{2581}{}", text.replace(' ', "\u{2581}")).into_bytes();
+        let bytes = format!("{SPACE}{}", text.replace(' ', SPACE)).into_bytes();
         let mut out = Vec::new();
         let mut at = 0;
         while at < bytes.len() {
@@ -315,6 +369,18 @@ impl Moonshine {
         }
         Ok(out)
     }
+}
+
+/// What the model would write ([`Moonshine::transcribe`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Transcript {
+    /// The words, as written ("Conference.").
+    pub text: String,
+    /// The log-probability of writing them (and the end, when `complete`).
+    pub log_prob: f32,
+    /// Whether the model ended there; false when it would have written more words than
+    /// asked for.
+    pub complete: bool,
 }
 
 /// A phrase's score: its log-probability, and its doubt, the sum over its tokens of how far

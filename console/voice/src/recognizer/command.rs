@@ -15,7 +15,8 @@ impl Recognizer {
     /// hears it as one of the commands. A command PocketSphinx's grammar chose but rejected
     /// (by the phone loop or the wide grammar) or would read back is taken when the ear is
     /// sure of the same command (either alone takes chatter: docs/VOICE.md, seventh round),
-    /// except "confirm" and "cancel".
+    /// except "confirm" and "cancel"; these PocketSphinx took are dropped when the ear is far
+    /// from writing any command, or sure of another (fifteenth round).
     pub(super) fn hear_not_try(
         &mut self,
         samples: &[i16],
@@ -43,6 +44,14 @@ impl Recognizer {
                     rec.heard = Heard::Command(c);
                 }
                 _ => {}
+            }
+            // And one PocketSphinx took is dropped when Moonshine is far from writing any
+            // command ("confused" heard as "confirm") or sure of another ("confirm" in a
+            // Caribbean voice heard as "cancel"): fifteenth round.
+            if let Heard::Command(taken @ (Command::Confirm | Command::Cancel)) = rec.heard {
+                if heard.far || heard.answer.is_some_and(|c| c != taken) {
+                    rec.heard = Heard::Rejected;
+                }
             }
             rec.ear = Some(heard);
         }

@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use crate::ear::{EarHeard, Sureness};
+
 use super::{
     answer_of, loud_frames, loud_length, no_turn, pick, span_ratio, unexplained, Command, Heard,
     Hypothesis, Recognition, Recognizer, VoiceError, ANSWER, GRAMMAR, MAX_ANSWER_FRAMES,
@@ -53,17 +55,47 @@ impl Recognizer {
                 // The answer grammar and a sure ear agree on one answer where the turn's
                 // grammar, which has no "yes" or "no", took the other ("yes" heard as
                 // "cancel"): two judges of three (docs/VOICE.md, fourteenth round).
-                Heard::Command(taken @ (Command::Confirm | Command::Cancel)) if heard.agrees => {
-                    if let Some(answer) = heard.answer.filter(|a| *a != taken) {
-                        rec.heard = Heard::Command(answer);
-                    }
+                Heard::Command(taken @ (Command::Confirm | Command::Cancel))
+                    if heard.agrees && heard.answer.is_some_and(|a| a != taken) =>
+                {
+                    rec.heard = Heard::Command(heard.meaning);
+                }
+                // PocketSphinx's grammars took one answer and the ear, fairly sure, the other
+                // ("confirm" in a Caribbean voice heard as "cancel"): neither is taken, the
+                // read-back still waits (fifteenth round). "Cancel" taken for "confirm" would
+                // play it.
+                Heard::Command(taken @ (Command::Confirm | Command::Cancel))
+                    if matches!(heard.meaning, Command::Confirm | Command::Cancel)
+                        && heard.meaning != taken
+                        && Sureness::CONTRADICTION.of(heard.margin, heard.doubt) =>
+                {
+                    rec.heard = Heard::Rejected;
                 }
                 _ => {}
+            }
+            // One PocketSphinx took that Moonshine, far from it, writes as one other word
+            // ("Conference.") is chatter too (fifteenth round).
+            if matches!(
+                rec.heard,
+                Heard::Command(Command::Confirm | Command::Cancel)
+            ) {
+                heard.other = self.another_word(&heard);
+                if heard.other {
+                    rec.heard = Heard::Rejected;
+                }
             }
             rec.ear = Some(heard);
         }
         rec.took = start.elapsed();
         Ok(rec)
+    }
+
+    /// [`crate::AnswerEar::another_word`] about the last utterance the ear heard; a failure
+    /// of its own is no opinion.
+    pub(super) fn another_word(&mut self, heard: &EarHeard) -> bool {
+        self.ear
+            .as_mut()
+            .is_some_and(|ear| ear.another_word(heard).unwrap_or(false))
     }
 
     /// [`Recognizer::hear_reply`] by PocketSphinx alone, and what its answer grammar heard
