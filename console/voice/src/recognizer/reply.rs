@@ -64,9 +64,9 @@ impl Recognizer {
                 // ("confirm" in a Caribbean voice heard as "cancel"): neither is taken, the
                 // read-back still waits (fifteenth round). "Cancel" taken for "confirm" would
                 // play it.
+                // (The ear hears a read-back's utterance only as one of the answers.)
                 Heard::Command(taken @ (Command::Confirm | Command::Cancel))
-                    if matches!(heard.meaning, Command::Confirm | Command::Cancel)
-                        && heard.meaning != taken
+                    if heard.meaning != taken
                         && Sureness::CONTRADICTION.of(heard.margin, heard.doubt) =>
                 {
                     rec.heard = Heard::Rejected;
@@ -92,7 +92,7 @@ impl Recognizer {
 
     /// [`crate::AnswerEar::another_word`] about the last utterance the ear heard; a failure
     /// of its own is no opinion.
-    pub(super) fn another_word(&mut self, heard: &EarHeard) -> bool {
+    fn another_word(&mut self, heard: &EarHeard) -> bool {
         self.ear
             .as_mut()
             .is_some_and(|ear| ear.another_word(heard).unwrap_or(false))
