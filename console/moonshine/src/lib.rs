@@ -255,6 +255,9 @@ impl Moonshine {
                 let (p, best) = log_softmax_at(row, usize::try_from(*next).unwrap_or(0));
                 phrase.log_prob += p;
                 phrase.doubt += best - p;
+                if t == 0 {
+                    phrase.silence = silence(row);
+                }
             }
             scored.push(phrase);
         }
@@ -390,6 +393,24 @@ pub struct Transcript {
 pub struct Scored {
     pub log_prob: f32,
     pub doubt: f32,
+    /// The part of `doubt` that is the model's wish to write nothing at all (the end as the
+    /// first token, over any word): in room noise it often hears no speech where a short word
+    /// was said, which says nothing of which word it was (docs/VOICE.md, sixteenth round).
+    pub silence: f32,
+}
+
+/// How far the end, as the first token, outscores the best word in `row` (0 when a word
+/// leads).
+fn silence(row: &[f32]) -> f32 {
+    let end = usize::try_from(END).ok();
+    let top = |skip: Option<usize>| {
+        row.iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != skip)
+            .map(|(_, &x)| x)
+            .fold(f32::MIN, f32::max)
+    };
+    (top(None) - top(end)).max(0.0)
 }
 
 /// The log-probability of token `at` in a row of logits, and the row's best log-probability.
@@ -445,6 +466,16 @@ mod tests {
         let (p, best) = log_softmax_at(&[0.0, 0.0, (3f32).ln()], 0);
         assert!((p - (0.2f32).ln()).abs() < 1e-5);
         assert!((best - (0.6f32).ln()).abs() < 1e-5);
+    }
+
+    #[test]
+    fn silence_is_how_far_the_end_leads_the_best_word() {
+        let mut row = vec![0.0f32; 5];
+        row[2] = 4.0; // the end
+        row[3] = 1.5;
+        assert!((silence(&row) - 2.5).abs() < 1e-6);
+        row[4] = 6.0; // a word leads: no silence
+        assert_eq!(silence(&row), 0.0);
     }
 
     /// Files that are not the model (a broken download, another folder) are an error, never a

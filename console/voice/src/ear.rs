@@ -46,7 +46,8 @@ pub struct EarHeard {
     pub meaning: Command,
     /// Its lead over the next word, in natural log units.
     pub margin: f32,
-    /// Its doubt (its best form's).
+    /// Its doubt (its best form's), less the model's wish to write nothing at all
+    /// ([`kriegspiel_moonshine::Scored::silence`]).
     pub doubt: f32,
     /// Whether PocketSphinx's grammar, forced to choose, chose the same meaning (the
     /// recogniser's to say: the answer grammar in [`crate::Recognizer::hear_reply`], the
@@ -249,10 +250,13 @@ impl AnswerEar {
                         .map(|s| (s.log_prob - top).exp())
                         .sum::<f32>()
                         .ln();
+                // Moonshine often hears nothing in a short word said in room noise: that is no
+                // doubt between the words (sixteenth round). A try's doubt keeps it: its limits
+                // were chosen with it, and one more wrong try passed without.
                 let doubt = forms
                     .iter()
                     .find(|s| s.log_prob == top)
-                    .map_or(f32::MAX, |s| s.doubt);
+                    .map_or(f32::MAX, |s| s.doubt - s.silence);
                 (sum, doubt)
             })
             .collect();
