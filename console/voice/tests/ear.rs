@@ -506,10 +506,10 @@ fn an_answer_the_judges_hear_otherwise_is_not_taken() {
     }
 }
 
-/// Answers said in pink noise 15 dB under the speech that Moonshine, writing freely, would
-/// write as nothing at all (it hears no speech there): its wish to write nothing is no doubt
-/// between the answers, so the ear still takes many of them, and never as the other answer
-/// (docs/VOICE.md, sixteenth round).
+/// Answers said in pink noise 15 and 10 dB under the speech that Moonshine, writing freely,
+/// would write as nothing at all (it hears no speech there): its wish to write nothing is no
+/// doubt between the answers, so the ear still takes many of them, and never as the other
+/// answer (docs/VOICE.md, sixteenth round).
 #[test]
 fn an_answer_the_ear_would_write_as_nothing_is_still_heard() {
     let dir = tempfile::tempdir().unwrap();
