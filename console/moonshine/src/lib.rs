@@ -290,19 +290,20 @@ impl Moonshine {
                 .enumerate()
                 .fold((0, f32::MIN), |b, (i, &x)| if x > b.1 { (i, x) } else { b })
                 .0;
-            let piece = self.pieces.get(best).map_or(&[][..], Vec::as_slice);
+            let p = log_softmax_at(row, best).0;
             if i64::try_from(best).ok() == Some(END) {
-                written.log_prob += log_softmax_at(row, best).0;
+                written.log_prob += p;
                 written.complete = true;
                 break;
             }
+            let piece = self.pieces.get(best).map_or(&[][..], Vec::as_slice);
             if piece.starts_with(SPACE.as_bytes()) {
                 begun += 1;
                 if begun > words {
                     break;
                 }
             }
-            written.log_prob += log_softmax_at(row, best).0;
+            written.log_prob += p;
             written
                 .text
                 .push_str(&String::from_utf8_lossy(piece).replace(SPACE, " "));

@@ -192,10 +192,9 @@ impl AnswerEar {
     }
 
     /// Whether Moonshine, far from `heard`'s word (its doubt over [`OTHER_WORD_DOUBT`] but on
-    /// benches),
-    /// would itself write one other word for the last utterance heard, with confidence (its
-    /// log-probability at least [`OTHER_WORD_SURE`]): "Conference." where PocketSphinx took
-    /// "confirm" (docs/VOICE.md, fifteenth round). A word that is an answer written otherwise
+    /// benches), would itself write one other word for the last utterance heard, with
+    /// confidence (its log-probability at least [`OTHER_WORD_SURE`]): "Conference." where
+    /// PocketSphinx took "confirm" (docs/VOICE.md, fifteenth round). A word that is an answer written otherwise
     /// ("Cancelled.", "Nope.") is none; nor is a sentence, or silence.
     pub fn another_word(&mut self, heard: &EarHeard) -> Result<bool, VoiceError> {
         if heard.doubt <= self.other_doubt {
