@@ -65,7 +65,9 @@
 //! kept for every short utterance of a read-back, lets any be tried afterwards); a free
 //! turn's "confirm" or "cancel" likewise (fifteenth round): `HELDOUT_COMMAND_VETO=DOUBT`;
 //! `HELDOUT_OTHER_WORD=DOUBT` sets the doubt over which the ear writes out a read-back's
-//! answer PocketSphinx took (`1000`: never).
+//! answer PocketSphinx took (`1000`: never). `HELDOUT_WRITTEN=DOUBT` sets the doubt up to
+//! which an answer Moonshine writes itself, or writes as nothing, is taken (seventeenth
+//! round; `0`: never).
 //!
 //! `HELDOUT_VOICES="V1;V2"` says the held-out set with other voices (`espeak:en-us+m3`,
 //! `flite:kal|pitch 100`: engine, voice, sox effects; twelfth round).
@@ -939,6 +941,10 @@ fn ear() -> Option<AnswerEar> {
     };
     let ear = match std::env::var("HELDOUT_OTHER_WORD") {
         Ok(doubt) => ear.with_other_word_doubt(doubt.parse().unwrap()),
+        Err(_) => ear,
+    };
+    let ear = match std::env::var("HELDOUT_WRITTEN") {
+        Ok(doubt) => ear.with_written_doubt(doubt.parse().unwrap()),
         Err(_) => ear,
     };
     Some(match margin_and_doubt("HELDOUT_EAR_LIMITS") {
