@@ -4,7 +4,8 @@
 //! "confirm"; a command heard too faintly to act on at once marked `read_back`; the room
 //! adaptation heard by default, the plain model with `--plain-model`; the second ear
 //! (Moonshine) asked about answers, left out with `--no-moonshine`, its absence said; a word
-//! it writes otherwise ("conference") no answer.
+//! it writes otherwise ("conference") no answer; a recording turned down 40 dB raised and
+//! heard.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -392,4 +393,41 @@ fn a_word_the_second_ear_writes_otherwise_is_no_answer() {
     assert_eq!(lines[0]["moonshine"]["other_word"], true, "{lines:?}");
     let lines = hear_lines(&["--reply", "--no-moonshine"], &files);
     assert_eq!(lines[0]["command"], "confirm", "{lines:?}");
+}
+
+/// A quiet microphone: a try and "any" in pink noise, turned down 40 dB by sox, are heard as
+/// at their own level, each raised before it is heard (`raised_db` in `--verbose`); at their
+/// own level nothing is raised.
+#[test]
+fn a_quiet_recording_is_raised_and_heard() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    let mut files = Vec::new();
+    for (text, name) in [("knight golf one to foxtrot three", "try"), ("any", "any")] {
+        say(text, &p("said.wav"));
+        let loud = format!("{name}.wav");
+        in_pink_noise(dir.path(), "said.wav", &[], &loud);
+        let quiet = format!("{name}-quiet.wav");
+        let ok = Command::new("sox")
+            .args([&loud, &quiet, "vol", "0.01"])
+            .current_dir(dir.path())
+            .status()
+            .expect("sox is installed by tests/system-packages.sh")
+            .success();
+        assert!(ok);
+        files.extend([p(&loud), p(&quiet)]);
+    }
+    let lines = hear_lines(&["--verbose"], &files);
+    assert_eq!(lines[0]["try"], "g1f3", "{lines:?}");
+    assert_eq!(lines[1]["try"], "g1f3", "{lines:?}");
+    assert_eq!(lines[2]["command"], "any", "{lines:?}");
+    assert_eq!(lines[3]["command"], "any", "{lines:?}");
+    for (i, line) in lines.iter().enumerate() {
+        let raised = line["raised_db"].as_f64().unwrap();
+        if i % 2 == 0 {
+            assert_eq!(raised, 0.0, "{line}");
+        } else {
+            assert!(raised > 25.0, "{line}");
+        }
+    }
 }

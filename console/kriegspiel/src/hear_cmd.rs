@@ -138,6 +138,7 @@ pub fn run(args: Args) -> ExitCode {
                             .map(|w| json!({"try": w.candidate.to_uci(), "sphinx": w.sphinx, "moonshine": w.moonshine}))
                             .collect();
                     }
+                    line["raised_db"] = json!(rec.raised_db);
                     line["ms"] = json!(rec.took.as_millis() as u64);
                 }
                 line

@@ -278,6 +278,8 @@ fn write_phrases(phrases: &[(PathBuf, String)], work: &Path) -> Result<(), Enrol
             path: path.clone(),
             error,
         })?;
+        // Adapted to what the recogniser will hear: a quiet microphone's phrases raised.
+        let samples = crate::level::raise_quiet(&samples).samples;
         let id = format!("p{i:03}");
         std::fs::write(work.join(format!("{id}.wav")), wav::wav_bytes(&samples))?;
         fileids.push_str(&format!("{id}\n"));

@@ -21,6 +21,7 @@ pub use recognizer::{Adaptation, Model, Recognition, Recognizer, VoiceError, Wei
 pub mod channel;
 pub mod ear;
 pub mod enrol;
+pub mod level;
 pub mod mic;
 pub mod transform;
 

@@ -15,6 +15,7 @@ use shakmaty::{Chess, Color};
 use crate::ear::{AnswerEar, EarChoice, EarHeard};
 use crate::ffi::{Decoder, FfiError, Hypothesis};
 use crate::grammar::{answer_jsgf, answer_of, commands_jsgf, Command, Heard, TurnGrammar};
+use crate::level::raise_quiet;
 use crate::transform::TransformError;
 use crate::words::dictionary;
 
@@ -148,6 +149,9 @@ pub struct Recognition {
     pub try_ear: Option<EarChoice>,
     /// The tries the second ear weighed (PocketSphinx's first), each with both judges' scores.
     pub alternatives: Vec<Weighed>,
+    /// How far a quiet utterance was raised before it was heard, in decibels (0: heard as it
+    /// was; [`crate::level`]).
+    pub raised_db: f32,
     /// Decoding time (all searches).
     pub took: Duration,
 }
@@ -455,11 +459,15 @@ impl Recognizer {
     /// one of the commands (docs/VOICE.md, eighth to tenth rounds).
     pub fn hear(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
         let start = Instant::now();
+        let raised = raise_quiet(samples);
+        let samples = raised.samples.as_ref();
         self.warm(samples)?;
-        match self.try_heard(samples)? {
+        let mut rec = match self.try_heard(samples)? {
             Some(said) => self.hear_try(samples, start, said),
             None => self.hear_not_try(samples, start),
-        }
+        }?;
+        rec.raised_db = raised.gain_db;
+        Ok(rec)
     }
 
     /// The turn grammar's hearing by the first decoder when it is a try, or when there is no
@@ -568,6 +576,7 @@ impl Recognizer {
             ear: None,
             try_ear: None,
             alternatives: Vec::new(),
+            raised_db: 0.0,
             took: start.elapsed(),
         })
     }

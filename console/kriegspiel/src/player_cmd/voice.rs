@@ -472,8 +472,28 @@ fn hear(
     let Some(grammar) = recognizer.grammar() else {
         return "Not ready: the console has not sent your board yet.".to_owned();
     };
-    outcome_words(channel.heard(began, grammar, rec.heard), send)
+    heard_words(
+        channel.heard(began, grammar, rec.heard),
+        rec.raised_db,
+        send,
+    )
 }
+
+/// [`outcome_words`], but that a player not understood whose speech had to be raised far
+/// ([`FAINT_DB`]) is told why: he cannot see a level meter.
+fn heard_words(outcome: Outcome, raised_db: f32, send: &mut impl FnMut(&str) -> bool) -> String {
+    match outcome {
+        Outcome::NotUnderstood if raised_db >= FAINT_DB => {
+            "Not understood, and you sound faint: speak up, or raise the microphone's level."
+                .to_owned()
+        }
+        outcome => outcome_words(outcome, send),
+    }
+}
+
+/// How far an utterance must have been raised ([`kriegspiel_voice::level`]) for a player
+/// not understood to be told he sounds faint: its peak under about −30 dBFS.
+const FAINT_DB: f32 = 12.0;
 
 /// What the terminal does with the channel's outcome (a line to the console), and the
 /// words it says to him.
@@ -505,6 +525,18 @@ mod tests {
     use super::*;
     use kriegspiel_referee::shakmaty::Role;
     use kriegspiel_referee::Try;
+
+    #[test]
+    fn a_player_not_understood_is_told_when_he_sounds_faint() {
+        let mut send = |_: &str| true;
+        let faint = heard_words(Outcome::NotUnderstood, 20.0, &mut send);
+        assert!(faint.contains("you sound faint"), "{faint}");
+        let loud = heard_words(Outcome::NotUnderstood, 6.0, &mut send);
+        assert_eq!(loud, "Not understood; say it again.");
+        // Only a failure is explained: what was understood is said as ever.
+        let echo = heard_words(Outcome::Echo("Knight g1 to f3?".into()), 30.0, &mut send);
+        assert_eq!(echo, "Knight g1 to f3?");
+    }
 
     #[test]
     fn inputs_become_the_lines_a_player_would_type() {

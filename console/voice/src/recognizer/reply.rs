@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use crate::ear::{EarHeard, Sureness};
+use crate::level::raise_quiet;
 
 use super::{
     answer_of, loud_frames, loud_length, no_turn, pick, span_ratio, unexplained, Command, Heard,
@@ -24,6 +25,8 @@ impl Recognizer {
         if self.grammar.is_none() {
             return Err(no_turn());
         }
+        let raised = raise_quiet(samples);
+        let samples = raised.samples.as_ref();
         self.warm(samples)?;
         // The second ear hears on the other core while PocketSphinx decodes (so that the
         // player waits for the slower of the two, not both); its answer is used only when
@@ -86,6 +89,7 @@ impl Recognizer {
             }
             rec.ear = Some(heard);
         }
+        rec.raised_db = raised.gain_db;
         rec.took = start.elapsed();
         Ok(rec)
     }
@@ -140,6 +144,7 @@ impl Recognizer {
                         ear: None,
                         try_ear: None,
                         alternatives: Vec::new(),
+                        raised_db: 0.0,
                         took: start.elapsed(),
                     };
                     return Ok((rec, Some(command)));
