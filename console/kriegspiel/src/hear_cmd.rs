@@ -45,7 +45,8 @@ pub struct Args {
     /// read-back's answers and a free turn's commands, and weighs tries; docs/VOICE.md).
     #[arg(long)]
     no_moonshine: bool,
-    /// 16 kHz mono 16-bit WAV files, one utterance each.
+    /// WAV files, one utterance each (16 kHz mono 16-bit; any other rate, channels or encoding
+    /// is converted with sox).
     #[arg(required = true)]
     wav: Vec<PathBuf>,
 }
