@@ -23,7 +23,7 @@ mod alternatives;
 pub use alternatives::Weighed;
 mod command;
 mod loud;
-use loud::{loud_frames, loud_length, loud_span, unexplained};
+use loud::{loud_frames, loud_length, loud_span, unexplained, without_long_silence};
 mod reply;
 
 /// Where the en-us model lives (Debian `pocketsphinx-en-us`).
@@ -460,7 +460,7 @@ impl Recognizer {
     pub fn hear(&mut self, samples: &[i16]) -> Result<Recognition, VoiceError> {
         let start = Instant::now();
         let raised = raise_quiet(samples);
-        let samples = raised.samples.as_ref();
+        let samples = without_long_silence(raised.samples.as_ref());
         self.warm(samples)?;
         let mut rec = match self.try_heard(samples)? {
             Some(said) => self.hear_try(samples, start, said),

@@ -4,11 +4,62 @@
 use super::SPAN_MARGIN;
 use crate::ffi::Hypothesis;
 
-/// Frames from the first loud one to the last (0 when none is loud).
+/// The shortest run of loud frames that counts as speech: 30 ms. The click of the key he
+/// presses to talk, a breath or a swing of room hiss is a frame or two, and taken for speech
+/// it made a "confirm" said a second after it too long to be an answer (docs/VOICE.md,
+/// seventeenth round).
+const MIN_RUN: usize = 3;
+
+/// The first and last frame of speech: of the first and the last run of at least [`MIN_RUN`]
+/// loud frames, or of any loud frame when no run is that long (`None` when none is loud).
+fn speech_bounds(loud: &[bool]) -> Option<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut start = None;
+    for (i, &l) in loud.iter().chain(std::iter::once(&false)).enumerate() {
+        match (l, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                if i - s >= MIN_RUN {
+                    runs.push((s, i - 1));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    match (runs.first(), runs.last()) {
+        (Some(&(first, _)), Some(&(_, last))) => Some((first, last)),
+        _ => Some((
+            loud.iter().position(|&l| l)?,
+            loud.iter().rposition(|&l| l)?,
+        )),
+    }
+}
+
+/// The most silence (10 ms frames) kept either side of speech before an utterance is heard:
+/// 0.7 s. PocketSphinx's second decoder keeps silence, and a long one pulls its cepstral mean
+/// away from the speech: espeak-ng's "confirm" after 0.8 s of silence was rejected in a
+/// read-back, after 0.7 s heard. The bench's clips carry at most 0.72 s (docs/VOICE.md,
+/// seventeenth round).
+const KEPT_SILENCE: usize = 70;
+
+/// `samples` without what lies more than [`KEPT_SILENCE`] before or after its speech
+/// ([`speech_bounds`]); all of it when none is loud. A player presses a key, waits, speaks and
+/// waits again: what he said is heard as if he had not waited.
+pub(super) fn without_long_silence(samples: &[i16]) -> &[i16] {
+    let Some((first, last)) = speech_bounds(&loud_frames(samples)) else {
+        return samples;
+    };
+    let from = first.saturating_sub(KEPT_SILENCE).saturating_mul(160);
+    let to = (last + 1 + KEPT_SILENCE)
+        .saturating_mul(160)
+        .min(samples.len());
+    samples.get(from..to).unwrap_or(samples)
+}
+
+/// Frames from the first of speech to the last ([`speech_bounds`]; 0 when none is loud).
 pub(super) fn loud_length(loud: &[bool]) -> usize {
-    let first = loud.iter().position(|&l| l).unwrap_or(0);
-    let last = loud.iter().rposition(|&l| l).unwrap_or(0);
-    last + 1 - first.min(last + 1)
+    speech_bounds(loud).map_or(0, |(first, last)| last + 1 - first)
 }
 
 /// Which 10 ms frames of an utterance are loud: at least 8 dB over its quietest fifth (or
@@ -47,9 +98,7 @@ pub(super) fn unexplained(said: &Hypothesis, loud: &[bool]) -> usize {
 /// The loud part of `samples` ([`loud_frames`]), [`SPAN_MARGIN`] frames either side: the
 /// quiet room before and after goes; `None` when nothing is loud.
 pub(super) fn loud_span(samples: &[i16]) -> Option<&[i16]> {
-    let loud = loud_frames(samples);
-    let first = loud.iter().position(|&l| l)?;
-    let last = loud.iter().rposition(|&l| l)?;
+    let (first, last) = speech_bounds(&loud_frames(samples))?;
     let margin = SPAN_MARGIN as usize;
     let from = first
         .saturating_sub(margin)
@@ -57,4 +106,62 @@ pub(super) fn loud_span(samples: &[i16]) -> Option<&[i16]> {
         .min(samples.len());
     let to = (last + 1 + margin).saturating_mul(160).min(samples.len());
     samples.get(from..to)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(s: &str) -> Vec<bool> {
+        s.chars().map(|c| c == '#').collect()
+    }
+
+    #[test]
+    fn a_click_before_or_after_speech_is_not_speech() {
+        // A key's click, half a second of silence, "confirm", a breath.
+        let loud = frames("..#..................########.#####......#..");
+        assert_eq!(speech_bounds(&loud), Some((21, 34)));
+        assert_eq!(loud_length(&loud), 14);
+        // A short gap inside the word is speech all the same.
+        assert_eq!(loud_length(&frames("###.###")), 7);
+    }
+
+    #[test]
+    fn without_a_run_of_speech_any_loud_frame_counts() {
+        assert_eq!(speech_bounds(&frames("..#...##..")), Some((2, 7)));
+        assert_eq!(loud_length(&frames("..#...##..")), 6);
+        assert_eq!(speech_bounds(&frames("....")), None);
+        assert_eq!(loud_length(&frames("")), 0);
+    }
+
+    #[test]
+    fn long_silence_either_side_is_cut_to_what_is_kept() {
+        let tone: Vec<i16> = (0..4_800)
+            .map(|i| if i % 20 < 10 { 8_000 } else { -8_000 })
+            .collect();
+        let kept = KEPT_SILENCE * 160;
+        // Three seconds of silence before and after: 0.7 s of each kept.
+        let padded = [vec![0; 48_000], tone.clone(), vec![0; 48_000]].concat();
+        let cut = without_long_silence(&padded);
+        assert_eq!(cut.len(), tone.len() + 2 * kept);
+        assert_eq!(&cut[kept..kept + tone.len()], &tone[..]);
+        // Half a second either side is all kept; nothing loud, nothing cut.
+        let short = [vec![0; 8_000], tone.clone(), vec![0; 8_000]].concat();
+        assert_eq!(without_long_silence(&short).len(), short.len());
+        let silence = vec![0i16; 32_000];
+        assert_eq!(without_long_silence(&silence).len(), silence.len());
+    }
+
+    #[test]
+    fn the_span_judged_leaves_out_a_click_far_before_the_words() {
+        // 1 s of silence with one click 0.9 s before 0.3 s of tone.
+        let mut samples = vec![0i16; 16_000];
+        for s in &mut samples[1_600..1_760] {
+            *s = 8_000;
+        }
+        samples.extend((0..4_800).map(|i| if i % 20 < 10 { 8_000 } else { -8_000 }));
+        let span = loud_span(&samples).unwrap();
+        let margin = SPAN_MARGIN as usize * 160;
+        assert_eq!(span.len(), 4_800 + margin.min(16_000));
+    }
 }

@@ -7,9 +7,9 @@ use crate::ear::{EarHeard, Sureness};
 use crate::level::raise_quiet;
 
 use super::{
-    answer_of, loud_frames, loud_length, no_turn, pick, span_ratio, unexplained, Command, Heard,
-    Hypothesis, Recognition, Recognizer, VoiceError, ANSWER, GRAMMAR, MAX_ANSWER_FRAMES,
-    MAX_UNEXPLAINED,
+    answer_of, loud_frames, loud_length, no_turn, pick, span_ratio, unexplained,
+    without_long_silence, Command, Heard, Hypothesis, Recognition, Recognizer, VoiceError, ANSWER,
+    GRAMMAR, MAX_ANSWER_FRAMES, MAX_UNEXPLAINED,
 };
 
 impl Recognizer {
@@ -26,7 +26,7 @@ impl Recognizer {
             return Err(no_turn());
         }
         let raised = raise_quiet(samples);
-        let samples = raised.samples.as_ref();
+        let samples = without_long_silence(raised.samples.as_ref());
         self.warm(samples)?;
         // The second ear hears on the other core while PocketSphinx decodes (so that the
         // player waits for the slower of the two, not both); its answer is used only when
