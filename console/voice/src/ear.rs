@@ -46,7 +46,8 @@ const COMMAND_ENDINGS: [&str; 1] = ["."];
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EarHeard {
     /// The word's meaning when the ear is sure of it (its margin and doubt within the ear's
-    /// limits); the recogniser takes it only when PocketSphinx [agrees](EarHeard::agrees).
+    /// limits, or an answer doubted up to [`WRITTEN_DOUBT`] that Moonshine writes itself); the
+    /// recogniser takes it only when PocketSphinx [agrees](EarHeard::agrees).
     pub answer: Option<Command>,
     /// The best-scored word ("confirm", "yes", "my men", ...), taken or not, and what it means.
     pub best: &'static str,
