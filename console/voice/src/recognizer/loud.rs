@@ -13,27 +13,26 @@ const MIN_RUN: usize = 3;
 /// The first and last frame of speech: of the first and the last run of at least [`MIN_RUN`]
 /// loud frames, or of any loud frame when no run is that long (`None` when none is loud).
 fn speech_bounds(loud: &[bool]) -> Option<(usize, usize)> {
-    let mut runs = Vec::new();
+    let mut bounds: Option<(usize, usize)> = None;
     let mut start = None;
     for (i, &l) in loud.iter().chain(std::iter::once(&false)).enumerate() {
         match (l, start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
                 if i - s >= MIN_RUN {
-                    runs.push((s, i - 1));
+                    bounds = Some((bounds.map_or(s, |b| b.0), i - 1));
                 }
                 start = None;
             }
             _ => {}
         }
     }
-    match (runs.first(), runs.last()) {
-        (Some(&(first, _)), Some(&(_, last))) => Some((first, last)),
-        _ => Some((
+    bounds.or_else(|| {
+        Some((
             loud.iter().position(|&l| l)?,
             loud.iter().rposition(|&l| l)?,
-        )),
-    }
+        ))
+    })
 }
 
 /// The most silence (10 ms frames) kept either side of speech before an utterance is heard:
