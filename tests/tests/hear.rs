@@ -317,6 +317,8 @@ fn the_second_ear_chooses_among_a_tries_alternatives() {
         choice["lead"].is_f64() && choice["margin"].is_f64() && choice["taken"].is_boolean(),
         "{lines:?}"
     );
+    // Heard as said: the judges do not disagree (`torn` would have meant no try).
+    assert_eq!(choice["torn"], false, "{lines:?}");
     assert_eq!(lines[0]["try"], "b2b3", "{lines:?}");
     assert!(lines[1].get("try").is_none(), "{lines:?}");
     let lines = hear_lines(&["--verbose", "--no-moonshine"], &files[..1]);
@@ -372,6 +374,8 @@ fn the_second_ear_takes_a_command_pocketsphinx_rejected() {
         assert_eq!(line["read_back"], Value::Null, "{lines:?}");
         assert_eq!(line["moonshine"]["best"], word, "{lines:?}");
         assert_eq!(line["moonshine"]["agrees"], true, "{lines:?}");
+        // Sure by its own limits, not only because Moonshine writes the word.
+        assert_eq!(line["moonshine"]["written"], false, "{lines:?}");
     }
     let lines = hear_lines(&["--no-moonshine"], &files);
     for line in &lines {

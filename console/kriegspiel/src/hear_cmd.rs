@@ -127,10 +127,10 @@ pub fn run(args: Args) -> ExitCode {
                     line["span_ratio"] = json!(rec.span_ratio);
                     line["answer_ratio"] = json!(rec.answer_ratio);
                     if let Some(ear) = rec.ear {
-                        line["moonshine"] = json!({"best": ear.best, "margin": ear.margin, "doubt": ear.doubt, "agrees": ear.agrees, "other_word": ear.other});
+                        line["moonshine"] = json!({"best": ear.best, "margin": ear.margin, "doubt": ear.doubt, "agrees": ear.agrees, "written": ear.written, "other_word": ear.other});
                     }
                     if let Some(choice) = &rec.try_ear {
-                        line["moonshine_try"] = json!({"lead": choice.lead, "margin": choice.margin, "doubt": choice.doubt, "taken": choice.taken, "rescued": choice.rescued});
+                        line["moonshine_try"] = json!({"lead": choice.lead, "margin": choice.margin, "doubt": choice.doubt, "taken": choice.taken, "rescued": choice.rescued, "torn": choice.torn});
                     }
                     if !rec.alternatives.is_empty() {
                         line["alternatives"] = rec

@@ -49,6 +49,9 @@ pub struct EarHeard {
     /// limits, or an answer doubted up to [`WRITTEN_DOUBT`] that Moonshine writes itself); the
     /// recogniser takes it only when PocketSphinx [agrees](EarHeard::agrees).
     pub answer: Option<Command>,
+    /// Whether that answer was taken only because Moonshine writes it itself (its doubt over
+    /// the ear's own limit): enough to take it, not to overrule another command.
+    pub written: bool,
     /// The best-scored word ("confirm", "yes", "my men", ...), taken or not, and what it means.
     pub best: &'static str,
     pub meaning: Command,
@@ -201,6 +204,7 @@ impl AnswerEar {
             && self.writes(heard.meaning)?
         {
             heard.answer = Some(heard.meaning);
+            heard.written = true;
         }
         Ok(heard)
     }
@@ -237,6 +241,22 @@ impl AnswerEar {
         let mut heard = self.hear_among(samples, &words, &COMMAND_ENDINGS, sure)?;
         heard.far = heard.doubt > self.command_veto;
         Ok(heard)
+    }
+
+    /// Whether a free turn's "confirm" or "cancel" the ear is sure of ([`EarHeard::answer`])
+    /// with a doubt of at most [`FREE_ANSWER_DOUBT`] is one Moonshine, writing one word for
+    /// it, writes itself (docs/VOICE.md, eighteenth round).
+    pub fn writes_answer(&mut self, heard: &EarHeard) -> Result<bool, VoiceError> {
+        match heard.answer {
+            Some(meaning @ (Command::Confirm | Command::Cancel))
+                if heard.doubt <= FREE_ANSWER_DOUBT =>
+            {
+                Ok(self
+                    .written()?
+                    .is_some_and(|(word, _)| answer_form(&word) == Some(meaning)))
+            }
+            _ => Ok(false),
+        }
     }
 
     /// Whether Moonshine, far from `heard`'s word (its doubt over [`OTHER_WORD_DOUBT`] but on
@@ -305,6 +325,7 @@ impl AnswerEar {
         let best_doubt = each[best].1;
         Ok(EarHeard {
             answer: sure.of(lead, best_doubt).then_some(meaning),
+            written: false,
             best: word,
             meaning,
             margin: lead,
@@ -357,6 +378,13 @@ fn answer_form(word: &str) -> Option<Command> {
         .map(|&(_, meaning)| meaning)
 }
 
+/// The most doubt of a free turn's "confirm" or "cancel" PocketSphinx chose but doubted, for
+/// the ear to take it when Moonshine writes it too ([`AnswerEar::writes_answer`]): a read-back
+/// answer's [`DEFAULT_DOUBT`]. Nothing waits in a free turn for either, and their near
+/// neighbours come close: flite's `kal` saying "conform" carried 2.0 and was written
+/// "Confirm"; "pencil" 4.9 in pink noise.
+pub const FREE_ANSWER_DOUBT: f32 = DEFAULT_DOUBT;
+
 /// The doubt over which a "confirm" or "cancel" PocketSphinx took in a free turn is dropped
 /// (docs/VOICE.md, fifteenth round). The commands are scored in one written form, so their
 /// doubts run higher than the answers' four: the ones said carried at most 13.7 on the three
@@ -368,6 +396,15 @@ pub const DEFAULT_COMMAND_VETO: f32 = 15.0;
 /// How far Moonshine's favourite among a try's alternatives must lead PocketSphinx's own try
 /// for the recogniser to take it instead. Chosen on the tuning set of `benches/heldout.rs`.
 pub const DEFAULT_TRY_MARGIN: f32 = 2.0;
+
+/// How far the ear must prefer a try to PocketSphinx's for the two to disagree, and lead
+/// every other alternative for its own to replace PocketSphinx's (docs/VOICE.md, eighteenth
+/// round). Where PocketSphinx's try lost by less than [`DEFAULT_TRY_MARGIN`], or by more but
+/// the ear hesitated between two others, each judge's try was as often wrong as right
+/// ("queen b two to b four" for "b two to d four"; "a one to e one" for "a one to d one",
+/// with "a one to d one" next): no try is taken, and the player says it again rather than
+/// hear a try he did not say read back.
+pub const TORN_MARGIN: f32 = 1.0;
 
 /// How sure the ear must be of its word to be taken: its lead over the next, and the most
 /// doubt ([`kriegspiel_moonshine::Scored::doubt`]) of its best form. Chatter is words the
@@ -431,6 +468,10 @@ pub struct EarChoice {
     pub taken: bool,
     /// Whether the recogniser took it although PocketSphinx rejected the utterance.
     pub rescued: bool,
+    /// Whether it led PocketSphinx's try by [`TORN_MARGIN`] without being taken (by less
+    /// than the lead to replace it, or another alternative by less than [`TORN_MARGIN`]): the
+    /// judges disagree, and the recogniser takes no try.
+    pub torn: bool,
     /// Each alternative's log-probability (its best form's), in the order scored; after
     /// [`AnswerEar::against`], the wide grammar's words last (`best` may be that one).
     pub scores: Vec<f32>,
@@ -494,13 +535,15 @@ impl AnswerEar {
             return Err(VoiceError::Model("Moonshine scored no phrases".into()));
         };
         let lead = sums[best] - sums[0];
+        let taken = best != 0 && lead >= self.try_margin && margin >= TORN_MARGIN;
         Ok(EarChoice {
             best,
             lead,
             margin,
             doubt: tries[best].1,
-            taken: best != 0 && lead >= self.try_margin,
+            taken,
             rescued: false,
+            torn: best != 0 && lead >= TORN_MARGIN && !taken,
             scores: sums,
         })
     }

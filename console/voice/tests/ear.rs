@@ -48,6 +48,18 @@ const SHIFTED: [(&str, &str); 5] = [
     ("kal", "pitch 250 tempo 1.12"),
 ];
 
+/// White's first tries, said with letter names (b, d, e and g sound alike).
+const LETTER_TRIES: [(&str, &str); 8] = [
+    ("e two to e four", "e2e4"),
+    ("d two to d four", "d2d4"),
+    ("b two to b three", "b2b3"),
+    ("g two to g four", "g2g4"),
+    ("b one to c three", "b1c3"),
+    ("g one to f three", "g1f3"),
+    ("c two to c four", "c2c4"),
+    ("e two to e three", "e2e3"),
+];
+
 const NOT_ANSWERS: [&str; 5] = [
     "knight golf one to foxtrot three",
     "where is the bathroom",
@@ -156,20 +168,10 @@ fn with_the_ear_more_letter_tries_are_heard_right() {
     let dir = tempfile::tempdir().unwrap();
     let noise = room::pink(dir.path(), 20);
     let (mut plain, mut eared) = alone_and_with_the_ear();
-    const TRIES: [(&str, &str); 8] = [
-        ("e two to e four", "e2e4"),
-        ("d two to d four", "d2d4"),
-        ("b two to b three", "b2b3"),
-        ("g two to g four", "g2g4"),
-        ("b one to c three", "b1c3"),
-        ("g one to f three", "g1f3"),
-        ("c two to c four", "c2c4"),
-        ("e two to e three", "e2e3"),
-    ];
     let (mut alone, mut with, mut alone_wrong, mut with_wrong, mut asked) = (0, 0, 0, 0, 0);
-    let (mut rescued, mut rescued_right) = (0, 0);
+    let (mut rescued, mut rescued_right, mut torn) = (0, 0, 0);
     for voice in ["slt", "rms", "awb", "kal16"] {
-        for (text, want) in TRIES {
+        for (text, want) in LETTER_TRIES {
             let clean = say(voice, text, dir.path(), "utterance");
             let noisy = room::mix(&clean, 15.0, |i| noise[i % noise.len()]);
             let noisier = room::mix(&clean, 10.0, |i| noise[i % noise.len()]);
@@ -184,12 +186,15 @@ fn with_the_ear_more_letter_tries_are_heard_right() {
                 );
                 assert_eq!(a.try_ear, None);
                 asked += usize::from(b.try_ear.is_some());
-                // The ear never drops a try; it adds one only as a rescue of its own.
+                // The ear drops a try only when torn between two others; it adds one only as
+                // a rescue of its own.
                 let (by_a, by_b) = (
                     matches!(a.heard, Heard::Try(_)),
                     matches!(b.heard, Heard::Try(_)),
                 );
-                assert!(by_b || !by_a, "{voice} {level} '{text}'");
+                let is_torn = b.try_ear.as_ref().is_some_and(|e| e.torn);
+                torn += usize::from(is_torn);
+                assert!(by_b || !by_a || is_torn, "{voice} {level} '{text}'");
                 let took = b.try_ear.as_ref().is_some_and(|e| e.rescued);
                 assert_eq!(by_b && !by_a, took, "{voice} {level} '{text}': {b:?}");
                 rescued += usize::from(took);
@@ -203,10 +208,11 @@ fn with_the_ear_more_letter_tries_are_heard_right() {
         }
     }
     println!(
-        "letter tries right: {alone} of 96 alone ({alone_wrong} another try), {with} with the ear ({with_wrong}); the ear asked {asked} times, took {rescued} PocketSphinx rejected ({rescued_right} right)"
+        "letter tries right: {alone} of 96 alone ({alone_wrong} another try), {with} with the ear ({with_wrong}); the ear asked {asked} times, took {rescued} PocketSphinx rejected ({rescued_right} right), was torn {torn} times"
     );
     // 51 alone (17 another try), 65 with the ear (10), 7 taken although PocketSphinx rejected
-    // them (6 right, all at 10 dB) when this was written.
+    // them (6 right, all at 10 dB) when this was written; in the eighteenth round 50 (18),
+    // 64 (9), 6 (5 right), the ear torn once.
     assert!(asked > 0);
     assert!(
         rescued_right > rescued - rescued_right,
@@ -298,9 +304,11 @@ fn with_the_ear_more_commands_are_heard_in_room_noise() {
                     "{voice} '{text}': {a:?} {b:?}"
                 );
                 assert_eq!(b.heard, Heard::Command(want), "{voice} '{text}': {b:?}");
+                // "Confirm" and "cancel" only as sure as a read-back's answers.
                 assert!(
-                    !matches!(want, Command::Confirm | Command::Cancel),
-                    "only PocketSphinx takes a free turn's confirm and cancel"
+                    !matches!(want, Command::Confirm | Command::Cancel)
+                        || b.ear.is_some_and(|e| e.doubt <= ear::FREE_ANSWER_DOUBT),
+                    "{voice} '{text}': {b:?}"
                 );
             }
             alone += usize::from(a.heard == Heard::Command(want));
@@ -327,7 +335,7 @@ fn with_the_ear_more_commands_are_heard_in_room_noise() {
         "commands taken at 15 dB: {alone} of 48 alone, {with} with the ear (asked {asked} times)"
     );
     assert!(asked > 0);
-    // 23 alone, 35 with the ear when this was written.
+    // 23 alone, 35 with the ear when this was written; 37 in the eighteenth round.
     assert!(
         with >= alone + 8,
         "with the ear {with} of 48, alone {alone}"
@@ -597,4 +605,146 @@ fn a_doubted_answer_is_taken_when_moonshine_writes_it_itself() {
         neighbours >= 3,
         "{neighbours} neighbours in the doubt written words decide"
     );
+}
+
+/// Tries said with letter names by three of espeak-ng's voices in pink noise 15 dB under the
+/// speech. Where the ear prefers another try to PocketSphinx's by [`ear::TORN_MARGIN`] but not
+/// enough to take it (by less than [`ear::DEFAULT_TRY_MARGIN`], or with a third as close), no
+/// try is taken: the player is asked again rather than read back a try he did not say
+/// (docs/VOICE.md, eighteenth round).
+#[test]
+fn a_torn_ear_takes_no_try() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = room::pink(dir.path(), 22);
+    let (_, mut eared) = in_the_room();
+    let (mut torn, mut ear_right, mut sphinx_right, mut taken) = (0, 0, 0, 0);
+    for voice in ["en-us+f3", "en+f2", "en-gb-x-gbclan+m7"] {
+        for (text, want) in LETTER_TRIES {
+            let clean = espeak(voice, text, dir.path(), "utterance");
+            let noisy = room::mix(&clean, 15.0, |i| noise[i % noise.len()]);
+            let rec = eared.hear(&noisy).unwrap();
+            let Some(choice) = rec.try_ear.as_ref() else {
+                continue;
+            };
+            let named = |k: usize| rec.alternatives.get(k).map(|w| w.candidate.to_uci());
+            println!("{voice} '{text}': {} {choice:?}", rec.heard.id());
+            taken += usize::from(choice.taken);
+            assert!(!(choice.taken && choice.torn), "{rec:?}");
+            if choice.torn {
+                torn += 1;
+                assert_eq!(rec.heard, Heard::Rejected, "{voice} '{text}': {rec:?}");
+                assert!(choice.best != 0 && choice.lead >= ear::TORN_MARGIN);
+                assert!(choice.lead < ear::DEFAULT_TRY_MARGIN || choice.margin < ear::TORN_MARGIN);
+                ear_right += usize::from(named(choice.best).as_deref() == Some(want));
+                sphinx_right += usize::from(named(0).as_deref() == Some(want));
+            }
+        }
+    }
+    println!("the ear torn {torn} times (its best right {ear_right}, PocketSphinx's {sphinx_right}); took {taken}");
+    // When this was written: torn 5 times, the ear's best right once, PocketSphinx's once;
+    // the ear took another try in place of PocketSphinx's 4 times.
+    assert!(torn >= 2, "torn {torn} times: nothing was tested");
+    assert!(
+        ear_right * 2 <= torn && sphinx_right * 2 <= torn,
+        "of {torn} torn, the ear's best right {ear_right}, PocketSphinx's {sphinx_right}"
+    );
+    assert!(taken > 0);
+}
+
+/// "Confirm" and "cancel" said in a free turn by the shifted voices, and their near neighbours,
+/// clean and in pink noise 15 dB under the speech. Nothing waits for either there, and chatter
+/// comes close ("conform", "pencil"): the ear takes one PocketSphinx doubted only when sure of
+/// it as of a read-back's answer and Moonshine writes it itself (docs/VOICE.md, eighteenth
+/// round). Chatter is never taken for either where PocketSphinx alone did not.
+#[test]
+fn a_free_turns_confirm_moonshine_writes_is_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = room::pink(dir.path(), 24);
+    let (mut plain, mut eared) = in_the_room();
+    let said = [
+        ("confirm", Some(Command::Confirm)),
+        ("cancel", Some(Command::Cancel)),
+    ];
+    let chatter = [
+        "conform",
+        "conference",
+        "concert",
+        "pencil",
+        "council",
+        "castle",
+        "cancer",
+    ]
+    .map(|t| (t, None));
+    let mut taken = 0;
+    for (voice, shift) in SHIFTED {
+        for (text, want) in said.into_iter().chain(chatter) {
+            let clean = say_shifted(voice, text, shift, dir.path(), "utterance");
+            let noisy = room::mix(&clean, 15.0, |i| noise[i % noise.len()]);
+            for (level, samples) in [("clean", &clean), ("15 dB", &noisy)] {
+                let (a, b) = (plain.hear(samples).unwrap(), eared.hear(samples).unwrap());
+                if a.heard == b.heard {
+                    continue;
+                }
+                println!("{voice} '{text}' {level}: alone {a:?}\nwith the ear {b:?}");
+                if !matches!(b.heard, Heard::Command(Command::Confirm | Command::Cancel)) {
+                    continue;
+                }
+                let ear = b.ear.unwrap();
+                assert_eq!(Some(ear.meaning), want, "{voice} '{text}' {level}");
+                assert!(matches!(a.heard, Heard::Rejected | Heard::Unsure(_)));
+                assert!(ear.doubt <= ear::FREE_ANSWER_DOUBT && ear.agrees, "{ear:?}");
+                taken += 1;
+            }
+        }
+    }
+    println!("{taken} taken with the ear that PocketSphinx alone doubted");
+    // When this was written: 1 ("confirm" by kal, clean); "conform" by kal, doubted 2.0 and
+    // written "Confirm", was taken while the limit was 5.
+    assert!(taken >= 1);
+}
+
+/// "Yes" in flite's `awb` voice, said while a read-back waits, is "knight" to PocketSphinx's
+/// turn grammar. Where its answer grammar and the ear, sure by the ear's own limits, agree on
+/// the answer, the answer is taken (docs/VOICE.md, eighteenth round). Commands said there
+/// ("knight", "bishop", which the ear hears as "no" and "yes") are heard as by PocketSphinx
+/// alone.
+#[test]
+fn an_answer_the_turn_grammar_took_for_a_command_is_heard() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = room::pink(dir.path(), 22);
+    let (mut plain, mut eared) = in_the_room();
+    let words = [
+        ("yes", Some(Command::Confirm)),
+        ("no", Some(Command::Cancel)),
+        ("knight", None),
+        ("bishop", None),
+        ("rook", None),
+        ("queen", None),
+    ];
+    let mut taken = 0;
+    for shift in ["", "pitch 200", "tempo 0.9", "pitch 150 tempo 1.1"] {
+        for (text, want) in words {
+            let clean = say_shifted("awb", text, shift, dir.path(), "utterance");
+            let noisy = room::mix(&clean, 20.0, |i| noise[i % noise.len()]);
+            for (level, samples) in [("clean", &clean), ("20 dB", &noisy)] {
+                let (a, b) = (
+                    plain.hear_reply(samples).unwrap(),
+                    eared.hear_reply(samples).unwrap(),
+                );
+                let Heard::Command(other) = a.heard else {
+                    continue;
+                };
+                if matches!(other, Command::Confirm | Command::Cancel) || a.heard == b.heard {
+                    continue;
+                }
+                println!("awb {shift} '{text}' {level}: alone {a:?}\nwith the ear {b:?}");
+                assert_eq!(b.heard, Heard::Command(want.unwrap()), "{b:?}");
+                assert!(b.ear.is_some_and(|e| e.agrees && !e.written), "{b:?}");
+                taken += 1;
+            }
+        }
+    }
+    // When this was written: 3 ("yes" by awb with pitch 200 at 20 dB, with tempo 0.9 clean,
+    // as it is at 20 dB).
+    assert!(taken >= 2, "{taken} answers taken from another command");
 }

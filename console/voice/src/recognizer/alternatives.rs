@@ -127,6 +127,7 @@ impl Recognizer {
         ask_wide: bool,
     ) -> EarChoice {
         choice.taken = false;
+        choice.torn = false;
         let Some(grammar) = self.grammar.as_ref() else {
             return choice;
         };
@@ -181,11 +182,15 @@ impl Recognizer {
     }
 }
 
-/// Puts the ear's try in `rec` when it is to be taken (not the wide grammar's rival).
+/// Puts the ear's try in `rec` when it is to be taken (not the wide grammar's rival), and
+/// none when the judges disagree ([`EarChoice::torn`]).
 fn take_choice(rec: &mut Recognition, phrases: &[Phrase], mut choice: EarChoice) -> EarChoice {
     match phrases.get(choice.best) {
         Some(p) if choice.taken => rec.heard = Heard::Try(p.candidate),
         _ => choice.taken = false,
+    }
+    if choice.torn {
+        rec.heard = Heard::Rejected;
     }
     choice
 }

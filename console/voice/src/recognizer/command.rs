@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use crate::ear::EarHeard;
+
 use super::{loud_frames, loud_length, Command, Heard, Recognition, Recognizer, VoiceError};
 
 /// The longest loud part the ear hears as a command: 1.5 s ("offer draw" of a slow voice;
@@ -15,8 +17,9 @@ impl Recognizer {
     /// hears it as one of the commands. A command PocketSphinx's grammar chose but rejected
     /// (by the phone loop or the wide grammar) or would read back is taken when the ear is
     /// sure of the same command (either alone takes chatter: docs/VOICE.md, seventh round),
-    /// except "confirm" and "cancel"; these PocketSphinx took are dropped when the ear is far
-    /// from writing any command, or sure of another (fifteenth round).
+    /// "confirm" and "cancel" only when Moonshine writes them too (eighteenth round); these
+    /// PocketSphinx took are dropped when the ear is far from writing any command, or sure of
+    /// another (fifteenth round).
     pub(super) fn hear_not_try(
         &mut self,
         samples: &[i16],
@@ -33,17 +36,17 @@ impl Recognizer {
         if let Some(mut heard) = by_ear {
             heard.agrees = forced == Some(Heard::Command(heard.meaning));
             let doubted = matches!(rec.heard, Heard::Rejected | Heard::Unsure(_));
-            // Nothing waits in a free turn for "confirm" or "cancel" to act on, and chatter
-            // ("conference", "pencil") is their near neighbour: PocketSphinx's alone.
-            match heard.answer {
-                Some(c)
-                    if doubted
-                        && heard.agrees
-                        && !matches!(c, Command::Confirm | Command::Cancel) =>
-                {
-                    rec.heard = Heard::Command(c);
-                }
-                _ => {}
+            // Chatter ("conference", "pencil") is the near neighbour of "confirm" and
+            // "cancel": those only when Moonshine also writes them itself (eighteenth round).
+            let take = doubted
+                && heard.agrees
+                && match heard.answer {
+                    Some(Command::Confirm | Command::Cancel) => self.ear_writes(&heard),
+                    Some(_) => true,
+                    None => false,
+                };
+            if take {
+                rec.heard = Heard::Command(heard.meaning);
             }
             // And one PocketSphinx took is dropped when Moonshine is far from writing any
             // command ("confused" heard as "confirm") or sure of another ("confirm" in a
@@ -57,5 +60,13 @@ impl Recognizer {
         }
         rec.took = start.elapsed();
         Ok(rec)
+    }
+
+    /// [`crate::AnswerEar::writes_answer`] about the last utterance the ear heard; a failure
+    /// of its own is no opinion.
+    fn ear_writes(&mut self, heard: &EarHeard) -> bool {
+        self.ear
+            .as_mut()
+            .is_some_and(|ear| ear.writes_answer(heard).unwrap_or(false))
     }
 }

@@ -63,6 +63,17 @@ impl Recognizer {
                 {
                     rec.heard = Heard::Command(heard.meaning);
                 }
+                // And where the turn's grammar took another command ("yes" heard as
+                // "knight"), when the ear is sure by its own limits, not only because
+                // Moonshine writes the answer ("bishop" heard as "yes"): eighteenth round.
+                Heard::Command(other)
+                    if !matches!(other, Command::Confirm | Command::Cancel)
+                        && heard.agrees
+                        && heard.answer.is_some()
+                        && !heard.written =>
+                {
+                    rec.heard = Heard::Command(heard.meaning);
+                }
                 // PocketSphinx's grammars took one answer and the ear, fairly sure, the other
                 // ("confirm" in a Caribbean voice heard as "cancel"): neither is taken, the
                 // read-back still waits (fifteenth round). "Cancel" taken for "confirm" would
