@@ -5,7 +5,7 @@
 //! adaptation heard by default, the plain model with `--plain-model`; the second ear
 //! (Moonshine) asked about answers, left out with `--no-moonshine`, its absence said; a word
 //! it writes otherwise ("conference") no answer; a recording turned down 40 dB raised and
-//! heard.
+//! heard; chatter the second ear could hardly write no try (recordings in tests/speech/).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -433,5 +433,29 @@ fn a_quiet_recording_is_raised_and_heard() {
         } else {
             assert!(raised > 25.0, "{line}");
         }
+    }
+}
+
+/// Chatter in café noise (the held-out bench's espeak-ng voices, recorded in tests/speech/)
+/// that PocketSphinx forces onto a try of White's men, and the second ear onto another it
+/// could hardly write (a doubt over `ear::TRY_VETO`): no try (`"torn":true`). PocketSphinx
+/// alone takes it for d1e2.
+#[test]
+fn chatter_the_second_ear_could_hardly_write_is_no_try() {
+    let speech = Path::new(env!("CARGO_MANIFEST_DIR")).join("speech");
+    let files = [
+        speech.join("is-anyone-there.wav"),
+        speech.join("eighty-seven.wav"),
+    ];
+    let fen = "rnbqkb1r/pppp1ppp/5n2/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR w KQkq - 2 3";
+    let lines = hear_lines(&["--verbose", "--fen", fen], &files);
+    for line in &lines {
+        assert_eq!(line["rejected"], true, "{line}");
+        let choice = &line["moonshine_try"];
+        assert_eq!(choice["torn"], true, "{line}");
+        assert!(choice["doubt"].as_f64().unwrap() > 35.0, "{line}");
+    }
+    for line in hear_lines(&["--no-moonshine", "--fen", fen], &files) {
+        assert_eq!(line["try"], "d1e2", "{line}");
     }
 }

@@ -406,6 +406,12 @@ pub const DEFAULT_TRY_MARGIN: f32 = 2.0;
 /// hear a try he did not say read back.
 pub const TORN_MARGIN: f32 = 1.0;
 
+/// The most doubt of the ear's try for it to replace PocketSphinx's (docs/VOICE.md,
+/// eighteenth round): chatter PocketSphinx forced onto a try, where the ear preferred another,
+/// carried 36.4 and 39.0 ("is anyone there", "eighty seven" by espeak-ng's voices); the tries
+/// it took rightly on the tuning set, 33.4 at most. Over it, no try is taken.
+pub const TRY_VETO: f32 = 35.0;
+
 /// How sure the ear must be of its word to be taken: its lead over the next, and the most
 /// doubt ([`kriegspiel_moonshine::Scored::doubt`]) of its best form. Chatter is words the
 /// model would rather write, so the doubt is the chatter guard; the lead, the guard against
@@ -469,8 +475,8 @@ pub struct EarChoice {
     /// Whether the recogniser took it although PocketSphinx rejected the utterance.
     pub rescued: bool,
     /// Whether it led PocketSphinx's try by [`TORN_MARGIN`] without being taken (by less
-    /// than the lead to replace it, or another alternative by less than [`TORN_MARGIN`]): the
-    /// judges disagree, and the recogniser takes no try.
+    /// than the lead to replace it, another alternative by less than [`TORN_MARGIN`], or its
+    /// doubt over [`TRY_VETO`]): the judges disagree, and the recogniser takes no try.
     pub torn: bool,
     /// Each alternative's log-probability (its best form's), in the order scored; after
     /// [`AnswerEar::against`], the wide grammar's words last (`best` may be that one).
@@ -535,7 +541,10 @@ impl AnswerEar {
             return Err(VoiceError::Model("Moonshine scored no phrases".into()));
         };
         let lead = sums[best] - sums[0];
-        let taken = best != 0 && lead >= self.try_margin && margin >= TORN_MARGIN;
+        let taken = best != 0
+            && lead >= self.try_margin
+            && margin >= TORN_MARGIN
+            && tries[best].1 <= TRY_VETO;
         Ok(EarChoice {
             best,
             lead,
