@@ -355,8 +355,12 @@ impl Moonshine {
         Ok(feed)
     }
 
-    /// SentencePiece's pieces for `text`, longest first (exact for the single words scored
-    /// here, which are each one piece or two).
+    /// SentencePiece's pieces for `text`, longest first. Not always the pieces the model
+    /// writes (its tokenizer merges pieces in the order it learned them): "Repeat." is cut
+    /// `▁Rep|ea|t|.` where the model writes `▁Re|peat|.`, and scores some 40 log units under
+    /// it; "Offer draw." and the Anna names likewise. Every limit of the second ear was chosen
+    /// on these cuts; the model's own cut, measured, moved them (docs/VOICE.md, nineteenth
+    /// round), so it waits for a round that chooses the limits again with it.
     fn tokens(&self, text: &str) -> Result<Vec<i64>, MoonshineError> {
         let bytes = format!("{SPACE}{}", text.replace(' ', SPACE)).into_bytes();
         let mut out = Vec::new();
