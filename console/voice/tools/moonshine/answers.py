@@ -18,6 +18,22 @@ FREE = False
 MEANS = {"confirm": "confirm", "yes": "confirm", "cancel": "cancel", "no": "cancel"}
 
 
+def read_pieces(path):
+    """The tokenizer's pieces, by id: each a length (one byte, or two when the first has its
+    high bit set) and its bytes."""
+    data = open(path, "rb").read()
+    out, i = [], 0
+    while i < len(data):
+        n = data[i]
+        i += 1
+        if n >= 128:
+            n = (n & 127) | (data[i] << 7)
+            i += 1
+        out.append(data[i:i + n])
+        i += n
+    return out
+
+
 class Moonshine:
     def __init__(self, model):
         import numpy as np, onnxruntime as ort
@@ -26,20 +42,12 @@ class Moonshine:
         options.intra_op_num_threads = 2
         self.encoder = ort.InferenceSession(f"{model}/encoder_model.ort", options)
         self.decoder = ort.InferenceSession(f"{model}/decoder_model_merged.ort", options)
-        data = open(f"{model}/tokenizer.bin", "rb").read()
-        self.vocab, i = [], 0
-        while i < len(data):
-            n = data[i]
-            i += 1
-            if n >= 128:
-                n = (n & 127) | (data[i] << 7)
-                i += 1
-            self.vocab.append(data[i:i + n])
-            i += n
+        self.vocab = read_pieces(f"{model}/tokenizer.bin")
         self.ids = {piece: k for k, piece in enumerate(self.vocab)}
 
     def tokens(self, text):
-        """Greedy longest pieces of SentencePiece's form of `text` (enough for single words)."""
+        """Greedy longest pieces of SentencePiece's form of `text`, as kriegspiel_moonshine cuts
+        it (right for the answers; not for every word: pieces.py)."""
         s, out, p = ("\u2581" + text.replace(" ", "\u2581")).encode(), [], 0
         while p < len(s):
             q = next(q for q in range(len(s), p, -1) if s[p:q] in self.ids)

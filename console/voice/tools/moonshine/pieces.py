@@ -13,21 +13,9 @@ lower case and capitalised.
 import os
 import sys
 
+from answers import read_pieces
+
 SPACE = "\u2581"
-
-
-def pieces(path):
-    data = open(path, "rb").read()
-    out, at = [], 0
-    while at < len(data):
-        n = data[at]
-        at += 1
-        if n >= 128:
-            n = (n & 127) | (data[at] << 7)
-            at += 1
-        out.append(data[at:at + n])
-        at += n
-    return {p: i for i, p in enumerate(out)}
 
 
 def longest_first(ids, text):
@@ -60,7 +48,7 @@ charlie delta echo foxtrot golf hotel anna bella cesar david eva felix gustav he
 def main():
     home = os.path.expanduser("~/.local/share/kriegspiel/moonshine-base-en")
     folder = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("KRIEGSPIEL_MOONSHINE", home)
-    ids = pieces(os.path.join(folder, "tokenizer.bin"))
+    ids = {p: i for i, p in enumerate(read_pieces(os.path.join(folder, "tokenizer.bin")))}
     phrases = WORDS + ["my men", "offer draw"]
     for word in phrases:
         for form in (word, word.capitalize(), word.capitalize() + "."):
