@@ -453,7 +453,10 @@ fn chatter_the_second_ear_could_hardly_write_is_no_try() {
         assert_eq!(line["rejected"], true, "{line}");
         let choice = &line["moonshine_try"];
         assert_eq!(choice["torn"], true, "{line}");
-        assert!(choice["doubt"].as_f64().unwrap() > 35.0, "{line}");
+        assert!(
+            choice["doubt"].as_f64().unwrap() > f64::from(kriegspiel_voice::ear::TRY_VETO),
+            "{line}"
+        );
     }
     for line in hear_lines(&["--no-moonshine", "--fen", fen], &files) {
         assert_eq!(line["try"], "d1e2", "{line}");

@@ -34,6 +34,20 @@ def read_pieces(path):
     return out
 
 
+def longest_first(ids, text):
+    """SentencePiece's form of `text` cut into the longest pieces first, as
+    kriegspiel_moonshine cuts it; None when a part is no piece."""
+    b = ("\u2581" + text.replace(" ", "\u2581")).encode()
+    cut, at = [], 0
+    while at < len(b):
+        end = next((e for e in range(len(b), at, -1) if b[at:e] in ids), None)
+        if end is None:
+            return None
+        cut.append(b[at:end])
+        at = end
+    return cut
+
+
 class Moonshine:
     def __init__(self, model):
         import numpy as np, onnxruntime as ort
@@ -46,14 +60,9 @@ class Moonshine:
         self.ids = {piece: k for k, piece in enumerate(self.vocab)}
 
     def tokens(self, text):
-        """Greedy longest pieces of SentencePiece's form of `text`, as kriegspiel_moonshine cuts
-        it (right for the answers; not for every word: pieces.py)."""
-        s, out, p = ("\u2581" + text.replace(" ", "\u2581")).encode(), [], 0
-        while p < len(s):
-            q = next(q for q in range(len(s), p, -1) if s[p:q] in self.ids)
-            out.append(self.ids[s[p:q]])
-            p = q
-        return out
+        """The ids of `text`'s pieces, cut as kriegspiel_moonshine cuts them (right for the
+        answers; not for every word: pieces.py)."""
+        return [self.ids[piece] for piece in longest_first(self.ids, text)]
 
     def feed(self, ids, hidden):
         np = self.np

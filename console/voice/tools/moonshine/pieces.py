@@ -13,21 +13,9 @@ lower case and capitalised.
 import os
 import sys
 
-from answers import read_pieces
+from answers import longest_first, read_pieces
 
 SPACE = "\u2581"
-
-
-def longest_first(ids, text):
-    b = (SPACE + text.replace(" ", SPACE)).encode()
-    cut, at = [], 0
-    while at < len(b):
-        end = next((e for e in range(len(b), at, -1) if b[at:e] in ids), None)
-        if end is None:
-            return None
-        cut.append(b[at:end])
-        at = end
-    return cut
 
 
 def learned_order(ids, text):
