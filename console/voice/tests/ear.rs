@@ -212,7 +212,8 @@ fn with_the_ear_more_letter_tries_are_heard_right() {
     );
     // 51 alone (17 another try), 65 with the ear (10), 7 taken although PocketSphinx rejected
     // them (6 right, all at 10 dB) when this was written; in the eighteenth round 50 (18),
-    // 64 (9), 6 (5 right), the ear torn once.
+    // 64 (9), 6 (5 right), the ear torn once; in the twentieth 50 (18), 63 (8), 6 (5 right),
+    // torn 3 times.
     assert!(asked > 0);
     assert!(
         rescued_right > rescued - rescued_right,
@@ -611,7 +612,7 @@ fn a_doubted_answer_is_taken_when_moonshine_writes_it_itself() {
 /// speech. Where the ear prefers another try to PocketSphinx's by [`ear::TORN_MARGIN`] but not
 /// enough to take it (by less than [`ear::DEFAULT_TRY_MARGIN`], or with a third as close), no
 /// try is taken: the player is asked again rather than read back a try he did not say
-/// (docs/VOICE.md, eighteenth round).
+/// (docs/VOICE.md, eighteenth and twentieth rounds).
 #[test]
 fn a_torn_ear_takes_no_try() {
     let dir = tempfile::tempdir().unwrap();
@@ -646,7 +647,8 @@ fn a_torn_ear_takes_no_try() {
     }
     println!("the ear torn {torn} times (its best right {ear_right}, PocketSphinx's {sphinx_right}); took {taken}");
     // When this was written: torn 5 times, the ear's best right once, PocketSphinx's once;
-    // the ear took another try in place of PocketSphinx's 4 times.
+    // the ear took another try in place of PocketSphinx's 4 times. With a lead of 4 to take
+    // one (twentieth round): torn 7 times, right once each; took 2.
     assert!(torn >= 2, "torn {torn} times: nothing was tested");
     assert!(
         ear_right * 2 <= torn && sphinx_right * 2 <= torn,
