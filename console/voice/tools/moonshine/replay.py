@@ -1,5 +1,5 @@
-"""A free turn's decisions replayed at other limits of the second ear, from bench dumps
-(docs/VOICE.md, twentieth round). Each dump is the output of
+"""The second ear's decisions, in a free turn and while a read-back waits, replayed at other
+limits from bench dumps (docs/VOICE.md, twentieth round). Each dump is the output of
 
   HELDOUT_LETTERS=1 HELDOUT_THREADS=1 cargo bench -p kriegspiel-voice --bench heldout -- dump
   (or `-- tuning` with HELDOUT_DECIDE=1), which prints one line per utterance heard.
@@ -7,6 +7,8 @@
   replay.py tries DUMP                      # letter and NATO/Anna tries at each try margin
   replay.py commands ALONE DUMP LEAD DOUBT  # commands at other limits; ALONE: HELDOUT_EAR=off
   replay.py judges ALONE DUMP               # commands either judge alone had right
+  replay.py answers ALONE DUMP [LEAD DOUBT] # a read-back's answers at other limits (every
+                                            # pair without LEAD DOUBT)
 
 `tries`: where the ear replaced PocketSphinx's try (not rescued one it rejected), a margin
 over its lead leaves no try (torn: asked again), as `ear::DEFAULT_TRY_MARGIN` does.
@@ -14,6 +16,10 @@ over its lead leaves no try (torn: asked again), as `ear::DEFAULT_TRY_MARGIN` do
 word is the command PocketSphinx's grammar forced, leads by LEAD and doubts at most DOUBT, as
 `ear::Sureness::COMMANDS` does ("confirm" and "cancel" as the dump decided: Moonshine's
 written word is not in it). `judges`: the ceiling of any rule choosing between the two.
+`answers`: an utterance PocketSphinx alone rejected while a read-back waits is taken when its
+answer grammar, forced to choose, chose the ear's meaning, and the ear's best answer leads by
+LEAD and doubts at most DOUBT (the seventh round's rule; the vetoes and the written word
+since are not replayed).
 """
 import collections
 import re
@@ -44,6 +50,7 @@ def utterance(f):
                 forced=IDS.get(words, words),
                 ear=(IDS.get(ear.group(1), ear.group(1)), float(ear.group(2)),
                      float(ear.group(3))) if ear else None,
+                agrees=bool(ear) and ear.group(4) == "true",
                 try_ear=TRY_EAR.search("\t".join(f)))
 
 
@@ -67,10 +74,10 @@ def tries(path, margins=(2, 2.5, 3, 3.5, 4, 4.5, 5)):
               f"({t['TryInReadBack', 'wrong']} another try)")
 
 
-def paired(alone_path, path):
-    alone = {key: utterance(f) for key, f in lines(alone_path) if key[1] == "free"}
+def paired(alone_path, path, how="free", kinds=("Command", "Chatter")):
+    alone = {key: utterance(f) for key, f in lines(alone_path) if key[1] == how}
     for key, f in lines(path):
-        if key[1] == "free" and key in alone and f[0] in ("Command", "Chatter"):
+        if key[1] == how and key in alone and f[0] in kinds:
             yield alone[key], utterance(f)
 
 
@@ -113,6 +120,31 @@ def judges(alone_path, path):
     print(", ".join(f"{k} {v}" for k, v in t.items()))
 
 
+MEANS = {"confirm": "confirm", "yes": "confirm", "cancel": "cancel", "no": "cancel"}
+
+
+def answers(alone_path, path, limits):
+    kinds = ("Answer", "Command", "Chatter", "TryInReadBack")
+    rows = list(paired(alone_path, path, "reply", kinds))
+    for lead, doubt in limits:
+        t = collections.Counter()
+        for a, r in rows:
+            got = a["got"]
+            if got == "rejected" and r["ear"] and r["agrees"]:
+                best, margin, d = r["ear"]
+                if margin >= lead and d <= doubt:
+                    got = MEANS[best]
+            if r["kind"] == "Answer":
+                t["answers"] += 1
+                t["right"] += got == r["want"]
+            else:
+                t["others"] += 1
+                t["as confirm"] += got == "confirm" and r["want"] != "confirm"
+                t["as cancel"] += got == "cancel" and r["want"] != "cancel"
+        print(f"lead {lead} doubt {doubt}: answers {t['right']}/{t['answers']}, others taken for "
+              f"confirm {t['as confirm']}, for cancel {t['as cancel']} (of {t['others']})")
+
+
 if __name__ == "__main__":
     match sys.argv[1:]:
         case ["tries", dump]:
@@ -121,5 +153,10 @@ if __name__ == "__main__":
             commands(alone, dump, float(lead), float(doubt))
         case ["judges", alone, dump]:
             judges(alone, dump)
+        case ["answers", alone, dump]:
+            answers(alone, dump, [(m, d) for m in (0, 1, 2, 3, 4, 6)
+                                  for d in (0.5, 1, 1.5, 2, 3, 4, 6, 8)])
+        case ["answers", alone, dump, lead, doubt]:
+            answers(alone, dump, [(float(lead), float(doubt))])
         case _:
             sys.exit(__doc__)
