@@ -25,6 +25,8 @@ import collections
 import re
 import sys
 
+from answers import MEANS
+
 TRY_EAR = re.compile(r"try_ear Some\(\((\d+), ([-\d.e]+), ([-\d.e]+), (\w+), ([-\d.e]+), (\w+)\)\)")
 EAR = re.compile(r'ear Some\(\("([^"]*)", ([-\d.e]+), ([-\d.e]+), (\w+), (\w+), (\w+)\)\)')
 UCI = re.compile(r"^[a-h][1-8][a-h][1-8]")
@@ -118,9 +120,6 @@ def judges(alone_path, path):
         t["the ear"] += ear
         t["either"] += sphinx or ear
     print(", ".join(f"{k} {v}" for k, v in t.items()))
-
-
-MEANS = {"confirm": "confirm", "yes": "confirm", "cancel": "cancel", "no": "cancel"}
 
 
 def answers(alone_path, path, limits):
