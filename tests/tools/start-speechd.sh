@@ -23,4 +23,7 @@ HOME="$B/home" XDG_RUNTIME_DIR="$B/run" setsid speech-dispatcher -s -t 0 -c unix
   -S "$B/run/speechd.sock" -C "$B/conf" -L "$B/log" -P "$B/run/pid" >"$B/server.out" 2>&1 &
 pid=$!
 for _ in $(seq 50); do [ -S "$B/run/speechd.sock" ] && break; sleep 0.1; done
+# Ready once it answers a client (its espeak-ng module loaded, the voices listed): a test's
+# own first connection is then timed against the program's limit, not the server's start.
+SPEECHD_ADDRESS="unix_socket:$B/run/speechd.sock" timeout 60 spd-say -L >/dev/null 2>&1 || true
 echo "export SPEECHD_ADDRESS=unix_socket:$B/run/speechd.sock SPEECHD_PID=$pid SPEECHD_WAV=$B/out.wav"

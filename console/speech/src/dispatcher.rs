@@ -106,8 +106,12 @@ impl TtsSpeaker {
     }
 }
 
-/// How long one connection may take (connect, list the voices, set them).
-pub const CONNECT_LIMIT: Duration = Duration::from_secs(5);
+/// How long one connection may take (connect, list the voices, set them). Listing espeak-ng's
+/// 13 000 voices takes about 2 s on an idle 2-core machine and over 5 s on a loaded one (the
+/// old limit, hit in CI); a laptop's first start of speech-dispatcher also starts its module.
+/// A false "not answering" leaves a blind player without speech for the evening, so the limit
+/// is generous: a hung speech-dispatcher costs one wait at start, once for all the tables.
+pub const CONNECT_LIMIT: Duration = Duration::from_secs(15);
 
 fn hung_message() -> String {
     format!(
