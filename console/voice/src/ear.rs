@@ -409,6 +409,15 @@ pub const DEFAULT_TRY_MARGIN: f32 = 4.0;
 /// hear a try he did not say read back.
 pub const TORN_MARGIN: f32 = 1.0;
 
+/// How far PocketSphinx's try said in letters must lead every other alternative in the ear's
+/// scores to be taken when the ear does not replace it (docs/VOICE.md, twenty-first round).
+/// Letters that sound alike (b, d, e, g) are where both judges err; a try the ear cannot tell
+/// from another by this much was as often wrong as right on voices neither was tuned on
+/// (espeak-ng's twelve: 12 of each under it; flite's and festival's: 2 wrong, 14 right), and
+/// a wrong try read back costs more than a missed one: no try is taken, and the player says
+/// it again (or in NATO names, which this does not touch).
+pub const LETTERS_LEAD: f32 = 2.0;
+
 /// The most doubt of the ear's try for it to replace PocketSphinx's (docs/VOICE.md,
 /// eighteenth round): chatter PocketSphinx forced onto a try, where the ear preferred another,
 /// carried 36.4 and 39.0 ("is anyone there", "eighty seven" by espeak-ng's voices); the tries
@@ -479,7 +488,9 @@ pub struct EarChoice {
     pub rescued: bool,
     /// Whether it led PocketSphinx's try by [`TORN_MARGIN`] without being taken (by less
     /// than the lead to replace it, another alternative by less than [`TORN_MARGIN`], or its
-    /// doubt over [`TRY_VETO`]): the judges disagree, and the recogniser takes no try.
+    /// doubt over [`TRY_VETO`]): the judges disagree, and the recogniser takes no try. Also
+    /// set by the recogniser when PocketSphinx's try, said in letters, did not lead every
+    /// other by [`LETTERS_LEAD`] ([`EarChoice::first_lead`]).
     pub torn: bool,
     /// Each alternative's log-probability (its best form's), in the order scored; after
     /// [`AnswerEar::against`], the wide grammar's words last (`best` may be that one).
@@ -558,6 +569,19 @@ impl AnswerEar {
             torn: best != 0 && lead >= TORN_MARGIN && !taken,
             scores: sums,
         })
+    }
+}
+
+impl EarChoice {
+    /// How far the ear scores PocketSphinx's try (the first) above every other alternative:
+    /// negative when it prefers another, `f32::MAX` when there is no other.
+    pub fn first_lead(&self) -> f32 {
+        match self.scores.split_first() {
+            Some((first, rest)) if !rest.is_empty() => {
+                first - rest.iter().copied().fold(f32::MIN, f32::max)
+            }
+            _ => f32::MAX,
+        }
     }
 }
 

@@ -213,7 +213,7 @@ fn with_the_ear_more_letter_tries_are_heard_right() {
     // 51 alone (17 another try), 65 with the ear (10), 7 taken although PocketSphinx rejected
     // them (6 right, all at 10 dB) when this was written; in the eighteenth round 50 (18),
     // 64 (9), 6 (5 right), the ear torn once; in the twentieth 50 (18), 63 (8), 6 (5 right),
-    // torn 3 times.
+    // torn 3 times; in the twenty-first (letters the ear cannot tell apart) 63 (7), torn 4.
     assert!(asked > 0);
     assert!(
         rescued_right > rescued - rescued_right,
@@ -631,10 +631,11 @@ fn a_torn_ear_takes_no_try() {
             println!("{voice} '{text}': {} {choice:?}", rec.heard.id());
             taken += usize::from(choice.taken);
             assert!(!(choice.taken && choice.torn), "{rec:?}");
-            if choice.torn {
+            // Torn by the judges' disagreement, not only because the ear could not tell
+            // PocketSphinx's try from another (the next test's rule).
+            if choice.torn && choice.best != 0 && choice.lead >= ear::TORN_MARGIN {
                 torn += 1;
                 assert_eq!(rec.heard, Heard::Rejected, "{voice} '{text}': {rec:?}");
-                assert!(choice.best != 0 && choice.lead >= ear::TORN_MARGIN);
                 assert!(
                     choice.lead < ear::DEFAULT_TRY_MARGIN
                         || choice.margin < ear::TORN_MARGIN
@@ -655,6 +656,68 @@ fn a_torn_ear_takes_no_try() {
         "of {torn} torn, the ear's best right {ear_right}, PocketSphinx's {sphinx_right}"
     );
     assert!(taken > 0);
+}
+
+/// Tries said with letter names by other voices of espeak-ng, clean and in pink noise 15 dB
+/// under the speech. PocketSphinx's try is taken only when the ear scores it at least
+/// [`ear::LETTERS_LEAD`] above every other alternative; under that the judges err far more
+/// often, so no try is taken (docs/VOICE.md, twenty-first round): the tries this asks again
+/// were wrong at least twice as often as the tries taken.
+#[test]
+fn letters_the_ear_cannot_tell_apart_are_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = room::pink(dir.path(), 23);
+    let (_, mut eared) = in_the_room();
+    let (mut asked_again, mut were_wrong, mut taken, mut taken_wrong) = (0, 0, 0, 0);
+    for voice in ["en-us-nyc", "en-us+m2", "en-gb+f5", "en-gb-x-rp+klatt4"] {
+        for (text, want) in LETTER_TRIES {
+            let clean = espeak(voice, text, dir.path(), "utterance");
+            let noisy = room::mix(&clean, 15.0, |i| noise[i % noise.len()]);
+            for (level, samples) in [("clean", &clean), ("15 dB", &noisy)] {
+                let rec = eared.hear(samples).unwrap();
+                println!(
+                    "{voice} {level} '{text}': {} {:?}",
+                    rec.heard.id(),
+                    rec.try_ear
+                );
+                if let Heard::Try(t) = rec.heard {
+                    taken += 1;
+                    taken_wrong += usize::from(t.to_uci() != want);
+                }
+                let Some(choice) = rec.try_ear.as_ref() else {
+                    continue;
+                };
+                if matches!(rec.heard, Heard::Try(_)) && !choice.taken && !choice.rescued {
+                    assert!(
+                        choice.first_lead() >= ear::LETTERS_LEAD,
+                        "{voice} {level} '{text}': {rec:?}"
+                    );
+                }
+                let disagree = choice.best != 0 && choice.lead >= ear::TORN_MARGIN;
+                if choice.torn && !disagree {
+                    assert_eq!(rec.heard, Heard::Rejected, "{voice} {level} '{text}'");
+                    assert!(choice.first_lead() < ear::LETTERS_LEAD);
+                    asked_again += 1;
+                    let first = rec.alternatives.first().map(|w| w.candidate.to_uci());
+                    were_wrong += usize::from(first.as_deref() != Some(want));
+                }
+            }
+        }
+    }
+    println!("asked again {asked_again} times ({were_wrong} PocketSphinx's try wrong); took {taken} tries, {taken_wrong} wrong");
+    // When this was written: asked again 9 times (3 wrong); took 51 tries, 6 wrong.
+    assert!(
+        asked_again >= 2,
+        "asked again {asked_again} times: nothing was tested"
+    );
+    assert!(
+        were_wrong * taken >= 2 * taken_wrong * asked_again,
+        "asked again {asked_again} ({were_wrong} wrong), taken {taken} ({taken_wrong} wrong)"
+    );
+    assert!(
+        taken_wrong * 5 <= taken,
+        "{taken_wrong} of {taken} tries taken were wrong"
+    );
 }
 
 /// "Confirm" and "cancel" said in a free turn by the shifted voices, and their near neighbours,

@@ -8,7 +8,7 @@ use std::time::Instant;
 use kriegspiel_referee::Try;
 
 use super::{Heard, Hypothesis, Recognition, Recognizer, VoiceError, WIDE};
-use crate::ear::{EarChoice, Sureness};
+use crate::ear::{self, EarChoice, Sureness};
 use crate::words::{file_of, FileNames};
 
 /// The most tries the ear scores for one utterance: PocketSphinx's and this many others.
@@ -92,7 +92,8 @@ impl Recognizer {
         // A failure of the ear's own is no opinion.
         match (rec.heard, by_ear, rescue) {
             (Heard::Try(_), Some(Ok(Ok(choice))), _) if phrases.len() > 1 => {
-                rec.try_ear = Some(take_choice(&mut rec, &phrases, choice));
+                let letters = schemes == [FileNames::Letters];
+                rec.try_ear = Some(take_choice(&mut rec, &phrases, choice, letters));
             }
             (Heard::Rejected, Some(Ok(Ok(choice))), Some(limits)) if by_phone_loop(&rec) => {
                 rec.try_ear = Some(self.rescue(&mut rec, &phrases, choice, limits, true));
@@ -183,11 +184,20 @@ impl Recognizer {
 }
 
 /// Puts the ear's try in `rec` when it is to be taken (not the wide grammar's rival), and
-/// none when the judges disagree ([`EarChoice::torn`]).
-fn take_choice(rec: &mut Recognition, phrases: &[Phrase], mut choice: EarChoice) -> EarChoice {
+/// none when the judges disagree ([`EarChoice::torn`]); a try said in `letters`, also none
+/// when the ear cannot tell PocketSphinx's from another ([`ear::LETTERS_LEAD`]).
+fn take_choice(
+    rec: &mut Recognition,
+    phrases: &[Phrase],
+    mut choice: EarChoice,
+    letters: bool,
+) -> EarChoice {
     match phrases.get(choice.best) {
         Some(p) if choice.taken => rec.heard = Heard::Try(p.candidate),
         _ => choice.taken = false,
+    }
+    if letters && !choice.taken && choice.first_lead() < ear::LETTERS_LEAD {
+        choice.torn = true;
     }
     if choice.torn {
         rec.heard = Heard::Rejected;
