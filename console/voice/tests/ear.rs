@@ -14,7 +14,9 @@ mod room;
 
 use flite::{espeak, say, say_shifted};
 use kriegspiel_moonshine::Moonshine;
-use kriegspiel_voice::{ear, Adaptation, AnswerEar, Command, Heard, Model, Recognizer};
+use kriegspiel_voice::{
+    ear, Adaptation, AnswerEar, Command, Heard, Model, Recognition, Recognizer,
+};
 use shakmaty::{Chess, Color};
 
 fn ear() -> AnswerEar {
@@ -30,6 +32,19 @@ fn alone_and_with_the_ear() -> (Recognizer, Recognizer) {
         r.set_turn(&Chess::default(), Color::White).unwrap();
     }
     (plain, eared)
+}
+
+/// `clean` as said, and in `noise` 15 dB under it: the two levels most of these tests hear.
+fn clean_and_noisy(clean: Vec<i16>, noise: &[f64]) -> [(&'static str, Vec<i16>); 2] {
+    let noisy = room::mix(&clean, 15.0, |i| noise[i % noise.len()]);
+    [("clean", clean), ("15 dB", noisy)]
+}
+
+/// `samples` heard by `r`, printed with what the ear made of a try.
+fn heard_printed(r: &mut Recognizer, said: &str, samples: &[i16]) -> Recognition {
+    let rec = r.hear(samples).unwrap();
+    println!("{said}: {} {:?}", rec.heard.id(), rec.try_ear);
+    rec
 }
 
 const ANSWERS: [(&str, Command); 4] = [
@@ -251,14 +266,8 @@ fn the_ear_takes_no_chatter_for_a_try() {
     for voice in ["slt", "rms", "awb", "kal16"] {
         for text in CHATTER {
             let clean = say(voice, text, dir.path(), "utterance");
-            let noisy = room::mix(&clean, 15.0, |i| noise[i % noise.len()]);
-            for (level, samples) in [("clean", &clean), ("15 dB", &noisy)] {
-                let rec = eared.hear(samples).unwrap();
-                println!(
-                    "{voice} {level} '{text}': {} {:?}",
-                    rec.heard.id(),
-                    rec.try_ear
-                );
+            for (level, samples) in &clean_and_noisy(clean, &noise) {
+                let rec = heard_printed(&mut eared, &format!("{voice} {level} '{text}'"), samples);
                 asked += usize::from(rec.try_ear.is_some());
                 assert!(
                     !matches!(rec.heard, Heard::Try(_)),
@@ -572,8 +581,7 @@ fn a_doubted_answer_is_taken_when_moonshine_writes_it_itself() {
     for voice in ["slt", "rms", "awb", "kal16"] {
         for (text, want) in said.clone().chain(chatter) {
             let clean = say(voice, text, dir.path(), "utterance");
-            let noisy = room::mix(&clean, 15.0, |i| noise[i % noise.len()]);
-            for (level, samples) in [("clean", &clean), ("15 dB", &noisy)] {
+            for (level, samples) in &clean_and_noisy(clean, &noise) {
                 let heard = ear.hear(samples).unwrap();
                 assert!(
                     heard.answer.is_none() || heard.answer == want,
@@ -672,14 +680,8 @@ fn letters_the_ear_cannot_tell_apart_are_asked_again() {
     for voice in ["en-us-nyc", "en-us+m2", "en-gb+f5", "en-gb-x-rp+klatt4"] {
         for (text, want) in LETTER_TRIES {
             let clean = espeak(voice, text, dir.path(), "utterance");
-            let noisy = room::mix(&clean, 15.0, |i| noise[i % noise.len()]);
-            for (level, samples) in [("clean", &clean), ("15 dB", &noisy)] {
-                let rec = eared.hear(samples).unwrap();
-                println!(
-                    "{voice} {level} '{text}': {} {:?}",
-                    rec.heard.id(),
-                    rec.try_ear
-                );
+            for (level, samples) in &clean_and_noisy(clean, &noise) {
+                let rec = heard_printed(&mut eared, &format!("{voice} {level} '{text}'"), samples);
                 if let Heard::Try(t) = rec.heard {
                     taken += 1;
                     taken_wrong += usize::from(t.to_uci() != want);
@@ -748,8 +750,7 @@ fn a_free_turns_confirm_moonshine_writes_is_taken() {
     for (voice, shift) in SHIFTED {
         for (text, want) in said.into_iter().chain(chatter) {
             let clean = say_shifted(voice, text, shift, dir.path(), "utterance");
-            let noisy = room::mix(&clean, 15.0, |i| noise[i % noise.len()]);
-            for (level, samples) in [("clean", &clean), ("15 dB", &noisy)] {
+            for (level, samples) in &clean_and_noisy(clean, &noise) {
                 let (a, b) = (plain.hear(samples).unwrap(), eared.hear(samples).unwrap());
                 if a.heard == b.heard {
                     continue;
