@@ -431,7 +431,7 @@ pub fn play_table_with(
         writeln!(keypad, "{line}").map_err(|e| e.to_string())?;
     }
     let deadline = Instant::now() + limit;
-    let mut lines = Vec::new();
+    let mut lines: Vec<serde_json::Value> = Vec::new();
     let mut answers = 0;
     let mut sent = 0;
     loop {
@@ -439,11 +439,18 @@ pub fn play_table_with(
         let line = match out.recv_timeout(left) {
             Ok(l) => l,
             Err(mpsc::RecvTimeoutError::Timeout) => {
+                // What the broker did to the console and the boards, for a game that stalled.
+                let notices: Vec<_> = lines.iter().filter(|v| v.get("broker").is_some()).collect();
+                let boards_said: Vec<String> = boards
+                    .boards
+                    .iter()
+                    .map(|b| last_lines(&b.stderr, 6))
+                    .collect();
                 return Err(format!(
-                    "timed out after {answers} answers; last lines: {:?}; stderr: {:?}",
+                    "timed out after {answers} answers; last lines: {:?}; broker notices: {notices:?}; the boards' last words: {boards_said:?}; stderr: {:?}",
                     &lines[lines.len().saturating_sub(8)..],
                     err.try_iter().collect::<Vec<_>>()
-                ))
+                ));
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
@@ -493,4 +500,11 @@ pub fn play_table_with(
         status,
         folder: dir,
     })
+}
+
+/// The last `n` lines of the file at `path` (what a board program said before a game stalled).
+fn last_lines(path: &Path, n: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(n)..].join(" | ")
 }
