@@ -109,7 +109,12 @@ fn play(
             during(answers, v, &mut room, boards);
         },
     )
-    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    .unwrap_or_else(|e| {
+        // A stalled game: whether the broker came back, and whom it took or refused.
+        let log = room.broker.log_text();
+        let tail: Vec<&str> = log.lines().rev().take(20).collect();
+        panic!("{name}: {e}; the broker's last log lines (newest first): {tail:?}")
+    });
     (game, run)
 }
 
