@@ -446,15 +446,16 @@ pub fn play_table_with(
                     .iter()
                     .map(|b| last_lines(&b.stderr, 6))
                     .collect();
+                // Everything since the last answer (what the console told the boards), at
+                // most 64 lines.
+                let since = lines
+                    .iter()
+                    .rposition(|v| v.get("answer").is_some())
+                    .map_or(0, |k| k + 1)
+                    .max(lines.len().saturating_sub(64));
                 return Err(format!(
                     "timed out after {answers} answers; the lines since the last answer: {:?}; broker notices: {notices:?}; the boards' last words: {boards_said:?}; stderr: {:?}",
-                    // Everything since the last answer (what the console told the boards),
-                    // at most 64 lines.
-                    &lines[lines
-                        .iter()
-                        .rposition(|v| v.get("answer").is_some())
-                        .map_or(0, |k| k + 1)
-                        .max(lines.len().saturating_sub(64))..],
+                    &lines[since..],
                     err.try_iter().collect::<Vec<_>>()
                 ));
             }
