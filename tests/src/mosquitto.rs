@@ -101,6 +101,30 @@ impl Mosquitto {
         }
     }
 
+    /// SIGSTOP for `how_long`, then SIGCONT: its connections stay open and nothing moves
+    /// through them, as with an overloaded room server or a Wi-Fi hiccup; what was sent
+    /// meanwhile goes on at once.
+    pub fn stall(&self, how_long: Duration) -> Result<(), String> {
+        let Some(c) = &self.child else {
+            return Err("the broker is not running".into());
+        };
+        let pid = c.0.id().to_string();
+        let signal = |name: &str| {
+            Command::new("kill")
+                .args([name, &pid])
+                .status()
+                .map_err(|e| e.to_string())
+                .and_then(|s| {
+                    s.success()
+                        .then_some(())
+                        .ok_or(format!("kill {name} {pid}: {s}"))
+                })
+        };
+        signal("-STOP")?;
+        std::thread::sleep(how_long);
+        signal("-CONT")
+    }
+
     /// SIGKILL: whatever it held is gone, as in a crash.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {

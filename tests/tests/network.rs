@@ -140,6 +140,22 @@ fn a_broker_killed_mid_game_loses_nothing() {
     check("berkeley", &game, &run);
 }
 
+/// The broker stalls for 3 s mid-game (SIGSTOP: every connection open, nothing moving), as
+/// an overloaded room server or a Wi-Fi hiccup would: the play held up meanwhile comes in
+/// at once, and is judged with the spacing the men moved with, not as lifts and places all
+/// in one instant.
+#[test]
+fn a_broker_stalled_for_3_s_judges_the_held_up_play_as_it_happened() {
+    let mut stalled = false;
+    let (game, run) = play("berkeley", SLACK, None, |answers, _, room, _| {
+        if answers == 10 && !stalled {
+            stalled = true;
+            room.broker.stall(Duration::from_secs(3)).unwrap();
+        }
+    });
+    check("berkeley", &game, &run);
+}
+
 /// Both boards are cut off from the broker for 5 s in the middle of the game (their
 /// connections closed, new ones refused), as by a pulled cable or a dead switch: they keep
 /// what they sense and send it once they are back; the table waits for them.

@@ -71,6 +71,8 @@ pub struct LinkCore {
     /// The sequence number of the frame being dispatched, for its reports.
     rx_seq: Option<u16>,
     last_accepted: Option<Frame<BoardMsg>>,
+    /// The board's time in the latest frame of the bytes being read.
+    heard_board_ms: Option<BoardMs>,
     last_heard: Duration,
     health: Health,
     opened_before: bool,
@@ -90,6 +92,7 @@ impl LinkCore {
             tx_seq: SeqCounter::new(),
             rx_seq: None,
             last_accepted: None,
+            heard_board_ms: None,
             last_heard: Duration::ZERO,
             health: Health::default(),
             opened_before: false,
@@ -190,9 +193,16 @@ impl LinkCore {
     /// Bytes read from the port.
     pub fn received(&mut self, bytes: &[u8], now: Duration) {
         self.now = now;
+        self.heard_board_ms = None;
         let mut decoder = std::mem::take(&mut self.decoder);
         decoder.feed(bytes, |result| self.frame(result, now));
         self.decoder = decoder;
+    }
+
+    /// The board's own time in the latest frame the last [`LinkCore::received`] read, if
+    /// it carried one.
+    pub fn heard_board_ms(&self) -> Option<BoardMs> {
+        self.heard_board_ms
     }
 
     /// Time passed: silence timeout and retries.
@@ -256,6 +266,7 @@ impl LinkCore {
             }
         };
         self.last_heard = now;
+        self.heard_board_ms = frame.body.board_ms();
         self.health.last_heard_ms = Some(u64::try_from(now.as_millis()).unwrap_or(u64::MAX));
         if self.last_accepted == Some(frame) {
             self.health.duplicates += 1;

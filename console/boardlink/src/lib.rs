@@ -8,6 +8,7 @@
 //! in [`LinkCore`], which takes the current time as a value and does no I/O, so they are unit
 //! tested without a serial port; `spawn` only moves bytes between the port and the core.
 
+mod board_clock;
 mod core;
 mod event;
 mod io;

@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 
+use crate::board_clock::BoardClock;
 use crate::core::{LinkCore, Timing};
 use crate::event::{DisconnectReason, Health, LinkEvent, NetKey, Report};
 use crate::io::{BoardLinkHandle, Command, LinkConfig};
@@ -94,6 +95,7 @@ impl NetLink {
             pending_down: None,
             progress: progress_tx,
             last_at: Duration::ZERO,
+            clock: BoardClock::default(),
             stamped: None,
         };
         let task = tokio::spawn(driver.run(inputs, commands_rx, config.tick_interval));
@@ -126,6 +128,8 @@ struct Driver {
     progress: watch::Sender<Progress>,
     /// The time given to the latest frame: times never go backwards.
     last_at: Duration,
+    /// The board's clock on the link's.
+    clock: BoardClock,
     /// The time given to the frame being dispatched, for its reports.
     stamped: Option<Duration>,
 }
@@ -189,7 +193,6 @@ impl Driver {
                 made_ms,
                 bytes,
             } => {
-                self.stamp(made_ms, now);
                 self.last_frame = Some(now);
                 if !self.up {
                     self.up = true;
@@ -200,10 +203,12 @@ impl Driver {
                     }
                 }
                 self.core.received(&bytes, now);
+                self.stamp(made_ms, now);
                 return Some(key);
             }
             NetInput::Compacted => self.core.forget_seq(),
             NetInput::NewEpoch => {
+                self.clock.reset();
                 self.core.port_lost(DisconnectReason::Closed, now);
                 self.core.opened(now);
                 self.up = false;
@@ -222,11 +227,20 @@ impl Driver {
         None
     }
 
-    /// Times a frame by when the board made it, as the console's clock would have seen it
-    /// without the delay: a backlog is judged as it happened, in order with the other board.
+    /// Times the frame just read by when the board made it, as the console's clock would
+    /// have seen it without the delay: by the board's own time in it where it has one (see
+    /// [`BoardClock`]), else by its arrival less the time the board kept it. A backlog, or
+    /// a stretch of play held up on the way, is judged as it happened, in order with the
+    /// other board.
     fn stamp(&mut self, made_ms: u64, now: Duration) {
         let late = Duration::from_millis(wall_ms().saturating_sub(made_ms));
-        let at = now.saturating_sub(late).max(self.last_at).min(now);
+        let heard = now.saturating_sub(late);
+        let made = match self.core.heard_board_ms() {
+            Some(board_ms) => self.clock.place(heard, board_ms),
+            None => heard,
+        };
+        let late = now.saturating_sub(made);
+        let at = made.max(self.last_at).min(now);
         self.last_at = at;
         self.stamped = Some(at);
         self.progress.send_replace(Progress {
@@ -341,6 +355,74 @@ mod tests {
                 };
                 assert_eq!(reason, said, "{events:?}");
             }
+        });
+    }
+
+    /// A stretch of play held up on the way (a console starved of the processor, a broker's
+    /// queue) comes in at once; its lift and place keep the times the board gave them, not
+    /// the instant they came: a table must not see a try and the next one at once.
+    #[test]
+    fn frames_held_up_on_the_way_keep_the_boards_timing() {
+        use kriegspiel_link::BoardMsg;
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let (tx, rx) = mpsc::channel(16);
+            let (_link, mut reports) = NetLink::spawn(rx, |_| {}, LinkConfig::default());
+            let mut board = Board::new();
+            let mut key = 0;
+            let mut send = |bytes: Vec<u8>| {
+                key += 1;
+                // Each sent as soon as made: the delay is the network's, not the board's.
+                NetInput::Frame {
+                    key: NetKey { epoch: 1, seq: key },
+                    made_ms: wall_ms(),
+                    bytes,
+                }
+            };
+            tx.send(send(board.hello())).await.unwrap();
+            let e2 = 12;
+            let occupancy = 1u64 << e2;
+            let snapshot = board.frame(BoardMsg::Snapshot {
+                occupancy,
+                board_ms: 1_000,
+            });
+            tx.send(send(snapshot)).await.unwrap();
+            // Made 50 and 70 ms after the snapshot, they come 400 ms after it.
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            let lift = board.frame(BoardMsg::Lift {
+                square: e2,
+                board_ms: 1_050,
+            });
+            let place = board.frame(BoardMsg::Place {
+                square: 28,
+                board_ms: 1_070,
+            });
+            tx.send(send(lift)).await.unwrap();
+            tx.send(send(place)).await.unwrap();
+            let mut at = Vec::new();
+            while at.len() < 3 {
+                let report = tokio::time::timeout(Duration::from_secs(5), reports.recv())
+                    .await
+                    .expect("a report")
+                    .expect("the link runs");
+                if matches!(
+                    report.event,
+                    LinkEvent::Resync { .. } | LinkEvent::Lift { .. } | LinkEvent::Place { .. }
+                ) {
+                    at.push(report.at);
+                }
+            }
+            let after = |k: usize| at[k].saturating_sub(at[0]);
+            assert!(
+                after(1) > Duration::from_millis(45) && after(1) < Duration::from_millis(60),
+                "the lift {:?} after the snapshot",
+                after(1)
+            );
+            assert_eq!(
+                at[2] - at[1],
+                Duration::from_millis(20),
+                "from the lift to the place"
+            );
         });
     }
 }

@@ -38,6 +38,21 @@ pub enum BoardMsg {
     Fault { code: FaultCode, board_ms: BoardMs },
 }
 
+impl BoardMsg {
+    /// The board's own time in the message: what it was made at, which a console far from
+    /// the board (over a network that may hold frames back) times the message by.
+    pub fn board_ms(&self) -> Option<BoardMs> {
+        match *self {
+            BoardMsg::Hello { .. } => None,
+            BoardMsg::Snapshot { board_ms, .. }
+            | BoardMsg::Lift { board_ms, .. }
+            | BoardMsg::Place { board_ms, .. }
+            | BoardMsg::Heartbeat { board_ms }
+            | BoardMsg::Fault { board_ms, .. } => Some(board_ms),
+        }
+    }
+}
+
 /// What a [`BoardMsg::Fault`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(crate = "serde_nostd")]
