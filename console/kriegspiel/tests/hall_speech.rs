@@ -284,16 +284,16 @@ fn check_games(run: &HallRun, expected: &[Expected]) {
             run.stderr
         );
         for (color, words) in [("white", &exp.white), ("black", &exp.black)] {
-            let private = of_table
+            let private: Vec<&&Value> = of_table
                 .iter()
                 .filter(|v| {
                     v["private"] == color || (v["heard_by"] == "mover" && v["color"] == color)
                 })
-                .count();
+                .collect();
             assert_eq!(
-                private,
+                private.len(),
                 words.len(),
-                "table {table}: {color}'s private lines and the words routed to him"
+                "table {table}: {color}'s private lines {private:?} and the words routed to him {words:?}"
             );
         }
     }
