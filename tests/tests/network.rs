@@ -124,20 +124,27 @@ fn a_whole_game_through_the_broker_gives_the_referees_verdicts() {
     check("cincinnati", &game, &run);
 }
 
+/// Berkeley's game with `fault` done to the room once, right after answer `at`.
+fn berkeley_with_fault(at: usize, mut fault: impl FnMut(&mut Room)) {
+    let mut done = false;
+    let (game, run) = play("berkeley", SLACK, None, |answers, _, room, _| {
+        if answers == at && !done {
+            done = true;
+            fault(room);
+        }
+    });
+    check("berkeley", &game, &run);
+}
+
 /// The broker is killed (SIGKILL: everything it held is gone) in the middle of the game and
 /// comes back 2 s later: the boards send again what was not acknowledged.
 #[test]
 fn a_broker_killed_mid_game_loses_nothing() {
-    let mut killed = false;
-    let (game, run) = play("berkeley", SLACK, None, |answers, _, room, _| {
-        if answers == 12 && !killed {
-            killed = true;
-            room.broker.kill();
-            std::thread::sleep(Duration::from_secs(2));
-            room.broker.restart().unwrap();
-        }
+    berkeley_with_fault(12, |room| {
+        room.broker.kill();
+        std::thread::sleep(Duration::from_secs(2));
+        room.broker.restart().unwrap();
     });
-    check("berkeley", &game, &run);
 }
 
 /// The broker stalls for 3 s mid-game (SIGSTOP: every connection open, nothing moving), as
@@ -146,14 +153,9 @@ fn a_broker_killed_mid_game_loses_nothing() {
 /// in one instant.
 #[test]
 fn a_broker_stalled_for_3_s_judges_the_held_up_play_as_it_happened() {
-    let mut stalled = false;
-    let (game, run) = play("berkeley", SLACK, None, |answers, _, room, _| {
-        if answers == 10 && !stalled {
-            stalled = true;
-            room.broker.stall(Duration::from_secs(3)).unwrap();
-        }
+    berkeley_with_fault(10, |room| {
+        room.broker.stall(Duration::from_secs(3)).unwrap()
     });
-    check("berkeley", &game, &run);
 }
 
 /// Both boards are cut off from the broker for 5 s in the middle of the game (their
@@ -161,20 +163,15 @@ fn a_broker_stalled_for_3_s_judges_the_held_up_play_as_it_happened() {
 /// what they sense and send it once they are back; the table waits for them.
 #[test]
 fn boards_cut_off_for_5_s_lose_nothing() {
-    let mut cut = false;
-    let (game, run) = play("berkeley", SLACK, None, |answers, _, room, _| {
-        if answers == 12 && !cut {
-            cut = true;
-            for proxy in &room.boards {
-                proxy.cut();
-            }
-            std::thread::sleep(Duration::from_secs(5));
-            for proxy in &room.boards {
-                proxy.restore();
-            }
+    berkeley_with_fault(12, |room| {
+        for proxy in &room.boards {
+            proxy.cut();
+        }
+        std::thread::sleep(Duration::from_secs(5));
+        for proxy in &room.boards {
+            proxy.restore();
         }
     });
-    check("berkeley", &game, &run);
 }
 
 /// The console is killed (SIGKILL) mid-game and started again on its journal 2 s later: the
