@@ -90,11 +90,7 @@ impl Mosquitto {
     /// client's last will first.
     pub fn stop(&mut self) {
         if let Some(mut c) = self.child.take() {
-            let termed = Command::new("kill")
-                .args(["-TERM", &c.0.id().to_string()])
-                .status()
-                .is_ok_and(|s| s.success());
-            if !termed {
+            if signal(c.0.id(), "-TERM").is_err() {
                 let _ = c.0.kill();
             }
             let _ = c.0.wait();
@@ -108,21 +104,10 @@ impl Mosquitto {
         let Some(c) = &self.child else {
             return Err("the broker is not running".into());
         };
-        let pid = c.0.id().to_string();
-        let signal = |name: &str| {
-            Command::new("kill")
-                .args([name, &pid])
-                .status()
-                .map_err(|e| e.to_string())
-                .and_then(|s| {
-                    s.success()
-                        .then_some(())
-                        .ok_or(format!("kill {name} {pid}: {s}"))
-                })
-        };
-        signal("-STOP")?;
+        let pid = c.0.id();
+        signal(pid, "-STOP")?;
         std::thread::sleep(how_long);
-        signal("-CONT")
+        signal(pid, "-CONT")
     }
 
     /// SIGKILL: whatever it held is gone, as in a crash.
@@ -136,6 +121,18 @@ impl Mosquitto {
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
+}
+
+/// `kill SIGNAL PID`, said plainly when it fails.
+fn signal(pid: u32, name: &str) -> Result<(), String> {
+    let status = Command::new("kill")
+        .args([name, &pid.to_string()])
+        .status()
+        .map_err(|e| format!("kill {name} {pid}: {e}"))?;
+    status
+        .success()
+        .then_some(())
+        .ok_or(format!("kill {name} {pid}: {status}"))
 }
 
 fn is_root() -> bool {

@@ -233,8 +233,8 @@ impl Driver {
     /// a stretch of play held up on the way, is judged as it happened, in order with the
     /// other board.
     fn stamp(&mut self, made_ms: u64, now: Duration) {
-        let late = Duration::from_millis(wall_ms().saturating_sub(made_ms));
-        let heard = now.saturating_sub(late);
+        let kept = Duration::from_millis(wall_ms().saturating_sub(made_ms));
+        let heard = now.saturating_sub(kept);
         let made = match self.core.heard_board_ms() {
             Some(board_ms) => self.clock.place(heard, board_ms),
             None => heard,
