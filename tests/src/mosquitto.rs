@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::process::ChildGuard;
+use crate::process::{signal, stall, ChildGuard};
 
 /// A running (or killed) private broker.
 #[derive(Debug)]
@@ -104,10 +104,7 @@ impl Mosquitto {
         let Some(c) = &self.child else {
             return Err("the broker is not running".into());
         };
-        let pid = c.0.id();
-        signal(pid, "-STOP")?;
-        std::thread::sleep(how_long);
-        signal(pid, "-CONT")
+        stall(c.0.id(), how_long)
     }
 
     /// SIGKILL: whatever it held is gone, as in a crash.
@@ -121,18 +118,6 @@ impl Mosquitto {
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
-}
-
-/// `kill SIGNAL PID`, said plainly when it fails.
-fn signal(pid: u32, name: &str) -> Result<(), String> {
-    let status = Command::new("kill")
-        .args([name, &pid.to_string()])
-        .status()
-        .map_err(|e| format!("kill {name} {pid}: {e}"))?;
-    status
-        .success()
-        .then_some(())
-        .ok_or(format!("kill {name} {pid}: {status}"))
 }
 
 fn is_root() -> bool {

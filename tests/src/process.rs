@@ -125,6 +125,8 @@ pub enum Cabling<'a> {
 pub struct Boards {
     /// White's, Black's.
     boards: Vec<BoardProgram>,
+    /// The console's process, which a test may stall.
+    console: u32,
 }
 
 /// One board's program, and how to start it again.
@@ -203,6 +205,12 @@ impl BoardProgram {
 impl Boards {
     fn board(&mut self, color: Color) -> &mut BoardProgram {
         &mut self.boards[usize::from(color == Color::Black)]
+    }
+
+    /// Stops the console (SIGSTOP) for `how_long` while the boards play on, as a machine
+    /// too busy to run it would: what they send meanwhile waits to be read.
+    pub fn stall_console(&self, how_long: Duration) -> Result<(), String> {
+        stall(self.console, how_long)
     }
 
     /// The lifts and places `color`'s board has made so far (every program it ran).
@@ -393,7 +401,10 @@ pub fn play_table_with(
         .map_err(|e| e.to_string())?
         .as_millis()
         + 500;
-    let mut boards = Boards { boards: Vec::new() };
+    let mut boards = Boards {
+        boards: Vec::new(),
+        console: table.0.id(),
+    };
     for ((color, (board_args, _)), id) in
         [Color::White, Color::Black].into_iter().zip(&ends).zip(ids)
     {
@@ -494,6 +505,7 @@ pub fn play_table_with(
             let _ = table.0.wait();
             std::thread::sleep(Duration::from_secs(2));
             (table, out, err, keypad) = start_table()?;
+            boards.console = table.0.id();
         }
     }
     let status = table.0.wait().map_err(|e| e.to_string())?;
@@ -507,6 +519,26 @@ pub fn play_table_with(
         status,
         folder: dir,
     })
+}
+
+/// `kill SIGNAL PID`, said plainly when it fails.
+pub(crate) fn signal(pid: u32, name: &str) -> Result<(), String> {
+    let status = Command::new("kill")
+        .args([name, &pid.to_string()])
+        .status()
+        .map_err(|e| format!("kill {name} {pid}: {e}"))?;
+    status
+        .success()
+        .then_some(())
+        .ok_or(format!("kill {name} {pid}: {status}"))
+}
+
+/// SIGSTOP for `how_long`, then SIGCONT: the process does nothing meanwhile, as on a
+/// machine too busy to run it, and its files and connections stay open.
+pub(crate) fn stall(pid: u32, how_long: Duration) -> Result<(), String> {
+    signal(pid, "-STOP")?;
+    std::thread::sleep(how_long);
+    signal(pid, "-CONT")
 }
 
 /// The last `n` lines of the file at `path` (what a board program said before a game stalled).

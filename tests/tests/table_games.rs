@@ -10,11 +10,16 @@ use kriegspiel_table::kriegspiel_referee::shakmaty::Role;
 use kriegspiel_table::PrivateMessage;
 use kriegspiel_tests::games::{self, BuiltGame, Timing};
 use kriegspiel_tests::link_util::cargo_bin;
-use kriegspiel_tests::process::play_table;
+use kriegspiel_tests::process::{play_table_with, Boards, Cabling};
 use serde_json::{json, Value};
 
 /// Runs one game and checks every line the table prints.
 fn play(name: &str) {
+    play_with(name, |_, _| {});
+}
+
+/// As [`play`]; `on_line` sees each line as it comes, and may stall the console.
+fn play_with(name: &str, on_line: impl FnMut(&Value, &mut Boards)) {
     let timing = Timing::default();
     let game: BuiltGame = games::load(name, timing).unwrap_or_else(|e| panic!("{name}: {e}"));
     let kriegspiel = cargo_bin("kriegspiel", "kriegspiel");
@@ -25,14 +30,15 @@ fn play(name: &str) {
         "--no-speech".to_owned(),
     ];
     // A player mistypes on his keypad first: an error on stderr, and the game goes on.
-    let run = play_table(
+    let run = play_table_with(
+        Cabling::Serial,
         &game,
         &kriegspiel,
         &board_bin,
         &args,
         Some("this is not a command"),
         Duration::from_millis(game.duration_ms + 20_000),
-        |_| {},
+        on_line,
     )
     .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(
@@ -112,6 +118,24 @@ fn play(name: &str) {
 #[test]
 fn table_game_cincinnati() {
     play("cincinnati");
+}
+
+/// The console stops for 2 s mid-game (SIGSTOP, as on a laptop too busy to run it) while
+/// both boards play on: their bytes wait in the serial ports. On waking it neither calls
+/// the boards silent (the time it was stopped is not theirs; a reopened port would drop
+/// what they sent) nor judges the lifts and places it then reads as made in one instant:
+/// every verdict is as without the stall.
+#[test]
+fn table_game_berkeley_with_the_console_stalled_for_2_s() {
+    let mut answers = 0;
+    play_with("berkeley", |line, boards| {
+        if line.get("answer").is_some() {
+            answers += 1;
+            if answers == 10 {
+                boards.stall_console(Duration::from_secs(2)).unwrap();
+            }
+        }
+    });
 }
 
 #[test]

@@ -1,12 +1,13 @@
-//! A networked board's own clock, mapped onto the link's.
+//! A board's own clock, mapped onto the link's.
 //!
-//! A frame's arrival says when it was made only as well as the network carried it: a
-//! broker that queued it, a Wi-Fi hiccup or a console starved of the processor for a second
-//! brings a stretch of play at once, and a table that timed it by arrival would see a
-//! lift, a place and the next try in the same instant. Every frame also carries the board's
-//! own time; the board's clock and the link's differ by a fixed amount (and a crystal's
-//! slow drift), which the fastest frames show: the least of "arrival minus board time" over
-//! the recent frames. Each frame is then timed by its board time plus that difference.
+//! A frame's arrival says when it was made only as well as it was carried and read: a
+//! broker that queued it, a Wi-Fi hiccup, or a console starved of the processor for a
+//! second (a serial line's bytes then wait in the port's buffer) brings a stretch of play
+//! at once, and a table that timed it by arrival would see a lift, a place and the next try
+//! in the same instant. Every frame also carries the board's own time; the board's clock
+//! and the link's differ by a fixed amount (and a crystal's slow drift), which the fastest
+//! frames show: the least of "arrival minus board time" over the recent frames. Each frame
+//! is then timed by its board time plus that difference.
 
 use std::time::Duration;
 
@@ -49,8 +50,8 @@ impl BoardClock {
             .offset
             .map(|(base, at)| base + (heard_ms - at).max(0) / 1000 * DRIFT_MS_PER_S);
         let offset = match drifted {
-            Some(o) if o <= sample && sample - o <= ANOTHER_CLOCK_MS => o,
-            Some(o) if o > sample && o - sample <= ANOTHER_CLOCK_MS => {
+            Some(o) if o < sample && sample - o <= ANOTHER_CLOCK_MS => o,
+            Some(o) if o >= sample && o - sample <= ANOTHER_CLOCK_MS => {
                 self.offset = Some((sample, heard_ms));
                 sample
             }
@@ -126,7 +127,7 @@ mod tests {
         let mut c = BoardClock::default();
         assert_eq!(c.place(ms(100_000), u32::MAX - 99), ms(100_000));
         assert_eq!(c.place(ms(100_200), 100), ms(100_200));
-        assert_eq!(c.place(ms(101_000), 300), ms(100_401));
+        assert_eq!(c.place(ms(101_000), 300), ms(100_400));
     }
 
     /// A board time far from the mapping (a board that restarted) starts it again.

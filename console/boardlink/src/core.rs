@@ -9,7 +9,9 @@ use kriegspiel_link::{
     PROTOCOL_VERSION,
 };
 
+use crate::board_clock::BoardClock;
 use crate::event::{DisconnectReason, Health, LinkEvent, Report, ResyncReason};
+use crate::silence::Silence;
 
 /// The link's clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,9 +73,13 @@ pub struct LinkCore {
     /// The sequence number of the frame being dispatched, for its reports.
     rx_seq: Option<u16>,
     last_accepted: Option<Frame<BoardMsg>>,
-    /// The board's time in the latest frame of the bytes being read.
-    heard_board_ms: Option<BoardMs>,
-    last_heard: Duration,
+    /// The board's clock on the link's: a frame is timed by when the board made it.
+    clock: BoardClock,
+    /// When (link clock) the board made the latest frame: its reports carry it, and times
+    /// never go backwards. `None` before the first frame.
+    made: Option<Duration>,
+    /// When the board was last heard, on the time the link was awake.
+    heard: Silence,
     health: Health,
     opened_before: bool,
     last_open_error: Option<String>,
@@ -92,8 +98,9 @@ impl LinkCore {
             tx_seq: SeqCounter::new(),
             rx_seq: None,
             last_accepted: None,
-            heard_board_ms: None,
-            last_heard: Duration::ZERO,
+            clock: BoardClock::default(),
+            made: None,
+            heard: Silence::default(),
             health: Health::default(),
             opened_before: false,
             last_open_error: None,
@@ -142,8 +149,10 @@ impl LinkCore {
         }
         self.opened_before = true;
         self.last_open_error = None;
+        // Whatever is on the other end now may count from another moment.
+        self.clock.reset();
         self.decoder.reset();
-        self.last_heard = now;
+        self.heard = Silence::heard(now);
         self.state = State::AwaitHello { last_sent: now };
         self.send(ConsoleMsg::Hello {
             protocol: PROTOCOL_VERSION,
@@ -190,19 +199,24 @@ impl LinkCore {
         }
     }
 
-    /// Bytes read from the port.
+    /// Bytes read from the port, as they arrived.
     pub fn received(&mut self, bytes: &[u8], now: Duration) {
+        self.received_kept(bytes, now, Duration::ZERO);
+    }
+
+    /// Bytes that reached the link `kept` after the board sent them (a broker's queue).
+    pub fn received_kept(&mut self, bytes: &[u8], now: Duration, kept: Duration) {
         self.now = now;
-        self.heard_board_ms = None;
+        let heard = now.saturating_sub(kept);
         let mut decoder = std::mem::take(&mut self.decoder);
-        decoder.feed(bytes, |result| self.frame(result, now));
+        decoder.feed(bytes, |result| self.frame(result, now, heard));
         self.decoder = decoder;
     }
 
-    /// The board's own time in the latest frame the last [`LinkCore::received`] read, if
-    /// it carried one.
-    pub fn heard_board_ms(&self) -> Option<BoardMs> {
-        self.heard_board_ms
+    /// When (link clock) the board made the latest frame: everything it made before has
+    /// been read. `None` before its first frame.
+    pub fn made_through(&self) -> Option<Duration> {
+        self.made
     }
 
     /// Time passed: silence timeout and retries.
@@ -219,7 +233,7 @@ impl LinkCore {
             self.state,
             State::AwaitSnapshot { .. } | State::Synced { .. }
         );
-        if has_spoken && now.saturating_sub(self.last_heard) >= timeout {
+        if has_spoken && self.heard.silent_for(now) >= timeout {
             self.port_lost(DisconnectReason::Silence { timeout }, now);
             return;
         }
@@ -250,7 +264,7 @@ impl LinkCore {
         }
     }
 
-    fn frame(&mut self, result: Result<Frame<BoardMsg>, Error>, now: Duration) {
+    fn frame(&mut self, result: Result<Frame<BoardMsg>, Error>, now: Duration, heard: Duration) {
         if self.state == State::Closed {
             return;
         }
@@ -265,8 +279,7 @@ impl LinkCore {
                 return;
             }
         };
-        self.last_heard = now;
-        self.heard_board_ms = frame.body.board_ms();
+        self.heard = Silence::heard(now);
         self.health.last_heard_ms = Some(u64::try_from(now.as_millis()).unwrap_or(u64::MAX));
         if self.last_accepted == Some(frame) {
             self.health.duplicates += 1;
@@ -286,11 +299,13 @@ impl LinkCore {
                 // last frame means the board started counting again.
                 self.tracker.reset();
                 self.tracker.check(frame.seq);
+                self.clock.reset();
                 Some(ResyncReason::SenderRestart)
             }
         };
         self.health.frames += 1;
         self.last_accepted = Some(frame);
+        self.stamp(frame.body.board_ms(), now, heard);
         if let Some(reason) = broken {
             // A snapshot right after the break repairs it by itself.
             let request = !matches!(frame.body, BoardMsg::Snapshot { .. });
@@ -299,6 +314,16 @@ impl LinkCore {
         self.rx_seq = Some(frame.seq);
         self.dispatch(frame.body, now);
         self.rx_seq = None;
+    }
+
+    /// Times the frame just read by when the board made it, as the link's clock would have
+    /// seen it without delay: by the board's own time in it where it has one (see
+    /// [`BoardClock`]), else by its arrival. Play held up on the way (a console starved of
+    /// the processor for a second, a broker's queue) is judged with the spacing it was made
+    /// with, not as one instant.
+    fn stamp(&mut self, board_ms: Option<BoardMs>, now: Duration, heard: Duration) {
+        let made = board_ms.map_or(heard, |b| self.clock.place(heard, b));
+        self.made = Some(self.made.map_or(made, |m| made.max(m)).min(now));
     }
 
     fn dispatch(&mut self, body: BoardMsg, now: Duration) {
@@ -472,7 +497,11 @@ impl LinkCore {
             health: self.health,
             seq: self.rx_seq,
             key: None,
-            at: self.now,
+            // What a frame caused happened when the board made it.
+            at: match (self.rx_seq, self.made) {
+                (Some(_), Some(made)) => made,
+                _ => self.now,
+            },
         });
     }
 }

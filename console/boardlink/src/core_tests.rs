@@ -50,6 +50,13 @@ fn sent(step: &Step) -> Vec<ConsoleMsg> {
     out
 }
 
+/// Ticks every 50 ms after `from`, through `to`, as the link does.
+fn tick_through(core: &mut LinkCore, from: u64, to: u64) {
+    for t in (from + 50..=to).step_by(50) {
+        core.tick(ms(t));
+    }
+}
+
 fn events(step: &Step) -> Vec<LinkEvent> {
     step.reports.iter().map(|r| r.event.clone()).collect()
 }
@@ -372,6 +379,7 @@ fn silence_means_unplugged_after_exactly_the_timeout() {
         &board.frame(BoardMsg::Heartbeat { board_ms: 400 }),
         ms(1000),
     );
+    tick_through(&mut core, 1000, 2450);
     core.tick(ms(2499));
     assert_eq!(core.take_step(), Step::default());
     core.tick(ms(2500));
@@ -393,6 +401,30 @@ fn silence_means_unplugged_after_exactly_the_timeout() {
     );
     assert_eq!(core.health().disconnects, 1);
     assert_eq!(core.health().frames, 3);
+}
+
+/// The console itself stopped for 2 s (starved of the processor) while the board went on
+/// speaking: its first tick on waking, before the bytes of meanwhile are read, does not
+/// call the board silent.
+#[test]
+fn a_console_held_up_does_not_call_its_board_silent() {
+    let (mut core, mut board) = synced();
+    core.received(
+        &board.frame(BoardMsg::Heartbeat { board_ms: 400 }),
+        ms(1000),
+    );
+    tick_through(&mut core, 1000, 1100);
+    core.tick(ms(3100));
+    core.tick(ms(3150));
+    core.received(
+        &board.frame(BoardMsg::Heartbeat { board_ms: 2_500 }),
+        ms(3160),
+    );
+    assert!(core.is_open());
+    assert_eq!(core.take_step(), Step::default());
+    // Then unheard for 1.5 s of the link's time: gone.
+    tick_through(&mut core, 3150, 4700);
+    assert!(core.take_step().close);
 }
 
 #[test]
@@ -612,8 +644,11 @@ fn a_board_that_never_spoke_is_greeted_again_not_declared_gone() {
         .any(|e| matches!(e, LinkEvent::Connected { .. })));
 }
 
+/// A report carries when its frame was made (the board's time on the link's clock: the
+/// snapshot made at board time 5 came 6 ms later, and so does everything after it at best),
+/// or the tick that found it.
 #[test]
-fn every_report_carries_the_time_its_bytes_or_tick_arrived() {
+fn every_report_carries_when_its_board_made_it_or_its_tick_came() {
     let (mut core, mut board) = synced();
     let lift = board.frame(BoardMsg::Lift {
         square: sq("g1"),
@@ -627,7 +662,7 @@ fn every_report_carries_the_time_its_bytes_or_tick_arrived() {
     core.received(&lift, ms(120));
     core.received(&place[..3], ms(170));
     core.received(&place[3..], ms(175));
-    core.tick(ms(5000));
+    tick_through(&mut core, 150, 1700);
     let step = core.take_step();
     let at: Vec<(LinkEvent, Duration)> = step
         .reports
@@ -642,14 +677,14 @@ fn every_report_carries_the_time_its_bytes_or_tick_arrived() {
                     square: sq("g1"),
                     board_ms: 100
                 },
-                ms(120)
+                ms(106)
             ),
             (
                 LinkEvent::Place {
                     square: sq("f3"),
                     board_ms: 160
                 },
-                ms(175)
+                ms(166)
             ),
             (
                 LinkEvent::Disconnected {
@@ -657,10 +692,78 @@ fn every_report_carries_the_time_its_bytes_or_tick_arrived() {
                         timeout: Duration::from_millis(1500)
                     }
                 },
-                ms(5000)
+                ms(1700)
             ),
         ]
     );
     core.open_failed("cannot open /dev/x: No such file".into(), ms(5250));
     assert_eq!(core.take_step().reports[0].at, ms(5250));
+}
+
+/// A console starved of the processor for a second reads a second of play at once: the
+/// reports keep the spacing the board gave them, so a table does not see a try, its
+/// release and the next try in one instant.
+#[test]
+fn play_read_late_keeps_the_boards_spacing() {
+    let (mut core, mut board) = synced();
+    core.received(
+        &board.frame(BoardMsg::Heartbeat { board_ms: 1_000 }),
+        ms(1_006),
+    );
+    let mut late = Vec::new();
+    for (square, place, board_ms) in [
+        ("g1", false, 2_000),
+        ("f3", true, 2_100),
+        ("e2", false, 2_500),
+    ] {
+        let square = sq(square);
+        late.extend(board.frame(if place {
+            BoardMsg::Place { square, board_ms }
+        } else {
+            BoardMsg::Lift { square, board_ms }
+        }));
+    }
+    core.take_step();
+    core.received(&late, ms(3_500));
+    let at: Vec<Duration> = core.take_step().reports.iter().map(|r| r.at).collect();
+    // 6 ms on the way, as the heartbeat, and 2 ms of a crystal's drift allowed since.
+    assert_eq!(at, [ms(2_008), ms(2_108), ms(2_508)]);
+    assert_eq!(core.made_through(), Some(ms(2_508)));
+}
+
+/// A board that restarted counts from zero again: its frames are timed by their arrival,
+/// not seconds early by the old board's clock.
+#[test]
+fn a_restarted_board_is_timed_by_its_new_clock() {
+    let (mut core, mut board) = synced();
+    core.received(
+        &board.frame(BoardMsg::Heartbeat { board_ms: 5_000 }),
+        ms(5_006),
+    );
+    core.take_step();
+    // Restarted 200 ms later, on the same port; it says hello and lifts a man at once.
+    let mut board = Board::new();
+    core.received(&board.hello(), ms(5_300));
+    core.received(
+        &board.frame(BoardMsg::Snapshot {
+            occupancy: START,
+            board_ms: 250,
+        }),
+        ms(5_302),
+    );
+    core.received(
+        &board.frame(BoardMsg::Lift {
+            square: sq("g1"),
+            board_ms: 300,
+        }),
+        ms(5_355),
+    );
+    let step = core.take_step();
+    let lift = step
+        .reports
+        .iter()
+        .find(|r| matches!(r.event, LinkEvent::Lift { .. }))
+        .expect("the lift");
+    // 50 ms after the snapshot on the new clock: 5,302 + 50.
+    assert_eq!(lift.at, ms(5_352));
 }

@@ -13,6 +13,7 @@ mod core;
 mod event;
 mod io;
 mod net;
+mod silence;
 
 pub use crate::core::{LinkCore, Step, Timing};
 pub use crate::event::{DisconnectReason, Health, LinkEvent, NetKey, Report, ResyncReason};

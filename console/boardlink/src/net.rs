@@ -11,10 +11,10 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 
-use crate::board_clock::BoardClock;
 use crate::core::{LinkCore, Timing};
 use crate::event::{DisconnectReason, Health, LinkEvent, NetKey, Report};
 use crate::io::{BoardLinkHandle, Command, LinkConfig};
+use crate::silence::Silence;
 
 /// What the hall's intake hands a networked board's link.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,16 +87,13 @@ impl NetLink {
             silence: config.timing.silence_timeout,
             applied: None,
             up: false,
-            last_frame: None,
+            heard: None,
             reports: reports_tx,
             health: health_tx,
             started,
             send: Box::new(send),
             pending_down: None,
             progress: progress_tx,
-            last_at: Duration::ZERO,
-            clock: BoardClock::default(),
-            stamped: None,
         };
         let task = tokio::spawn(driver.run(inputs, commands_rx, config.tick_interval));
         (
@@ -118,7 +115,8 @@ struct Driver {
     applied: Option<NetKey>,
     /// Whether the board is taken to be there (a frame came within the silence time).
     up: bool,
-    last_frame: Option<Duration>,
+    /// When the latest frame came, while the board is up.
+    heard: Option<Silence>,
     reports: mpsc::Sender<Report>,
     health: watch::Sender<Health>,
     started: Instant,
@@ -126,12 +124,6 @@ struct Driver {
     /// A "board gone" noticed by the driver, delivered with the next flush.
     pending_down: Option<Report>,
     progress: watch::Sender<Progress>,
-    /// The time given to the latest frame: times never go backwards.
-    last_at: Duration,
-    /// The board's clock on the link's.
-    clock: BoardClock,
-    /// The time given to the frame being dispatched, for its reports.
-    stamped: Option<Duration>,
 }
 
 fn wall_ms() -> u64 {
@@ -193,7 +185,7 @@ impl Driver {
                 made_ms,
                 bytes,
             } => {
-                self.last_frame = Some(now);
+                self.heard = Some(Silence::heard(now));
                 if !self.up {
                     self.up = true;
                     // Back after a silence: the table learns the board is there again from
@@ -202,13 +194,14 @@ impl Driver {
                         self.core.request_snapshot(now);
                     }
                 }
-                self.core.received(&bytes, now);
-                self.stamp(made_ms, now);
+                // How long the frame waited on the way that the board itself knows of.
+                let kept = Duration::from_millis(wall_ms().saturating_sub(made_ms));
+                self.core.received_kept(&bytes, now, kept);
+                self.progressed(now);
                 return Some(key);
             }
             NetInput::Compacted => self.core.forget_seq(),
             NetInput::NewEpoch => {
-                self.clock.reset();
                 self.core.port_lost(DisconnectReason::Closed, now);
                 self.core.opened(now);
                 self.up = false;
@@ -227,25 +220,13 @@ impl Driver {
         None
     }
 
-    /// Times the frame just read by when the board made it, as the console's clock would
-    /// have seen it without the delay: by the board's own time in it where it has one (see
-    /// [`BoardClock`]), else by its arrival less the time the board kept it. A backlog, or
-    /// a stretch of play held up on the way, is judged as it happened, in order with the
-    /// other board.
-    fn stamp(&mut self, made_ms: u64, now: Duration) {
-        let kept = Duration::from_millis(wall_ms().saturating_sub(made_ms));
-        let heard = now.saturating_sub(kept);
-        let made = match self.core.heard_board_ms() {
-            Some(board_ms) => self.clock.place(heard, board_ms),
-            None => heard,
-        };
-        let late = now.saturating_sub(made);
-        let at = made.max(self.last_at).min(now);
-        self.last_at = at;
-        self.stamped = Some(at);
+    /// Tells the tables how far the board's stream has come: a frame made well before it
+    /// was read means more are on their way.
+    fn progressed(&mut self, now: Duration) {
+        let through = self.core.made_through();
         self.progress.send_replace(Progress {
-            through: Some(at),
-            behind: late > LATE,
+            through,
+            behind: through.is_some_and(|made| now.saturating_sub(made) > LATE),
             stopped: false,
         });
     }
@@ -254,8 +235,9 @@ impl Driver {
         let now = self.now();
         self.core.tick(now);
         if self
-            .last_frame
-            .is_some_and(|at| now.saturating_sub(at) >= self.silence)
+            .heard
+            .as_mut()
+            .is_some_and(|h| h.silent_for(now) >= self.silence)
         {
             let timeout = self.silence;
             self.down(now, DisconnectReason::Unheard { timeout });
@@ -266,7 +248,7 @@ impl Driver {
     /// as it was.
     fn down(&mut self, now: Duration, reason: DisconnectReason) {
         if std::mem::replace(&mut self.up, false) {
-            self.last_frame = None;
+            self.heard = None;
             let mut health = self.core.health();
             health.disconnects += 1;
             self.pending_down = Some(Report {
@@ -276,7 +258,7 @@ impl Driver {
                 key: None,
                 // Placed after the last frame, not at the moment it was noticed: the frames
                 // the board kept meanwhile, made earlier, come after it in the stream.
-                at: self.last_at.min(now),
+                at: self.core.made_through().unwrap_or_default().min(now),
             });
         }
     }
@@ -285,9 +267,6 @@ impl Driver {
     /// sends its frames; false when nobody listens any more.
     async fn flush(&mut self, key: Option<NetKey>) -> bool {
         let step = self.core.take_step();
-        if key.is_none() {
-            self.stamped = None;
-        }
         if !step.outgoing.is_empty() {
             (self.send)(step.outgoing);
         }
@@ -297,9 +276,6 @@ impl Driver {
         for mut report in step.reports.into_iter().chain(down) {
             if report.key.is_none() && report.seq.is_some() {
                 report.key = key;
-                if let Some(at) = self.stamped {
-                    report.at = at;
-                }
             }
             if replayed && report.seq.is_some() {
                 continue;
