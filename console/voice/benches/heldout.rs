@@ -67,7 +67,8 @@
 //! `HELDOUT_OTHER_WORD=DOUBT` sets the doubt over which the ear writes out a read-back's
 //! answer PocketSphinx took (`1000`: never). `HELDOUT_WRITTEN=DOUBT` sets the doubt up to
 //! which an answer Moonshine writes itself, or writes as nothing, is taken (seventeenth
-//! round; `0`: never).
+//! round; `0`: never). `HELDOUT_YES="MARGIN DOUBT"` sets how sure the ear must be of a
+//! "yes" PocketSphinx took (twenty-second round; `"-1000 1000"`: always).
 //!
 //! `HELDOUT_VOICES="V1;V2"` says the held-out set with other voices (`espeak:en-us+m3`,
 //! `flite:kal|pitch 100`: engine, voice, sox effects; twelfth round).
@@ -942,6 +943,10 @@ fn ear() -> Option<AnswerEar> {
     let ear = match std::env::var("HELDOUT_OTHER_WORD") {
         Ok(doubt) => ear.with_other_word_doubt(doubt.parse().unwrap()),
         Err(_) => ear,
+    };
+    let ear = match margin_and_doubt("HELDOUT_YES") {
+        Some((margin, doubt)) => ear.with_yes(Sureness { margin, doubt }),
+        None => ear,
     };
     let ear = match std::env::var("HELDOUT_WRITTEN") {
         Ok(doubt) => ear.with_written_doubt(doubt.parse().unwrap()),

@@ -87,6 +87,7 @@ pub struct AnswerEar {
     command_veto: f32,
     other_doubt: f32,
     written_doubt: f32,
+    yes: Sureness,
     /// The last utterance [`AnswerEar::choose`] heard, and each of its tries' score and doubt:
     /// what [`AnswerEar::against`] weighs a rival against without hearing it again.
     chosen: Option<(Encoded, Vec<(f32, f32)>)>,
@@ -127,6 +128,7 @@ impl AnswerEar {
             command_veto: DEFAULT_COMMAND_VETO,
             other_doubt: OTHER_WORD_DOUBT,
             written_doubt: WRITTEN_DOUBT,
+            yes: Sureness::YES,
             chosen: None,
             last: None,
         })
@@ -151,6 +153,18 @@ impl AnswerEar {
     pub fn with_command_veto(mut self, doubt: f32) -> AnswerEar {
         self.command_veto = doubt;
         self
+    }
+
+    /// The same ear with other limits for a "yes" PocketSphinx took ([`Sureness::YES`]), on
+    /// benches and tests.
+    pub fn with_yes(mut self, yes: Sureness) -> AnswerEar {
+        self.yes = yes;
+        self
+    }
+
+    /// Whether the ear, too, is sure a read-back's answer was "yes" ([`Sureness::YES`]).
+    pub fn sure_of_yes(&self, heard: &EarHeard) -> bool {
+        heard.best == "yes" && self.yes.of(heard.margin, heard.doubt)
     }
 
     /// The same ear with another doubt over which it writes out what it heard
@@ -462,6 +476,15 @@ impl Sureness {
     pub const CONTRADICTION: Sureness = Sureness {
         margin: 3.0,
         doubt: 4.0,
+    };
+
+    /// A "yes" PocketSphinx's answer grammar took in a read-back (docs/VOICE.md,
+    /// twenty-second round): "yellow" taken for it was barely preferred by the ear (a lead of
+    /// 0.7 and 2.5, doubts 5.4 and 3.6), every "yes" rightly taken led by 5.5 or more with a
+    /// doubt of 1.7 or less.
+    pub const YES: Sureness = Sureness {
+        margin: 3.0,
+        doubt: 2.0,
     };
 
     /// Whether a candidate with this lead and doubt is sure enough.

@@ -87,6 +87,16 @@ impl Recognizer {
                 }
                 _ => {}
             }
+            // "Yes", the shortest answer, has neighbours in chatter that both judges hear as
+            // it ("yellow": PocketSphinx's answer grammar sure, the ear barely preferring
+            // "yes"): a "yes" PocketSphinx took stands only when the ear is sure of it too
+            // (twenty-second round).
+            if matches!(rec.heard, Heard::Command(Command::Confirm))
+                && rec.words == "yes"
+                && !self.ear.as_ref().is_some_and(|ear| ear.sure_of_yes(&heard))
+            {
+                rec.heard = Heard::Rejected;
+            }
             // One PocketSphinx took that Moonshine, far from it, writes as one other word
             // ("Conference.") is chatter too (fifteenth round).
             if matches!(

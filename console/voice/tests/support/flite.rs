@@ -25,6 +25,11 @@ pub fn say_shifted(voice: &str, text: &str, effects: &str, dir: &Path, name: &st
 
 /// espeak-ng's `voice` (`en-us+f3`, ...) saying `text`.
 pub fn espeak(voice: &str, text: &str, dir: &Path, name: &str) -> Vec<i16> {
+    espeak_shifted(voice, text, "", dir, name)
+}
+
+/// The same, shifted by sox's `effects`.
+pub fn espeak_shifted(voice: &str, text: &str, effects: &str, dir: &Path, name: &str) -> Vec<i16> {
     let raw = dir.join(format!("{name}.raw.wav"));
     let ok = Command::new("espeak-ng")
         .args(["-v", voice, "-w"])
@@ -34,11 +39,7 @@ pub fn espeak(voice: &str, text: &str, dir: &Path, name: &str) -> Vec<i16> {
         .expect("espeak-ng")
         .success();
     assert!(ok, "espeak-ng {voice} {text}");
-    resampled(&raw, dir, name)
-}
-
-fn resampled(raw: &Path, dir: &Path, name: &str) -> Vec<i16> {
-    resampled_with(raw, "", dir, name)
+    resampled_with(&raw, effects, dir, name)
 }
 
 fn resampled_with(raw: &Path, effects: &str, dir: &Path, name: &str) -> Vec<i16> {
