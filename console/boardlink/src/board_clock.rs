@@ -29,7 +29,8 @@ pub(crate) struct BoardClock {
 }
 
 impl BoardClock {
-    /// Forgets the board's clock: a new epoch is a board that started counting again.
+    /// Forgets the board's clock: a new epoch, a reopened port or a board that restarted
+    /// may count from another moment.
     pub(crate) fn reset(&mut self) {
         *self = BoardClock::default();
     }

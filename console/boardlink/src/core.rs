@@ -16,8 +16,9 @@ use crate::silence::Silence;
 /// The link's clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
-    /// No valid frame for this long means the board is gone. The board sends one at least
-    /// every 500 ms, so it takes three lost frames in a row; 1.5 s after the last frame
+    /// No valid frame for this long (of the time the link was awake: `silence.rs`)
+    /// means the board is gone. The board sends one at least every 500 ms, so it takes three
+    /// lost frames in a row; 1.5 s after the last frame
     /// keeps "an unplugged cable is detected within 2 s" even when the unplug itself
     /// sends no hang-up.
     pub silence_timeout: Duration,
@@ -83,7 +84,8 @@ pub struct LinkCore {
     health: Health,
     opened_before: bool,
     last_open_error: Option<String>,
-    /// The time of the call being handled: every report it makes carries it.
+    /// The time of the call being handled: the reports it makes carry it, but for those of
+    /// a frame, which carry [`LinkCore::made_through`].
     now: Duration,
     step: Step,
 }

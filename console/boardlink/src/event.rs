@@ -15,9 +15,11 @@ pub struct Report {
     /// For a board on the network, the outbox number of the frame that carried the event:
     /// what the journal keeps so that a restarted console applies nothing twice.
     pub key: Option<NetKey>,
-    /// When the link took in what caused the event, on the link's clock (time since
-    /// [`crate::BoardLinkHandle::started`]). A consumer that falls behind still times the
-    /// event by its arrival, not by when it got round to it.
+    /// When the board made the frame that caused the event (its own clock mapped onto the
+    /// link's: never later than the frame's arrival, never before an earlier report's), or
+    /// when the link noticed an event no frame caused; on the link's clock (time since
+    /// [`crate::BoardLinkHandle::started`]). A consumer that falls behind, or a console held
+    /// up, still times the event by when the men moved, not by when it got round to it.
     pub at: Duration,
 }
 

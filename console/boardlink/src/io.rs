@@ -20,7 +20,9 @@ pub struct LinkConfig {
     pub timing: Timing,
     /// Pause between attempts to (re)open the port.
     pub reopen_interval: Duration,
-    /// How often the core's clocks are checked (timeouts, retries).
+    /// How often the core's clocks are checked (timeouts, retries). Well under 500 ms: a
+    /// look at the clock that long after the one before is taken for a console held up, and
+    /// its gap is not counted as the board's silence.
     pub tick_interval: Duration,
     /// Reports buffered for a slow consumer before the link waits for it (nothing is dropped).
     pub channel_capacity: usize,

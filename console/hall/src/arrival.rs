@@ -1,5 +1,6 @@
-//! Inputs timed by their arrival: board reports stamped at the link, commands when the hall
-//! routes them; a table takes what is waiting earliest first.
+//! Inputs timed by their arrival: board reports by when the board made them (stamped at the
+//! link: never later than their arrival there), commands when the hall routes them; a
+//! table takes what is waiting earliest first.
 
 use std::time::Duration;
 
@@ -133,7 +134,7 @@ pub(crate) enum Held {
 }
 
 impl Held {
-    /// When it reached the link, on the link's clock.
+    /// When the board made it (at the latest when it reached the link), on the link's clock.
     fn at(&self) -> Duration {
         match self {
             Held::Link(r) => r.at,
@@ -220,8 +221,8 @@ pub(crate) const HOLD_POLL: Duration = Duration::from_millis(20);
 
 impl BoardFeed {
     /// For a networked board whose frames may still bring something made after the last
-    /// one it delivered: when that last one was made. A serial board never lags; one that
-    /// stopped cleanly, or silent longer than [`MAX_HOLD`], is not waited for. (One gone
+    /// one it delivered: when that last one was made. A serial board is not waited for (its
+    /// bytes wait in the port, read as soon as the console runs); one that stopped cleanly, or silent longer than [`MAX_HOLD`], is not waited for. (One gone
     /// without a word may come back with what it kept: a cut cable looks so too.)
     fn lagging_through(&self, now: Instant) -> Option<Instant> {
         let progress = self.link.progress()?;
@@ -267,7 +268,7 @@ pub(crate) enum Next {
 /// Of the inputs already here (each board's held report and the held command, by arrival),
 /// the one that arrived first. On a tie White's board goes before Black's and a report before
 /// a command: a command is stamped when the hall routes it, later than the press it answers,
-/// while a report carries its arrival at the link.
+/// while a report carries when its board made it.
 pub(crate) fn earliest(boards: [Option<Instant>; 2], command: Option<Instant>) -> Option<Next> {
     let board = match boards {
         [Some(w), Some(b)] if b < w => Some((1, b)),
