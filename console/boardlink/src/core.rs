@@ -16,11 +16,10 @@ use crate::silence::Silence;
 /// The link's clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
-    /// No valid frame for this long (of the time the link was awake: `silence.rs`)
-    /// means the board is gone. The board sends one at least every 500 ms, so it takes three
-    /// lost frames in a row; 1.5 s after the last frame
-    /// keeps "an unplugged cable is detected within 2 s" even when the unplug itself
-    /// sends no hang-up.
+    /// No valid frame for this long (of the time the link was awake: `silence.rs`) means
+    /// the board is gone. The board sends one at least every 500 ms, so it takes three lost
+    /// frames in a row; 1.5 s after the last frame keeps "an unplugged cable is detected
+    /// within 2 s" even when the unplug itself sends no hang-up.
     pub silence_timeout: Duration,
     /// How long to wait for the board's Hello or a requested snapshot before asking again.
     pub retry_interval: Duration,
