@@ -23,7 +23,8 @@ RULES        cincinnati (default), wild16, traditional, rand, berkeley, berkeley
 --lang L     en, fr, ru                    --touch-move strict|warn|off
 --settle-ms  100..1500 (default 300)       --guide-ms MS (default 3000)
 --clock M+S  time control, e.g. 25+10      --no-speech, --speech-wav DIR
---journal F  the SQLite journal (default ~/.local/share/kriegspiel/journal.sqlite)
+--journal F  the SQLite journal (a table's default: ~/.local/share/kriegspiel/journal.sqlite;
+             a demo's: a new one of each run's own in $TMPDIR/kriegspiel-demo-PID/)
 --new-game   start afresh even if the journal holds this table's unfinished game
 --clock-start arbiter|boards|at-once   when the clocks start (default: when the arbiter
              says {"arbiter":"start"}, or presses Start clocks in the window)

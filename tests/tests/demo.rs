@@ -160,6 +160,77 @@ fn a_closed_pipe_ends_the_demo_quietly() {
     }
 }
 
+/// The journal a demo run names on standard error ("... journal PATH (this run's own; ...").
+fn own_journal(stderr_line: &str) -> Option<std::path::PathBuf> {
+    let rest = stderr_line.strip_prefix("kriegspiel demo: journal ")?;
+    let (path, why) = rest.split_once(" (")?;
+    why.starts_with("this run's own").then(|| path.into())
+}
+
+/// Without `--journal` each demo run journals into a new private folder of its own: two
+/// demos run at once, neither resumes the other's game, and the club's journal (in the
+/// user's data folder) is never made or touched.
+#[test]
+fn each_demo_run_without_a_journal_has_its_own() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    let data = dir.path().join("data");
+    std::fs::create_dir(&tmp).unwrap();
+    let demo = |fast: bool| {
+        let mut args = vec!["demo", "--no-speech"];
+        if fast {
+            args.push("--fast");
+        }
+        let mut c = kriegspiel(&args);
+        c.env("TMPDIR", &tmp)
+            .env("XDG_DATA_HOME", &data)
+            .env("HOME", dir.path());
+        c
+    };
+    // A demo at a human pace, left playing while another starts.
+    let mut slow = demo(false).spawn().unwrap();
+    let mut errors = BufReader::new(slow.stderr.take().unwrap());
+    let mut line = String::new();
+    errors.read_line(&mut line).unwrap();
+    let slow_journal = own_journal(line.trim_end()).unwrap_or_else(|| panic!("{line}"));
+    let out = demo(true).output().unwrap();
+    slow.kill().unwrap();
+    slow.wait().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("RESULT       1-0"), "{stdout}");
+    let fast_journal = stderr
+        .lines()
+        .find_map(own_journal)
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_ne!(slow_journal, fast_journal);
+    for journal in [&slow_journal, &fast_journal] {
+        let folder = journal.parent().unwrap();
+        assert_eq!(
+            folder.parent(),
+            Some(tmp.as_path()),
+            "{}",
+            journal.display()
+        );
+        let mode = std::fs::metadata(folder).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "{}", folder.display());
+    }
+    // The fast run's journal holds its own game, whole, and nothing of the other's.
+    let games = pgn_check::read_all(&export(&fast_journal, "pgn")).unwrap();
+    assert_eq!(games.len(), 1);
+    assert!(game_over(&fast_journal));
+    assert!(!data.exists(), "the club's journal folder was made");
+    // The next run starts afresh: the slow run's unfinished game is not resumed.
+    let out = demo(true).output().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let next = stderr.lines().find_map(own_journal).unwrap();
+    assert!(next != slow_journal && next != fast_journal, "{stderr}");
+    assert!(!stdout.contains("resuming"), "{stdout}");
+}
+
 #[test]
 fn run_sh_help_prints_usage_without_building() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

@@ -23,8 +23,9 @@ use kriegspiel_window::WindowOptions;
 use clap::Parser;
 use kriegspiel_frontend::demo::{count_from, on_network, parse_unix_ms, write_scripts};
 use kriegspiel_frontend::{
-    default_socket, demo_timing, journal_path, read_round_broker, read_round_with_audio, speaking,
+    default_socket, demo_timing, open_journal, read_round_broker, read_round_with_audio, speaking,
     stop_on_signals, tables_of, wait_for_stop, BrokerArgs, GameArgs, Players, Probing, SpeechArgs,
+    Unnamed,
 };
 use kriegspiel_speech::{setup, AudioOptions, Speakers};
 
@@ -73,7 +74,8 @@ struct Args {
     /// Start new games even if the journal holds unfinished ones of the same tables.
     #[arg(long)]
     new_game: bool,
-    /// The journal; default: journal.sqlite in the user's data folder.
+    /// The journal; default: journal.sqlite in the user's data folder, or for the demo a
+    /// new one of this run's own (in a kriegspiel-demo-PID folder of the temporary folder).
     #[arg(long, value_name = "FILE")]
     journal: Option<PathBuf>,
     /// The players' terminals' socket (`kriegspiel player`); default: beside the journal.
@@ -374,7 +376,7 @@ fn main() -> ExitCode {
         eprintln!("{PROGRAM}: {why}");
         return ExitCode::FAILURE;
     }
-    let (journal, path) = match open_journal_file(args.journal.clone()) {
+    let (journal, path) = match journal(&args, demo) {
         Ok(j) => j,
         Err(code) => return code,
     };
@@ -568,18 +570,18 @@ impl kriegspiel_window::Seats for SeatsOf {
     }
 }
 
-/// The journal the options name (or the default one), said on standard error.
-fn open_journal_file(asked: Option<PathBuf>) -> Result<(Journal, PathBuf), ExitCode> {
-    let path = journal_path(asked).map_err(|e| {
+/// The journal the options name, else the club's, or for the demo one of this run's own:
+/// a demo neither resumes another run's game nor mixes its games into the club's journal.
+fn journal(args: &Args, demo: bool) -> Result<(Journal, PathBuf), ExitCode> {
+    let unnamed = if demo {
+        Unnamed::ThisRun
+    } else {
+        Unnamed::Club
+    };
+    open_journal(PROGRAM, args.journal.clone(), unnamed).map_err(|e| {
         eprintln!("{PROGRAM}: {e}");
         ExitCode::FAILURE
-    })?;
-    eprintln!("{PROGRAM}: journal {}", path.display());
-    let journal = Journal::open(&path).map_err(|e| {
-        eprintln!("{PROGRAM}: {e}");
-        ExitCode::FAILURE
-    })?;
-    Ok((journal, path))
+    })
 }
 
 #[cfg(test)]

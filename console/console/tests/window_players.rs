@@ -1,6 +1,7 @@
 //! The window serves the same players' channel as `kriegspiel table` and `hall`: a table
 //! opened in it can be played from a player's terminal, with its seat code; Ctrl-C or
-//! SIGTERM stop it cleanly and remove the socket.
+//! SIGTERM stop it cleanly and remove the socket. The demo, given no journal, keeps its
+//! own (and its socket beside it) in a new private folder, never the club's.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -17,11 +18,13 @@ use common::{xvfb, Killed};
 fn a_table_in_the_window_is_played_from_a_players_terminal() {
     let (_x, display) = xvfb();
     let dir = tempfile::tempdir().unwrap();
-    let journal = dir.path().join("club.sqlite");
-    let socket = dir.path().join("club.players.sock");
+    let (tmp, data) = (dir.path().join("tmp"), dir.path().join("data"));
+    std::fs::create_dir(&tmp).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_kriegspiel-console"))
-        .args(["--demo", "--no-speech", "--journal"])
-        .arg(&journal)
+        .args(["--demo", "--no-speech"])
+        .env("TMPDIR", &tmp)
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", dir.path())
         .env("DISPLAY", &display)
         .env_remove("WAYLAND_DISPLAY")
         .stdout(Stdio::null())
@@ -40,6 +43,7 @@ fn a_table_in_the_window_is_played_from_a_players_terminal() {
     });
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut seen = Vec::new();
+    let (mut journal, mut socket) = (None, None);
     let code = loop {
         let line = said
             .recv_timeout(deadline.saturating_duration_since(Instant::now()))
@@ -47,9 +51,21 @@ fn a_table_in_the_window_is_played_from_a_players_terminal() {
         if let Some(rest) = line.split("seat codes: white ").nth(1) {
             break rest.split(',').next().unwrap().to_owned();
         }
+        if let Some(rest) = line.strip_prefix("kriegspiel-console: journal ") {
+            let (path, why) = rest.split_once(" (").unwrap();
+            assert!(why.starts_with("this run's own"), "{line}");
+            journal = Some(std::path::PathBuf::from(path));
+        }
+        if let Some(rest) = line.split("kriegspiel player --socket ").nth(1) {
+            socket = Some(std::path::PathBuf::from(rest.split(' ').next().unwrap()));
+        }
         seen.push(line);
     };
+    let (journal, socket) = (journal.unwrap(), socket.unwrap());
+    assert_eq!(journal.parent().unwrap().parent(), Some(tmp.as_path()));
+    assert_eq!(socket, journal.with_extension("players.sock"));
     assert!(socket.exists(), "no players' socket beside the journal");
+    assert!(!data.exists(), "the club's journal folder was made");
     let mut white = UnixStream::connect(&socket).unwrap();
     writeln!(white, "1 white {code}").unwrap();
     white

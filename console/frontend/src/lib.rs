@@ -25,7 +25,7 @@ pub mod speakers;
 pub use args::{BrokerArgs, GameArgs, SpeechArgs};
 pub use demo::demo_timing;
 pub use headless::play;
-pub use journal::{journal_path, open_journal};
+pub use journal::{journal_path, open_journal, Unnamed};
 pub use keypad::{parse_command, spawn_keypad, Command};
 pub use lines::{print_line, print_text, Lines};
 pub use players::{default_socket, Players};

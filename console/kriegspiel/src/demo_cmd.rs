@@ -1,10 +1,10 @@
 //! `kriegspiel demo`: a whole scripted game on two simulated boards, through the whole
 //! chain (board logic, link, table, journal), printed as a spectator reads it and spoken.
-//! `--fast` plays the same events on simulated time. A journal that holds the demo's
-//! unfinished game resumes it. With `--broker` the boards are on the network instead:
-//! `kriegspiel-board simulate --broker` programs playing the scripts `--write-scripts`
-//! writes (`console/run.sh --network` starts them, with a private broker), in real time
-//! (`--fast`: at the tests' quick pace).
+//! `--fast` plays the same events on simulated time. Each run has a journal of its own unless
+//! `--journal` names one; a journal that holds the demo's unfinished game resumes it. With
+//! `--broker` the boards are on the network instead: `kriegspiel-board simulate --broker`
+//! programs playing the scripts `--write-scripts` writes (`console/run.sh --network` starts
+//! them, with a private broker), in real time (`--fast`: at the tests' quick pace).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,7 +15,7 @@ use kriegspiel_frontend::demo::{
 };
 use kriegspiel_frontend::{
     demo_timing, open_journal, print_text, speaker, speaking, BrokerArgs, GameArgs, Lines,
-    Readable, SpeechArgs,
+    Readable, SpeechArgs, Unnamed,
 };
 use kriegspiel_hall::{Hall, HallCommand, HallEvent, Journal, TimeMode};
 use kriegspiel_speech::Speakers;
@@ -35,7 +35,8 @@ pub struct Args {
     /// end-to-end tests instead (a whole game in about half a minute).
     #[arg(long)]
     fast: bool,
-    /// The journal; default: journal.sqlite in the user's data folder.
+    /// The journal (resumed if it holds the demo's unfinished game); default: a new one of
+    /// this run's own, in a kriegspiel-demo-PID folder of the temporary folder.
     #[arg(long, value_name = "FILE")]
     journal: Option<PathBuf>,
     /// Start the demo game afresh even if the journal holds it unfinished.
@@ -166,7 +167,7 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
     spec.setup = args.game.apply(spec.setup)?;
     spec.resume = kriegspiel_hall::Resume::unless_new(args.new_game);
     let lang = spec.setup.config().map_err(|e| e.to_string())?.lang;
-    let journal = open_journal(PROGRAM, args.journal.clone())?;
+    let (journal, _) = open_journal(PROGRAM, args.journal.clone(), Unnamed::ThisRun)?;
     let name = format!("{} ({} plies)", game.def.name, game.def.plies.len());
     Ok((journal, spec, lang, name, game))
 }

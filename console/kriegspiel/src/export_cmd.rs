@@ -37,7 +37,10 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let path = match kriegspiel_frontend::journal_path(args.journal.clone()) {
+    let path = match kriegspiel_frontend::journal_path(
+        args.journal.clone(),
+        kriegspiel_frontend::Unnamed::Club,
+    ) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");

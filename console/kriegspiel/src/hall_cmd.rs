@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use kriegspiel_frontend::{
     open_journal, play, read_round_broker, read_round_with_audio, tables_of, BrokerArgs, Probing,
-    RoundEntry,
+    RoundEntry, Unnamed,
 };
 use kriegspiel_hall::TableSpec;
 use kriegspiel_speech::setup;
@@ -77,8 +77,8 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     }
-    let journal = match open_journal(PROGRAM, args.journal) {
-        Ok(j) => j,
+    let journal = match open_journal(PROGRAM, args.journal, Unnamed::Club) {
+        Ok((j, _)) => j,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::FAILURE;

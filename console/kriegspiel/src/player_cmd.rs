@@ -16,8 +16,8 @@ use bounded_lines::LineReader;
 use kriegspiel_referee::shakmaty::Color;
 
 use kriegspiel_frontend::credentials::{SeatFile, SeatPlace};
-use kriegspiel_frontend::journal_path;
 use kriegspiel_frontend::players::{default_socket, CLOSED};
+use kriegspiel_frontend::{journal_path, Unnamed};
 
 /// Said when the console goes away without closing the table.
 const LOST: &str = "Lost the console: it stopped or failed without closing the table. Ask the arbiter; reconnect when it runs again.";
@@ -313,7 +313,10 @@ fn recognizer(args: &Args) -> Result<kriegspiel_voice::Recognizer, ExitCode> {
 /// The players' socket: `--socket`, or the one beside the default journal.
 fn socket_path(socket: Option<PathBuf>) -> Result<PathBuf, ExitCode> {
     socket
-        .map_or_else(|| journal_path(None).map(|j| default_socket(&j)), Ok)
+        .map_or_else(
+            || journal_path(None, Unnamed::Club).map(|j| default_socket(&j)),
+            Ok,
+        )
         .map_err(|e| {
             eprintln!("{PROGRAM}: {e}");
             ExitCode::from(2)

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kriegspiel_frontend::{open_journal, play, speaker, BrokerArgs, GameArgs, SpeechArgs};
+use kriegspiel_frontend::{open_journal, play, speaker, BrokerArgs, GameArgs, SpeechArgs, Unnamed};
 use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
 
 const PROGRAM: &str = "kriegspiel table";
@@ -124,8 +124,8 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let journal = match open_journal(PROGRAM, args.journal.clone()) {
-        Ok(j) => j,
+    let journal = match open_journal(PROGRAM, args.journal.clone(), Unnamed::Club) {
+        Ok((j, _)) => j,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::FAILURE;
