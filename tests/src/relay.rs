@@ -1,6 +1,7 @@
 //! A fault-injecting relay between a board's pty and the console's pty: it forwards whole
 //! frames (split at `0x00`) from the board to the console, damaging, dropping or
-//! duplicating some of them, and can unplug and replug the console's cable. It counts every
+//! duplicating some of them, and can unplug and replug the console's cable, or hold the
+//! board's frames back for a while as a console held up would read them. It counts every
 //! fault it injects so that a test can compare with the console's health counters.
 
 use std::io;
@@ -15,6 +16,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::pty::Pty;
+use kriegspiel_link::{BoardMsg, SquareIndex};
 
 /// Per-frame fault probabilities (board -> console only; the console's frames pass intact).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,6 +63,9 @@ enum Command {
     /// Forward nothing in either direction, with the cable left in.
     Silence(bool),
     Faults(Option<FaultPlan>),
+    /// Once a frame placing a man on this square is forwarded, hold the board's next
+    /// frames back this long, then forward them at once.
+    DelayAfterPlace(SquareIndex, Duration),
 }
 
 /// A running relay; dropping it stops the relay and closes both ptys.
@@ -101,6 +106,9 @@ impl Relay {
             faults,
             rng: StdRng::seed_from_u64(faults.map_or(0, |f| f.seed)),
             stats: Arc::clone(&stats),
+            delay_after: None,
+            delayed: Vec::new(),
+            release_at: None,
         };
         let task = tokio::spawn(worker.run(rx));
         Ok(Relay {
@@ -141,6 +149,13 @@ impl Relay {
     pub fn set_faults(&self, faults: Option<FaultPlan>) {
         self.command(Command::Faults(faults));
     }
+
+    /// Once the board's frame placing a man on `square` is forwarded, its next frames are
+    /// held back for `hold` and then reach the console at once, as the bytes of a port
+    /// reach a console that was held up: each made in time, all read late.
+    pub fn delay_after_place(&self, square: SquareIndex, hold: Duration) {
+        self.command(Command::DelayAfterPlace(square, hold));
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +177,11 @@ struct Worker {
     faults: Option<FaultPlan>,
     rng: StdRng,
     stats: Arc<Mutex<RelayStats>>,
+    /// A place to wait for, then how long to hold the frames after it.
+    delay_after: Option<(SquareIndex, Duration)>,
+    /// Frames held back, and when they go.
+    delayed: Vec<u8>,
+    release_at: Option<tokio::time::Instant>,
 }
 
 fn count(stats: &Mutex<RelayStats>, f: impl FnOnce(&mut RelayStats)) {
@@ -240,7 +260,11 @@ impl Worker {
                         }
                     }
                     Some(Command::Faults(faults)) => self.faults = faults,
+                    Some(Command::DelayAfterPlace(square, hold)) => {
+                        self.delay_after = Some((square, hold));
+                    }
                 },
+                () = until(self.release_at) => self.release().await,
             }
         }
     }
@@ -286,6 +310,16 @@ impl Worker {
                 s.corrupted_bytes += 1;
             });
         }
+        if self.release_at.is_some() {
+            self.delayed.extend_from_slice(&out);
+            return;
+        }
+        if let Some((square, hold)) = self.delay_after {
+            if places_on(&out, square) {
+                self.delay_after = None;
+                self.release_at = Some(tokio::time::Instant::now() + hold);
+            }
+        }
         let Some(console) = self.console.as_mut() else {
             return;
         };
@@ -295,6 +329,40 @@ impl Worker {
                 count(&self.stats, |s| {
                     s.forwarded += 1;
                     s.forwarded_bytes += len;
+                });
+            }
+        }
+    }
+}
+
+/// Whether a frame from the board places a man on `square`.
+fn places_on(frame: &[u8], square: SquareIndex) -> bool {
+    let mut found = false;
+    kriegspiel_link::Decoder::<BoardMsg>::new().feed(frame, |f| {
+        found |= matches!(f, Ok(f) if matches!(f.body, BoardMsg::Place { square: s, .. } if s == square));
+    });
+    found
+}
+
+/// Ready at `at`; never without one.
+async fn until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+impl Worker {
+    /// The frames held back reach the console at once.
+    async fn release(&mut self) {
+        self.release_at = None;
+        let frames = std::mem::take(&mut self.delayed);
+        if let Some(console) = self.console.as_mut() {
+            if console.master.write_all(&frames).await.is_ok() {
+                let count_frames = frames.iter().filter(|b| **b == 0).count() as u64;
+                count(&self.stats, |s| {
+                    s.forwarded += count_frames;
+                    s.forwarded_bytes += frames.len() as u64;
                 });
             }
         }

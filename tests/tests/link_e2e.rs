@@ -199,6 +199,14 @@ async fn faults_and_ten_unplugs_are_detected_counted_and_repaired() {
             r.iter().any(|r| is_connected(&r.event))
         })
         .await;
+    // A serial board's stream has a progress, as a networked board's has: a table waits
+    // for bytes not read yet.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let progress = link.progress().unwrap();
+    assert!(
+        progress.through.is_some() && !progress.stopped,
+        "{progress:?}"
+    );
 
     // Counted from before each unplug: a hang-up the reader misses is caught by the 1.5 s
     // silence rule instead, which may take a little longer on a loaded machine.
@@ -221,12 +229,15 @@ async fn faults_and_ten_unplugs_are_detected_counted_and_repaired() {
             })
             .await;
         tokio::time::sleep(Duration::from_millis(60)).await;
+        // The port is gone with whatever it held: nothing is on its way, no table waits.
+        assert!(link.progress().unwrap().stopped);
         relay.replug();
         collected
             .wait_for("the reconnection", Duration::from_secs(5), |r| {
                 connects(r) > back
             })
             .await;
+        assert!(!link.progress().unwrap().stopped);
     }
     let fault_window = Duration::from_millis(u64::from(last_main_ms) + 100);
     tokio::time::sleep_until(started + fault_window).await;
@@ -376,4 +387,87 @@ async fn a_silent_cable_is_declared_unplugged_and_recovered() {
     assert_eq!(health.disconnects as usize, disconnect_events);
     assert!(disconnect_events > before);
     assert!(collected.count(is_connected) >= 2);
+}
+
+/// A console held up reads a serial board's bytes late, all at once: the table must not
+/// judge a try whose settle window ended while the board's next lift and place (made within
+/// the window) waited unread. Here the relay holds White's frames back for 1.15 s after he
+/// puts his pawn on e4; meanwhile he took it up again and put it on e3: the try is e2e3.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_waits_for_a_serial_boards_bytes_read_late() {
+    use kriegspiel_tests::link_util::Move;
+    use std::io::BufRead;
+    let _serial = one_at_a_time().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (white_dir, black_dir) = (dir.path().join("white"), dir.path().join("black"));
+    std::fs::create_dir(&white_dir).unwrap();
+    std::fs::create_dir(&black_dir).unwrap();
+    let white = Relay::start(&white_dir, None).unwrap();
+    let black = Relay::start(&black_dir, None).unwrap();
+    let (e2, e3, e4) = (12, 20, 28);
+    // Held past the settle window (800 ms), within the link's silence timeout (1.5 s).
+    white.delay_after_place(e4, Duration::from_millis(1150));
+    let table = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["table", "--settle-ms", "800", "--no-speech", "--journal"])
+        .arg(dir.path().join("journal.sqlite"))
+        .arg("--white")
+        .arg(&white.console_path)
+        .arg("--black")
+        .arg(&black.console_path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut table = ChildGuard(table);
+    let (tx, lines) = std::sync::mpsc::channel();
+    let out = std::io::BufReader::new(table.0.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let at = |at_ms, place, square| Move {
+        at_ms,
+        place,
+        square,
+    };
+    // Each board program exits after its last move: the last, far off, keeps it on.
+    let white_script = Script {
+        initial: 0xFFFF,
+        moves: vec![
+            at(3000, false, e2),
+            at(3100, true, e4),
+            at(3500, false, e4),
+            at(3600, true, e3),
+            at(60_000, false, 0),
+            at(60_100, true, 0),
+        ],
+    };
+    let black_script = Script {
+        initial: 0xFFFF << 48,
+        moves: vec![at(60_000, false, 63), at(60_100, true, 63)],
+    };
+    let _white_board = BoardProgram::start(&white_dir, &white_script, &white.board_path);
+    let _black_board = BoardProgram::start(&black_dir, &black_script, &black.board_path);
+    let mut seen = Vec::new();
+    let verdict = loop {
+        let line = lines
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no verdict; lines: {seen:#?}"));
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if value.get("try").is_some() {
+            break value;
+        }
+        seen.push(value);
+    };
+    assert_eq!(verdict["color"], "white", "{verdict}");
+    assert_eq!(verdict["try"], "e2e3", "{verdict}; before: {seen:#?}");
+    // Late, not gone: the link never took White's board for silent.
+    assert!(
+        !seen.iter().any(|l| l["event"] == "disconnected"),
+        "{seen:#?}"
+    );
 }

@@ -11,6 +11,7 @@ use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
 
 use crate::core::{LinkCore, Timing};
 use crate::event::{DisconnectReason, Health, Report};
+use crate::progress::Progress;
 
 /// How the link talks to one board.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,17 +54,36 @@ impl BoardLink {
     ) -> (BoardLinkHandle, mpsc::Receiver<Report>) {
         let path = path.into();
         let baud = config.baud;
-        Self::spawn_with(
+        // A port's bytes wait unread while the console is held up: its tables are told how
+        // far the board's stream has come, and wait for the rest.
+        let (progress_tx, progress_rx) = watch::channel(Progress::default());
+        let (mut handle, reports) = Self::spawn_inner(
             move || open(&path, baud).map_err(|e| format!("cannot open {}: {e}", path.display())),
             config,
-        )
+            Some(progress_tx),
+        );
+        handle.progress = Some(progress_rx);
+        (handle, reports)
     }
 
     /// Starts a link over any byte stream that `open` (re)opens: a simulated board in the
-    /// same process, a network connection. The same link logic as for a serial port.
+    /// same process, a network connection. The same link logic as for a serial port, with
+    /// no [`Progress`] (a board in the same process is never late).
     pub fn spawn_with<P, F>(
         open: F,
         config: LinkConfig,
+    ) -> (BoardLinkHandle, mpsc::Receiver<Report>)
+    where
+        P: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        F: FnMut() -> Result<P, String> + Send + 'static,
+    {
+        Self::spawn_inner(open, config, None)
+    }
+
+    fn spawn_inner<P, F>(
+        open: F,
+        config: LinkConfig,
+        progress: Option<watch::Sender<Progress>>,
     ) -> (BoardLinkHandle, mpsc::Receiver<Report>)
     where
         P: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -81,6 +101,8 @@ impl BoardLink {
                 health: health_tx,
                 commands: commands_rx,
                 start: started,
+                progress,
+                read_at: None,
             },
         ));
         (
@@ -108,8 +130,8 @@ pub struct BoardLinkHandle {
     pub(crate) health: watch::Receiver<Health>,
     pub(crate) commands: mpsc::UnboundedSender<Command>,
     pub(crate) started: Instant,
-    /// How far a networked board's stream has come (none for a serial line).
-    pub(crate) progress: Option<watch::Receiver<crate::net::Progress>>,
+    /// How far the board's stream has come (none for a board in the same process).
+    pub(crate) progress: Option<watch::Receiver<Progress>>,
 }
 
 impl BoardLinkHandle {
@@ -123,9 +145,9 @@ impl BoardLinkHandle {
         self.started
     }
 
-    /// How far a networked board's stream has come; `None` for a serial line, whose events
-    /// are never late.
-    pub fn progress(&self) -> Option<crate::net::Progress> {
+    /// How far a serial or networked board's stream has come; `None` for a board in the
+    /// same process, whose events are never late.
+    pub fn progress(&self) -> Option<Progress> {
         self.progress.as_ref().map(|p| *p.borrow())
     }
 
@@ -147,11 +169,33 @@ struct Channels {
     health: watch::Sender<Health>,
     commands: mpsc::UnboundedReceiver<Command>,
     start: Instant,
+    progress: Option<watch::Sender<Progress>>,
+    /// When the latest bytes whose reports are being delivered were read.
+    read_at: Option<Duration>,
 }
 
 impl Channels {
     fn now(&self) -> Duration {
         self.start.elapsed()
+    }
+
+    /// Once the reports of the bytes read are handed over: how far the board's stream has
+    /// come (never before, or a table would wait for nothing or run ahead of them).
+    fn delivered(&mut self, core: &LinkCore) {
+        if let (Some(progress), Some(read)) = (&self.progress, self.read_at.take()) {
+            progress.send_replace(Progress::delivered(core.made_through(), read));
+        }
+    }
+
+    /// The port is open anew (nothing of it read yet), or gone with whatever it held.
+    fn restarted(&mut self, stopped: bool) {
+        self.read_at = None;
+        if let Some(progress) = &self.progress {
+            progress.send_replace(Progress {
+                stopped,
+                ..Progress::default()
+            });
+        }
     }
 }
 
@@ -173,8 +217,9 @@ where
         match open() {
             Ok(mut port) => {
                 core.opened(channels.now());
+                channels.restarted(false);
                 match session(&mut core, &mut port, &config, &mut channels).await {
-                    End::PortLost => {}
+                    End::PortLost => channels.restarted(true),
                     End::ConsumerGone => return,
                 }
             }
@@ -252,6 +297,7 @@ async fn session<P: AsyncRead + AsyncWrite + Unpin>(
                 return End::ConsumerGone;
             }
         }
+        channels.delivered(core);
         if close {
             // Reports produced by a failed write above.
             if !deliver(core, channels).await {
@@ -262,7 +308,11 @@ async fn session<P: AsyncRead + AsyncWrite + Unpin>(
         tokio::select! {
             read = port.read(&mut buf) => match read {
                 Ok(0) => core.port_lost(DisconnectReason::Closed, channels.now()),
-                Ok(n) => core.received(&buf[..n], channels.now()),
+                Ok(n) => {
+                    let now = channels.now();
+                    core.received(&buf[..n], now);
+                    channels.read_at = Some(now);
+                }
                 Err(error) => core.port_lost(DisconnectReason::Io { error: error.to_string() }, channels.now()),
             },
             _ = ticker.tick() => core.tick(channels.now()),

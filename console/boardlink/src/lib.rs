@@ -13,10 +13,12 @@ mod core;
 mod event;
 mod io;
 mod net;
+mod progress;
 mod silence;
 
 pub use crate::core::{LinkCore, Step, Timing};
 pub use crate::event::{DisconnectReason, Health, LinkEvent, NetKey, Report, ResyncReason};
 pub use crate::io::{BoardLink, BoardLinkHandle, LinkConfig};
-pub use crate::net::{NetInput, NetLink, Progress};
+pub use crate::net::{NetInput, NetLink};
+pub use crate::progress::Progress;
 pub use kriegspiel_link::{square_name, FaultCode, SquareIndex};

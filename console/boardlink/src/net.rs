@@ -14,6 +14,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 use crate::core::{LinkCore, Timing};
 use crate::event::{DisconnectReason, Health, LinkEvent, NetKey, Report};
 use crate::io::{BoardLinkHandle, Command, LinkConfig};
+use crate::progress::Progress;
 use crate::silence::Silence;
 
 /// What the hall's intake hands a networked board's link.
@@ -40,23 +41,8 @@ pub enum NetInput {
     Stopped,
 }
 
-/// How far a networked board's stream has come, for a table that must not run ahead of it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Progress {
-    /// When (link clock) the board made the latest frame taken: everything it made before
-    /// is here. `None` before its first frame.
-    pub through: Option<Duration>,
-    /// The latest frame came late (it was kept through an outage): more are on their way.
-    pub behind: bool,
-    /// The board stopped cleanly: nothing is on its way, nobody waits for it.
-    pub stopped: bool,
-}
-
 /// How far back the link's clock reaches.
 const EARLIER: Duration = Duration::from_secs(3600);
-
-/// A frame more than this late is part of a backlog.
-const LATE: Duration = Duration::from_millis(250);
 
 /// Starts links to boards on the network.
 #[derive(Debug)]
@@ -94,6 +80,7 @@ impl NetLink {
             send: Box::new(send),
             pending_down: None,
             progress: progress_tx,
+            read_at: None,
         };
         let task = tokio::spawn(driver.run(inputs, commands_rx, config.tick_interval));
         (
@@ -124,6 +111,8 @@ struct Driver {
     /// A "board gone" noticed by the driver, delivered with the next flush.
     pending_down: Option<Report>,
     progress: watch::Sender<Progress>,
+    /// When the frame whose reports are being delivered was read.
+    read_at: Option<Duration>,
 }
 
 fn wall_ms() -> u64 {
@@ -168,6 +157,11 @@ impl Driver {
             if !self.flush(key).await {
                 return;
             }
+            // Only once its reports are handed over: a table must not take the board's
+            // stream for further along than the reports it can read.
+            if let Some(read) = self.read_at.take() {
+                self.progressed(read);
+            }
         }
     }
 
@@ -197,7 +191,7 @@ impl Driver {
                 // How long the frame waited on the way that the board itself knows of.
                 let kept = Duration::from_millis(wall_ms().saturating_sub(made_ms));
                 self.core.received_kept(&bytes, now, kept);
-                self.progressed(now);
+                self.read_at = Some(now);
                 return Some(key);
             }
             NetInput::Compacted => self.core.forget_seq(),
@@ -220,15 +214,12 @@ impl Driver {
         None
     }
 
-    /// Tells the tables how far the board's stream has come: a frame made well before it
-    /// was read means more are on their way.
-    fn progressed(&mut self, now: Duration) {
+    /// Tells the tables how far the board's stream has come, its latest frame read at
+    /// `read`: a frame made well before it was read means more are on their way.
+    fn progressed(&mut self, read: Duration) {
         let through = self.core.made_through();
-        self.progress.send_replace(Progress {
-            through,
-            behind: through.is_some_and(|made| now.saturating_sub(made) > LATE),
-            stopped: false,
-        });
+        self.progress
+            .send_replace(Progress::delivered(through, read));
     }
 
     fn tick(&mut self) {

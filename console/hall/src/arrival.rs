@@ -95,7 +95,7 @@ impl FeedLink {
         }
     }
 
-    /// How far a networked board's stream has come; `None` for any other board.
+    /// How far a serial or networked board's stream has come; `None` for any other board.
     fn progress(&self) -> Option<Progress> {
         match self {
             FeedLink::Link(l) => l.progress(),
@@ -210,8 +210,8 @@ impl Commands {
     }
 }
 
-/// A networked board that has sent nothing for this long (it sends a heartbeat every
-/// 200 ms when idle) may have frames on the way.
+/// A board that has sent nothing for this long (it sends a heartbeat every 200 ms when
+/// idle) may have frames on the way: kept by the broker, or unread in the serial port.
 const QUIET: Duration = Duration::from_millis(400);
 /// The longest the table waits for a lagging board before it goes on without it: a
 /// network cut of some seconds, the broker's reconnection and the boards' re-send.
@@ -220,10 +220,13 @@ pub(crate) const MAX_HOLD: Duration = Duration::from_secs(10);
 pub(crate) const HOLD_POLL: Duration = Duration::from_millis(20);
 
 impl BoardFeed {
-    /// For a networked board whose frames may still bring something made after the last
-    /// one it delivered: when that last one was made. A serial board is not waited for (its
-    /// bytes wait in the port, read as soon as the console runs); one that stopped cleanly, or silent longer than [`MAX_HOLD`], is not waited for. (One gone
-    /// without a word may come back with what it kept: a cut cable looks so too.)
+    /// For a serial or networked board whose frames may still bring something made after
+    /// the last one it delivered: when that last one was made. After the console was held
+    /// up, a serial board's bytes wait in the port and its link may read them after the
+    /// table's timers fall due; a networked board's come late after an outage. One with
+    /// nothing on its way (stopped cleanly, or its serial port closed), or silent longer than
+    /// [`MAX_HOLD`], is not waited for. (A networked board gone without a word may come back
+    /// with what it kept: a cut cable looks so too.)
     fn lagging_through(&self, now: Instant) -> Option<Instant> {
         let progress = self.link.progress()?;
         if progress.stopped {

@@ -262,8 +262,9 @@ impl Task {
     /// when the hall has stopped; `Some(None)` when what came is no input (a link report
     /// that means none).
     ///
-    /// A networked board that lags (its frames are coming late, after an outage) holds back
-    /// whatever is later than what it has delivered, timers included, for at most
+    /// A board that lags (a networked board's frames coming late after an outage, a serial
+    /// board's bytes not yet read after the console was held up) holds back whatever is
+    /// later than what it has delivered, timers included, for at most
     /// [`MAX_HOLD`](crate::arrival::MAX_HOLD): the table judges as if there had been no
     /// outage.
     async fn next_input(
