@@ -311,7 +311,9 @@ impl Worker {
             });
         }
         if self.release_at.is_some() {
-            self.delayed.extend_from_slice(&out);
+            for _ in 0..copies {
+                self.delayed.extend_from_slice(&out);
+            }
             return;
         }
         if let Some((square, hold)) = self.delay_after {

@@ -78,7 +78,13 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no console answers at"));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("no console answers at"), "{said}");
+    // Where to find the right socket: the console names it.
+    assert!(
+        said.contains(r#"give --socket the path its "players' terminals" line names"#),
+        "{said}"
+    );
     let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
         .args(["player", "--color", "green"])
         .output()

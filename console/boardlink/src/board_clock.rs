@@ -14,8 +14,10 @@ use std::time::Duration;
 use kriegspiel_link::BoardMs;
 
 /// How much later (ms a second) the mapping may move when no frame is as fast as the one
-/// that set it: a board's crystal drifts far less (well under 0.1 %), a delay lasts seconds.
-const DRIFT_MS_PER_S: i64 = 1;
+/// that set it: a board whose clock runs slow (a microcontroller's ceramic resonator is off
+/// by up to 0.5 %, a crystal by far less) is followed, and the few seconds a console is held
+/// up misplace its frames by no more than this a second.
+const DRIFT_MS_PER_S: i64 = 20;
 /// A board time this far off the mapping is another clock (the board restarted).
 const ANOTHER_CLOCK_MS: i64 = 60_000;
 
@@ -92,8 +94,8 @@ mod tests {
             .into_iter()
             .map(|b| c.place(ms(15_000), b))
             .collect();
-        // Timed 20 ms apart, 1.5 s before they came (3 ms of allowed drift since).
-        assert_eq!(placed, [ms(13_506), ms(13_526), ms(13_546)]);
+        // Timed 20 ms apart, 1.4 s before they came (60 ms of allowed drift since).
+        assert_eq!(placed, [ms(13_563), ms(13_583), ms(13_603)]);
     }
 
     #[test]
@@ -112,13 +114,14 @@ mod tests {
             let mut c = BoardClock::default();
             let (mut last, mut arrival) = (Duration::ZERO, Duration::ZERO);
             for s in 1..=600u64 {
-                // A frame a second, 5 ms on the way; the board's clock 500 ppm off.
+                // A frame a second, 5 ms on the way; the board's clock 0.5 % off (a
+                // ceramic resonator's worst).
                 let t = s * 1_000;
-                let board = t + fast * t / 2_000 - slow * t / 2_000;
+                let board = t + fast * t / 200 - slow * t / 200;
                 arrival = ms(t + 5);
                 last = c.place(arrival, u32::try_from(board).unwrap());
             }
-            // Ten minutes on, the board's clock is 300 ms off: the mapping has followed it.
+            // Ten minutes on, the board's clock is 3 s off: the mapping has followed it.
             assert!(arrival - last < ms(3), "{last:?} against {arrival:?}");
         }
     }
@@ -137,6 +140,6 @@ mod tests {
         let mut c = BoardClock::default();
         assert_eq!(c.place(ms(500_000), 400_000), ms(500_000));
         assert_eq!(c.place(ms(501_000), 20), ms(501_000));
-        assert_eq!(c.place(ms(502_000), 1_000), ms(501_981));
+        assert_eq!(c.place(ms(502_500), 1_000), ms(502_000));
     }
 }

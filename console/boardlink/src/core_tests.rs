@@ -726,9 +726,9 @@ fn play_read_late_keeps_the_boards_spacing() {
     core.take_step();
     core.received(&late, ms(3_500));
     let at: Vec<Duration> = core.take_step().reports.iter().map(|r| r.at).collect();
-    // 6 ms on the way, as the heartbeat, and 2 ms of a crystal's drift allowed since.
-    assert_eq!(at, [ms(2_008), ms(2_108), ms(2_508)]);
-    assert_eq!(core.made_through(), Some(ms(2_508)));
+    // 6 ms on the way, as the heartbeat, and 40 ms of a slow clock's drift allowed since.
+    assert_eq!(at, [ms(2_046), ms(2_146), ms(2_546)]);
+    assert_eq!(core.made_through(), Some(ms(2_546)));
 }
 
 /// A board that restarted counts from zero again: its frames are timed by their arrival,

@@ -67,8 +67,8 @@ impl BoardLink {
     }
 
     /// Starts a link over any byte stream that `open` (re)opens: a simulated board in the
-    /// same process, a network connection. The same link logic as for a serial port, with
-    /// no [`Progress`] (a board in the same process is never late).
+    /// same process. The same link logic as for a serial port, with no [`Progress`]: no
+    /// table waits for such a link (a board in the same process is never late).
     pub fn spawn_with<P, F>(
         open: F,
         config: LinkConfig,
@@ -310,8 +310,13 @@ async fn session<P: AsyncRead + AsyncWrite + Unpin>(
                 Ok(0) => core.port_lost(DisconnectReason::Closed, channels.now()),
                 Ok(n) => {
                     let now = channels.now();
+                    let taken = core.health().frames;
                     core.received(&buf[..n], now);
-                    channels.read_at = Some(now);
+                    // Only a frame taken tells how far the stream has come (half a frame,
+                    // noise or a repeat: nothing).
+                    if core.health().frames != taken {
+                        channels.read_at = Some(now);
+                    }
                 }
                 Err(error) => core.port_lost(DisconnectReason::Io { error: error.to_string() }, channels.now()),
             },
@@ -321,5 +326,74 @@ async fn session<P: AsyncRead + AsyncWrite + Unpin>(
                 None => commands_open = false,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use crate::core::tests::Board;
+    use kriegspiel_link::BoardMsg;
+
+    async fn settle() {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    /// What a table waits for: noise says nothing of how far the board has come, a frame
+    /// does once its reports are handed over, a closed port leaves nothing on its way, and
+    /// the next port starts from nothing (noise on it does not bring back the last one's).
+    #[test]
+    fn progress_moves_with_frames_taken_and_ends_with_the_port() {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let (first, mut board_end) = tokio::io::duplex(4096);
+            let (second, mut next_board_end) = tokio::io::duplex(4096);
+            let mut ports = vec![second, first];
+            let (tx, rx) = watch::channel(Progress::default());
+            let (mut link, mut reports) = BoardLink::spawn_inner(
+                move || ports.pop().ok_or_else(|| "unplugged".to_owned()),
+                LinkConfig::default(),
+                Some(tx),
+            );
+            link.progress = Some(rx);
+            let progress = |link: &BoardLinkHandle| link.progress().unwrap();
+            // Noise and half a frame: no frame, no progress.
+            let mut board = Board::new();
+            let hello = board.hello();
+            board_end.write_all(&[7, 7, 7]).await.unwrap();
+            board_end.write_all(&hello[..3]).await.unwrap();
+            settle().await;
+            assert_eq!(progress(&link), Progress::default());
+            board_end.write_all(&[0]).await.unwrap();
+            board_end.write_all(&hello).await.unwrap();
+            let snapshot = board.frame(BoardMsg::Snapshot {
+                occupancy: 0xFFFF,
+                board_ms: 1_000,
+            });
+            board_end.write_all(&snapshot).await.unwrap();
+            settle().await;
+            let p = progress(&link);
+            assert!(p.through.is_some() && !p.stopped, "{p:?}");
+            // Every report it speaks of was handed over first.
+            let mut latest = None;
+            while let Ok(r) = reports.try_recv() {
+                latest = Some(r.at);
+            }
+            assert!(
+                latest.is_some_and(|at| Some(at) <= p.through),
+                "{latest:?} {p:?}"
+            );
+            // The cable pulled: nothing is on its way.
+            drop(board_end);
+            settle().await;
+            assert!(progress(&link).stopped);
+            // Another port (opened 250 ms later), noise on it: nothing of the last one.
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            next_board_end.write_all(&[7, 7, 7, 0]).await.unwrap();
+            settle().await;
+            assert_eq!(progress(&link), Progress::default());
+        });
     }
 }

@@ -103,8 +103,10 @@ mod tests {
             let mode = std::fs::metadata(dir).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o700, "{}", dir.display());
         }
-        // A folder another process left with the same number is not taken over.
+        // The second is not the first taken over (as a folder another process of the same
+        // number left would not be): a number is added.
         assert!(first.ends_with(format!("kriegspiel-demo-{}", std::process::id())));
+        assert!(second.ends_with(format!("kriegspiel-demo-{}-1", std::process::id())));
     }
 
     #[test]

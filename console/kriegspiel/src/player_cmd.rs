@@ -327,7 +327,7 @@ fn socket_path(socket: Option<PathBuf>) -> Result<PathBuf, ExitCode> {
 fn connect(path: &Path) -> Result<(UnixStream, UnixStream), ExitCode> {
     let stream = UnixStream::connect(path).map_err(|e| {
         eprintln!(
-            "{PROGRAM}: no console answers at {} ({e}); start one (kriegspiel table, hall or demo) first",
+            "{PROGRAM}: no console answers at {} ({e}); start one first (kriegspiel table or hall, or the window), or give --socket the path its \"players' terminals\" line names (the window's demo keeps its socket beside its own journal)",
             path.display()
         );
         ExitCode::FAILURE
