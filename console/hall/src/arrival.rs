@@ -228,14 +228,19 @@ impl BoardFeed {
     /// [`MAX_HOLD`], is not waited for. (A networked board gone without a word may come back
     /// with what it kept: a cut cable looks so too.)
     fn lagging_through(&self, now: Instant) -> Option<Instant> {
-        let progress = self.link.progress()?;
-        if progress.stopped {
-            return None;
-        }
-        let through = self.link.started() + progress.through?;
-        let quiet = now.saturating_duration_since(through);
-        (quiet < MAX_HOLD && (progress.behind || quiet > QUIET)).then_some(through)
+        lagging_through(self.link.progress()?, self.link.started(), now)
     }
+}
+
+/// [`BoardFeed::lagging_through`] for a board's `progress` on a link's clock that started
+/// at `started`.
+fn lagging_through(progress: Progress, started: Instant, now: Instant) -> Option<Instant> {
+    if progress.stopped {
+        return None;
+    }
+    let through = started + progress.through?;
+    let quiet = now.saturating_duration_since(through);
+    (quiet < MAX_HOLD && (progress.behind || quiet > QUIET)).then_some(through)
 }
 
 /// The earliest instant up to which a lagging board (other than `except`) is known
@@ -390,6 +395,43 @@ mod tests {
     fn on_a_tie_white_goes_before_black_and_a_report_before_a_command() {
         assert_eq!(earliest([at(4), at(4)], at(4)), Some(Next::Board(0)));
         assert_eq!(earliest([None, at(4)], at(4)), Some(Next::Board(1)));
+    }
+
+    /// When a table waits for a board: only while something may still be on its way.
+    #[test]
+    fn a_board_is_waited_for_only_while_something_may_be_on_its_way() {
+        let started = at(0).unwrap();
+        let ms = Duration::from_millis;
+        let heard_at = |through_ms: u64| Progress {
+            through: Some(ms(through_ms)),
+            ..Progress::default()
+        };
+        let now = started + ms(10_000);
+        // Heard 100 ms ago (its heartbeat is every 200 ms): nothing is waited for.
+        assert_eq!(lagging_through(heard_at(9_900), started, now), None);
+        // Unheard for 500 ms: what it made after its last frame may be on its way.
+        assert_eq!(
+            lagging_through(heard_at(9_500), started, now),
+            Some(started + ms(9_500))
+        );
+        // Its latest frame came late (a backlog): more follow, however recent it is.
+        let behind = Progress {
+            behind: true,
+            ..heard_at(9_950)
+        };
+        assert_eq!(
+            lagging_through(behind, started, now),
+            Some(started + ms(9_950))
+        );
+        // Stopped cleanly, or its serial port closed: nothing is on its way.
+        let stopped = Progress {
+            stopped: true,
+            ..heard_at(9_500)
+        };
+        assert_eq!(lagging_through(stopped, started, now), None);
+        // Nothing heard yet, or unheard longer than the longest hold: not waited for.
+        assert_eq!(lagging_through(Progress::default(), started, now), None);
+        assert_eq!(lagging_through(heard_at(0), started, now), None);
     }
 
     /// A held command stays held until it is taken, and later ones wait behind it.
