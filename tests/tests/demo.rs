@@ -189,6 +189,22 @@ fn each_demo_run_without_a_journal_has_its_own() {
             .env("HOME", dir.path());
         c
     };
+    // Refused for its speech options: no folder of its own is left behind.
+    let refused = demo(true)
+        .args(["--white-audio", "hw:99,0"])
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--white-audio"), "{stderr}");
+    // (The audio library may leave a folder of its own there.)
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("kriegspiel-demo"))
+        .collect();
+    assert!(left.is_empty(), "{left:?} {stderr}");
     // A demo at a human pace, left playing while another starts.
     let mut slow = demo(false).spawn().unwrap();
     let mut errors = BufReader::new(slow.stderr.take().unwrap());

@@ -17,7 +17,7 @@ use kriegspiel_frontend::{
     demo_timing, open_journal, print_text, speaker, speaking, BrokerArgs, GameArgs, Lines,
     Readable, SpeechArgs, Unnamed,
 };
-use kriegspiel_hall::{Hall, HallCommand, HallEvent, Journal, TimeMode};
+use kriegspiel_hall::{Hall, HallCommand, HallEvent, TimeMode};
 use kriegspiel_speech::Speakers;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -66,7 +66,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> ExitCode {
     match prepare(&args) {
-        Ok((journal, spec, lang, name, game)) => {
+        Ok((spec, lang, name, game)) => {
             let devices = args.audio.public_audio.is_some()
                 || args.audio.white_audio.is_some()
                 || args.audio.black_audio.is_some();
@@ -77,6 +77,15 @@ pub fn run(args: Args) -> ExitCode {
             };
             let speaker = match speaker {
                 Ok(s) => s,
+                Err(e) => {
+                    eprintln!("{PROGRAM}: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            // Opened once the speech is ready: a run refused for its speech options makes
+            // no journal folder of its own to leave behind.
+            let journal = match open_journal(PROGRAM, args.journal.clone(), Unnamed::ThisRun) {
+                Ok((journal, _)) => journal,
                 Err(e) => {
                     eprintln!("{PROGRAM}: {e}");
                     return ExitCode::from(2);
@@ -137,7 +146,6 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 type Prepared = (
-    Journal,
     kriegspiel_hall::TableSpec,
     kriegspiel_referee::Lang,
     String,
@@ -167,9 +175,8 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
     spec.setup = args.game.apply(spec.setup)?;
     spec.resume = kriegspiel_hall::Resume::unless_new(args.new_game);
     let lang = spec.setup.config().map_err(|e| e.to_string())?.lang;
-    let (journal, _) = open_journal(PROGRAM, args.journal.clone(), Unnamed::ThisRun)?;
     let name = format!("{} ({} plies)", game.def.name, game.def.plies.len());
-    Ok((journal, spec, lang, name, game))
+    Ok((spec, lang, name, game))
 }
 
 fn watch(
