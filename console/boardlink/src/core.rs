@@ -200,18 +200,23 @@ impl LinkCore {
         }
     }
 
-    /// Bytes read from the port, as they arrived.
-    pub fn received(&mut self, bytes: &[u8], now: Duration) {
-        self.received_kept(bytes, now, Duration::ZERO);
+    /// Bytes read from the port, as they arrived; whether they completed a frame the link
+    /// took (see [`LinkCore::received_kept`]).
+    pub fn received(&mut self, bytes: &[u8], now: Duration) -> bool {
+        self.received_kept(bytes, now, Duration::ZERO)
     }
 
     /// Bytes that reached the link `kept` after the board sent them (a broker's queue).
-    pub fn received_kept(&mut self, bytes: &[u8], now: Duration, kept: Duration) {
+    /// Whether they completed a frame the link took: only that tells how far the board's
+    /// stream has come (half a frame, noise or a repeat tell nothing).
+    pub fn received_kept(&mut self, bytes: &[u8], now: Duration, kept: Duration) -> bool {
         self.now = now;
         let heard = now.saturating_sub(kept);
+        let taken = self.health.frames;
         let mut decoder = std::mem::take(&mut self.decoder);
         decoder.feed(bytes, |result| self.frame(result, now, heard));
         self.decoder = decoder;
+        self.health.frames != taken
     }
 
     /// When (link clock) the board made the latest frame: everything it made before has

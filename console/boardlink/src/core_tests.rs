@@ -116,9 +116,9 @@ fn lifts_and_places_are_delivered_in_order() {
         board_ms: 150,
     }));
     bytes.extend(board.frame(BoardMsg::Heartbeat { board_ms: 400 }));
-    // Split anywhere: the decoder reassembles.
-    core.received(&bytes[..5], ms(20));
-    core.received(&bytes[5..], ms(21));
+    // Split anywhere: the decoder reassembles; half a frame is no frame taken.
+    assert!(!core.received(&bytes[..5], ms(20)));
+    assert!(core.received(&bytes[5..], ms(21)));
     let expected = START & !(1 << 12) | (1 << 28);
     core.received(
         &board.frame(BoardMsg::Snapshot {
@@ -167,9 +167,10 @@ fn duplicates_are_dropped_and_counted() {
         square: sq("d2"),
         board_ms: 100,
     });
-    core.received(&lift, ms(20));
-    core.received(&lift, ms(21));
-    core.received(&lift, ms(22));
+    assert!(core.received(&lift, ms(20)), "a new frame is taken");
+    // A repeat tells nothing of how far the board's stream has come.
+    assert!(!core.received(&lift, ms(21)));
+    assert!(!core.received(&lift, ms(22)));
     let step = core.take_step();
     assert_eq!(
         events(&step),
@@ -357,10 +358,11 @@ fn bad_frames_are_counted_by_kind() {
     let (mut core, mut board) = synced();
     let mut damaged = board.frame(BoardMsg::Heartbeat { board_ms: 1 });
     damaged[2] ^= 0x40;
-    core.received(&damaged, ms(30));
-    core.received(&[0x09, 1, 2, 0], ms(31));
-    core.received(&[0x55; 100], ms(32));
-    core.received(&[0], ms(32));
+    // Damage and noise are no frame taken: the stream has come no further.
+    assert!(!core.received(&damaged, ms(30)));
+    assert!(!core.received(&[0x09, 1, 2, 0], ms(31)));
+    assert!(!core.received(&[0x55; 100], ms(32)));
+    assert!(!core.received(&[0], ms(32)));
     let step = core.take_step();
     assert_eq!(events(&step), []);
     let health = core.health();

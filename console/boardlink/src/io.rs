@@ -310,11 +310,7 @@ async fn session<P: AsyncRead + AsyncWrite + Unpin>(
                 Ok(0) => core.port_lost(DisconnectReason::Closed, channels.now()),
                 Ok(n) => {
                     let now = channels.now();
-                    let taken = core.health().frames;
-                    core.received(&buf[..n], now);
-                    // Only a frame taken tells how far the stream has come (half a frame,
-                    // noise or a repeat: nothing).
-                    if core.health().frames != taken {
+                    if core.received(&buf[..n], now) {
                         channels.read_at = Some(now);
                     }
                 }

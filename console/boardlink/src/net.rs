@@ -190,10 +190,7 @@ impl Driver {
                 }
                 // How long the frame waited on the way that the board itself knows of.
                 let kept = Duration::from_millis(wall_ms().saturating_sub(made_ms));
-                let taken = self.core.health().frames;
-                self.core.received_kept(&bytes, now, kept);
-                // Only a frame taken tells how far the stream has come (not a repeat).
-                if self.core.health().frames != taken {
+                if self.core.received_kept(&bytes, now, kept) {
                     self.read_at = Some(now);
                 }
                 return Some(key);
