@@ -1,6 +1,7 @@
 //! A free turn's try heard again: PocketSphinx's best paths after its own are other tries
 //! (its lattice's N-best), and the second ear ([`crate::ear`]) scores them all on the other
-//! core while PocketSphinx goes on judging its own (docs/VOICE.md, eighth round). When
+//! core while PocketSphinx goes on judging its own (docs/VOICE.md, eighth round), with the
+//! tries a try's letters sound like where the lattice names fewer (twenty-third round). When
 //! PocketSphinx rejects its try, the ear's may still be taken (ninth round).
 
 use std::time::Instant;
@@ -138,7 +139,7 @@ impl Recognizer {
                 Heard::Command(_) | Heard::Unsure(_) => false,
                 Heard::Rejected => true,
             };
-        if let Some(p) = phrases.get(choice.best) {
+        if let Some(p) = phrases.get(choice.best).filter(|p| !p.neighbour) {
             if wide_allows && limits.of(choice.margin, choice.doubt) {
                 rec.heard = Heard::Try(p.candidate);
                 choice.rescued = true;
@@ -161,6 +162,7 @@ impl Recognizer {
             candidate: first,
             words: said.text.clone(),
             sphinx: None,
+            neighbour: false,
         }];
         // In order of score: the first path naming a try is its best.
         for (words, score) in self.decoder.alternatives(STRINGS, PATHS) {
@@ -175,12 +177,86 @@ impl Recognizer {
                     candidate: t,
                     words,
                     sphinx: Some(score),
+                    neighbour: false,
                 }),
                 None => {}
             }
         }
+        // Where the lattice offers fewer, the tries its letters sound like (docs/VOICE.md,
+        // twenty-third round): PocketSphinx, sure of "f two to f three" for "a two to a
+        // three", often has no path naming the try said.
+        for words in letter_neighbours(&said.text) {
+            if out.len() > ALTERNATIVES {
+                break;
+            }
+            let Heard::Try(t) = grammar.interpret(&words) else {
+                continue;
+            };
+            if !out.iter().any(|p| p.candidate == t) && grammar.tries().any(|x| x == t) {
+                out.push(Phrase {
+                    candidate: t,
+                    words,
+                    sphinx: None,
+                    neighbour: true,
+                });
+            }
+        }
         out
     }
+}
+
+/// The letters a letter's name is most often heard for, nearest first: the E-set (b, c, d,
+/// e, g share their vowel) and a, f, h (the vowel of "a" and "h", the fricative of "f").
+fn sounds_like(letter: &str) -> &'static [&'static str] {
+    match letter {
+        "a" => &["h", "f", "e"],
+        "b" => &["d", "e", "g", "c"],
+        "c" => &["e", "g", "b", "d"],
+        "d" => &["b", "e", "g", "c"],
+        "e" => &["d", "b", "g", "c"],
+        "f" => &["a", "h"],
+        "g" => &["d", "e", "b", "c"],
+        "h" => &["a", "f"],
+        _ => &[],
+    }
+}
+
+/// `words` (a try said in letters) with one of its files said as a letter that sounds like
+/// it, for each file and each such letter, then with both changed: the tries PocketSphinx
+/// most often takes one for, nearest first.
+fn letter_neighbours(words: &str) -> Vec<String> {
+    let tokens: Vec<&str> = words.split_whitespace().collect();
+    let files: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !sounds_like(tokens[i]).is_empty())
+        .collect();
+    let with = |changes: &[(usize, &str)]| {
+        let mut t = tokens.clone();
+        for &(i, l) in changes {
+            t[i] = l;
+        }
+        t.join(" ")
+    };
+    let mut out = Vec::new();
+    let most = files
+        .iter()
+        .map(|&i| sounds_like(tokens[i]).len())
+        .max()
+        .unwrap_or(0);
+    for rank in 0..most {
+        for &i in &files {
+            if let Some(l) = sounds_like(tokens[i]).get(rank) {
+                out.push(with(&[(i, l)]));
+            }
+        }
+    }
+    if let [i, j] = files[..] {
+        for a in sounds_like(tokens[i]) {
+            for b in sounds_like(tokens[j]) {
+                out.push(with(&[(i, a), (j, b)]));
+            }
+        }
+    }
+    out
 }
 
 /// Puts the ear's try in `rec` when it is to be taken (not the wide grammar's rival), and
@@ -219,6 +295,9 @@ struct Phrase {
     candidate: Try,
     words: String,
     sphinx: Option<i32>,
+    /// Not heard by PocketSphinx at all, only like the words it heard
+    /// ([`letter_neighbours`]): a rival for the ear, never a try it rescues.
+    neighbour: bool,
 }
 
 /// Whether `rec` was rejected by its ratio against the phone loop (not by the wide grammar,
@@ -272,5 +351,32 @@ mod tests {
             in_scheme("knight eva one to d three", FileNames::Letters),
             "knight e one to d three"
         );
+    }
+
+    #[test]
+    fn a_try_in_letters_has_the_tries_its_letters_sound_like_nearest_first() {
+        let near = letter_neighbours("pawn b two to b four");
+        assert_eq!(
+            near[..4],
+            [
+                "pawn d two to b four",
+                "pawn b two to d four",
+                "pawn e two to b four",
+                "pawn b two to e four",
+            ]
+        );
+        // Each file changed alone (four letters each), then both (four by four).
+        assert_eq!(near.len(), 8 + 16);
+        assert!(near.contains(&"pawn d two to d four".to_string()));
+        assert_eq!(
+            letter_neighbours("a two to a three")[..2],
+            ["h two to a three", "a two to h three"]
+        );
+        assert!(letter_neighbours("f two to f three").contains(&"a two to a three".to_string()));
+        // Files said in NATO or Anna names are heard well enough: no neighbours.
+        assert!(letter_neighbours("knight golf one to foxtrot three").is_empty());
+        assert!(!letter_neighbours("knight golf one to f three")
+            .iter()
+            .any(|w| !w.starts_with("knight golf one to ")));
     }
 }
