@@ -423,8 +423,9 @@ pub const DEFAULT_TRY_MARGIN: f32 = 4.0;
 /// hear a try he did not say read back.
 pub const TORN_MARGIN: f32 = 1.0;
 
-/// How far PocketSphinx's try said in letters must lead every other alternative in the ear's
-/// scores to be taken when the ear does not replace it (docs/VOICE.md, twenty-first round).
+/// How far the try said in letters that the ear prefers must lead every other alternative in
+/// its scores to be taken: PocketSphinx's (docs/VOICE.md, twenty-first round), or the ear's
+/// own in its place (twenty-fourth round: taken by 1.1 and 1.4, both wrong).
 /// Letters that sound alike (b, d, e, g) are where both judges err; a try the ear cannot tell
 /// from another by this much was as often wrong as right on voices neither was tuned on
 /// (espeak-ng's twelve: 12 of each under it; flite's and festival's: 2 wrong, 14 right), and

@@ -261,13 +261,19 @@ fn letter_neighbours(words: &str) -> Vec<String> {
 
 /// Puts the ear's try in `rec` when it is to be taken (not the wide grammar's rival), and
 /// none when the judges disagree ([`EarChoice::torn`]); a try said in `letters`, also none
-/// when the ear cannot tell PocketSphinx's from another ([`ear::LETTERS_LEAD`]).
+/// when the ear cannot tell the one it prefers, PocketSphinx's or its own, from another
+/// ([`ear::LETTERS_LEAD`]).
 fn take_choice(
     rec: &mut Recognition,
     phrases: &[Phrase],
     mut choice: EarChoice,
     letters: bool,
 ) -> EarChoice {
+    // Letters that sound alike are where both judges err, the ear's own try too: "a one to e
+    // one" taken for "a one to d one" by a lead of 1.4 over it (twenty-fourth round).
+    if letters && choice.margin < ear::LETTERS_LEAD {
+        choice.taken = false;
+    }
     match phrases.get(choice.best) {
         Some(p) if choice.taken => rec.heard = Heard::Try(p.candidate),
         _ => choice.taken = false,
