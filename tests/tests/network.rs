@@ -746,3 +746,84 @@ fn retained(port: u16, topic: &str) -> Option<String> {
     }
     None
 }
+
+/// Mosquitto gives a connected client's id to whoever connects with it, even under another
+/// login, and closes the first connection. A spectator who guesses the console's id (its
+/// name and process id, as it once was) connects with it again and again: the console stays
+/// on the broker, because its id ends in a suffix nobody can guess.
+#[test]
+fn a_client_guessing_the_consoles_id_cannot_knock_it_off_the_broker() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Mosquitto::start(dir.path(), "").unwrap();
+    let mut table = std::process::Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["table", "--white", "board:7", "--no-speech", "--broker"])
+        .arg(broker.url())
+        .arg("--journal")
+        .arg(dir.path().join("j.sqlite"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let out = table.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // What the console says of the broker for `until`, or until it says `stop`.
+    let broker_said = |rx: &std::sync::mpsc::Receiver<String>, until: Duration, stop: &str| {
+        let end = std::time::Instant::now() + until;
+        let mut said = Vec::new();
+        while let Some(left) = end.checked_duration_since(std::time::Instant::now()) {
+            let Ok(line) = rx.recv_timeout(left) else {
+                break;
+            };
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if let Some(b) = v["broker"].as_str() {
+                said.push(b.to_owned());
+                if b == stop {
+                    break;
+                }
+            }
+        }
+        said
+    };
+    let first = broker_said(&rx, Duration::from_secs(20), "reached");
+    assert!(first.iter().any(|b| b == "reached"), "{first:?}");
+    let guessed = format!("kriegspiel-console-main-{}", table.id());
+    let port: u16 = broker.url().rsplit(':').next().unwrap().parse().unwrap();
+    for _ in 0..5 {
+        let options = rumqttc::MqttOptions::new(guessed.clone(), "127.0.0.1", port);
+        let (client, mut connection) = rumqttc::Client::new(options, 4);
+        for event in connection.iter().take(3) {
+            if matches!(
+                event,
+                Ok(rumqttc::Event::Incoming(rumqttc::Packet::ConnAck(_))) | Err(_)
+            ) {
+                break;
+            }
+        }
+        let _ = client.disconnect();
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let after = broker_said(&rx, Duration::from_secs(3), "down");
+    let _ = table.kill();
+    let _ = table.wait();
+    assert!(
+        !after.iter().any(|b| b == "down"),
+        "the console was knocked off: {after:?}"
+    );
+    let log = broker.log_text();
+    // The console's own id: the guessed one and a suffix of 16 hexadecimal digits.
+    let suffixed = log
+        .lines()
+        .filter_map(|l| l.split(" as ").nth(1)?.split(' ').next())
+        .filter_map(|id| id.strip_prefix(&format!("{guessed}-")))
+        .any(|suffix| suffix.len() == 16 && suffix.chars().all(|c| c.is_ascii_hexdigit()));
+    assert!(suffixed, "no console's id with a suffix in the log:\n{log}");
+}

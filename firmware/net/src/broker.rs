@@ -12,6 +12,23 @@ pub const MAX_PACKET: usize = 64 * 1024;
 /// A password file is a line; anything longer is not one.
 const MAX_PASSWORD_FILE: u64 = 4096;
 
+/// 64 bits from the system's random source: what no other user of the broker can guess (a
+/// client id's suffix, a player's session). Where the source cannot be read, the time and the
+/// process: distinct still, though no longer secret.
+pub fn unguessable() -> u64 {
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    let drawn = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if drawn.is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let mixed = nanos ^ (u128::from(std::process::id()) << 64);
+        bytes = (mixed as u64 ^ (mixed >> 64) as u64).to_le_bytes();
+    }
+    u64::from_le_bytes(bytes)
+}
+
 /// `mqtt://HOST[:PORT]` (1883) or `mqtts://HOST[:PORT]` (8883).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BrokerUrl {
@@ -173,9 +190,14 @@ impl Broker {
         }
     }
 
-    /// Client options for `client_id`, with the password and CA read now: a missing file is
-    /// said at start, not as a silent retry loop later.
-    pub fn options(&self, client_id: &str) -> Result<MqttOptions, BrokerError> {
+    /// Client options for a client named `name`, with the password and CA read now: a
+    /// missing file is said at start, not as a silent retry loop later. The client id is
+    /// `name` and an [`unguessable`] suffix: mosquitto hands a connected client's id to
+    /// whoever connects with it, even under another login, closing the first connection,
+    /// so an id a spectator can guess (a name and a process id) would let him knock the
+    /// console or a board off the broker, again and again.
+    pub fn options(&self, name: &str) -> Result<MqttOptions, BrokerError> {
+        let client_id = format!("{name}-{:016x}", unguessable());
         let mut options = MqttOptions::new(client_id, self.url.host.clone(), self.url.port);
         options.set_keep_alive(Duration::from_secs(5));
         options.set_max_packet_size(MAX_PACKET, MAX_PACKET);
@@ -399,6 +421,26 @@ mod tests {
         let seat = "# Kriegspiel seat\nround = \"ab\"\nusername = \"board-7\"\npassword = \"xyz\"\nboard = 7\n";
         assert_eq!(password_in(seat), "xyz");
         assert_eq!(password_in(""), "");
+    }
+
+    /// A client id another user of the broker could guess lets him take it over.
+    #[test]
+    fn each_client_id_is_its_name_and_a_suffix_nobody_can_guess() {
+        let plain = Broker::plain("mqtt://h".parse().unwrap());
+        let ids: Vec<String> = (0..2)
+            .map(|_| {
+                plain
+                    .options("kriegspiel-console-main")
+                    .unwrap()
+                    .client_id()
+            })
+            .collect();
+        for id in &ids {
+            let suffix = id.strip_prefix("kriegspiel-console-main-").unwrap();
+            assert_eq!(suffix.len(), 16, "{id}");
+            assert!(suffix.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+        }
+        assert_ne!(ids[0], ids[1]);
     }
 
     #[test]

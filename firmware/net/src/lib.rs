@@ -19,6 +19,7 @@ mod seat_lines;
 mod topics;
 mod transport;
 
+pub use broker::unguessable;
 pub use broker::{
     goodbye, network_options, retry_delay, Broker, BrokerError, BrokerUrl, Disconnect, Goodbye,
     GoodbyeSent, Password, MAX_PACKET,

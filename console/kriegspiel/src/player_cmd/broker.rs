@@ -77,7 +77,7 @@ pub fn broker_of(
 /// Connects to the seat's topics; the terminal's ends of the bridge (to read from, to
 /// write to), as [`super::connect`] gives for the local socket.
 pub fn connect(seat: &Seat) -> Result<(UnixStream, UnixStream), String> {
-    let session = SessionId(random_u64());
+    let session = SessionId(kriegspiel_net::unguessable());
     let topics = TableTopics::new(seat.table);
     let input = topics.input.get(seat.color).clone();
     let private = topics.private.get(seat.color).clone();
@@ -365,22 +365,6 @@ fn watch(shared: &Mutex<Intake>, client: &Client, input: &str) {
             let _ = client.try_publish(input, QoS::AtLeastOnce, false, m.encode());
         }
     }
-}
-
-/// A session id no other run of the program will pick.
-pub(super) fn random_u64() -> u64 {
-    use std::io::Read;
-    let mut bytes = [0u8; 8];
-    let drawn = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if drawn.is_err() {
-        // Not secret, only distinct: the time and the process do.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let mixed = nanos ^ (u128::from(std::process::id()) << 64);
-        bytes = (mixed as u64 ^ (mixed >> 64) as u64).to_le_bytes();
-    }
-    u64::from_le_bytes(bytes)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

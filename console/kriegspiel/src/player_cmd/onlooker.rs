@@ -19,11 +19,7 @@ const FIRST_CONNECT: Duration = Duration::from_secs(10);
 /// Follows table `table`'s public channel until the terminal is closed or nobody reads it;
 /// a broker that refuses the file or never answers is said, and ends it.
 pub fn follow(broker: &Broker, table: usize) -> ExitCode {
-    let id = format!(
-        "kriegspiel-onlooker-{table}-{:016x}",
-        super::broker::random_u64()
-    );
-    let mut options = match broker.options(&id) {
+    let mut options = match broker.options(&format!("kriegspiel-onlooker-{table}")) {
         Ok(o) => o,
         Err(e) => return fail(2, &e.to_string()),
     };
