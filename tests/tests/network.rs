@@ -827,3 +827,83 @@ fn a_client_guessing_the_consoles_id_cannot_knock_it_off_the_broker() {
         .any(|suffix| suffix.len() == 16 && suffix.chars().all(|c| c.is_ascii_hexdigit()));
     assert!(suffixed, "no console's id with a suffix in the log:\n{log}");
 }
+
+/// A flood of junk on a board's topic (faulty firmware, or the board's login misused) is
+/// dropped and said a few times, at each power of two, never once a message: lines that
+/// many once crowded the tables' own events out of the queue every follower reads, and
+/// closed every player's terminal. The table plays on.
+#[test]
+fn a_flood_of_junk_on_a_boards_topic_is_said_a_few_times_and_the_table_plays_on() {
+    use std::io::{BufRead, BufReader, Write};
+    const JUNK: usize = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Mosquitto::start(dir.path(), "").unwrap();
+    let mut table = std::process::Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["table", "--white", "board:7", "--no-speech", "--broker"])
+        .arg(broker.url())
+        .arg("--journal")
+        .arg(dir.path().join("j.sqlite"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = table.stdin.take().unwrap();
+    let mut lines = BufReader::new(table.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if v["broker"] == "reached" {
+            break;
+        }
+    }
+    let port: u16 = broker.url().rsplit(':').next().unwrap().parse().unwrap();
+    let options = rumqttc::MqttOptions::new("junk", "127.0.0.1", port);
+    let (client, mut connection) = rumqttc::Client::new(options, 64);
+    let driver =
+        std::thread::spawn(move || for _ in connection.iter().take_while(Result::is_ok) {});
+    let topic = kriegspiel_net::BoardTopics::new(7).events;
+    for k in 0..JUNK {
+        let qos = if k + 1 == JUNK {
+            rumqttc::QoS::AtLeastOnce
+        } else {
+            rumqttc::QoS::AtMostOnce
+        };
+        client
+            .publish(&topic, qos, false, b"junk".to_vec())
+            .unwrap();
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let _ = client.disconnect();
+    let _ = driver.join();
+    writeln!(stdin, r#"{{"color":"black","resign":true}}"#).unwrap();
+    drop(stdin);
+    let rest: Vec<Value> = lines
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    let _ = table.wait();
+    let said: Vec<&str> = rest
+        .iter()
+        .filter(|v| v["broker"] == "malformed")
+        .filter_map(|v| v["message"].as_str())
+        .collect();
+    assert!(
+        (2..=15).contains(&said.len()),
+        "{} lines: {:?}",
+        said.len(),
+        &said[..said.len().min(3)]
+    );
+    assert!(
+        said[0].starts_with("board 7 sent a message that is not a link envelope ("),
+        "{}",
+        said[0]
+    );
+    assert!(
+        said[1].starts_with("board 7 sent 2 messages so far"),
+        "{}",
+        said[1]
+    );
+    assert!(
+        rest.iter().any(|v| v.get("final_fen").is_some()),
+        "the table played on"
+    );
+}

@@ -143,9 +143,11 @@ pub enum BrokerNotice {
     Dropped {
         count: u64,
     },
-    /// A message on a board's topic that is not an envelope of ours: dropped.
+    /// Messages on a board's topic that are not envelopes of ours: dropped, `count` so far
+    /// (said at each power of two), `why` of the last.
     Malformed {
         board: u32,
+        count: u64,
         why: String,
     },
     /// Board frames could not be stored: they are not acknowledged, the boards keep them.
@@ -178,9 +180,13 @@ impl std::fmt::Display for BrokerNotice {
                 f,
                 "{count} board messages dropped so far because the intake was full; the boards send them again"
             ),
-            BrokerNotice::Malformed { board, why } => {
+            BrokerNotice::Malformed { board, count: 1, why } => {
                 write!(f, "board {board} sent a message that is not a link envelope ({why}): dropped")
             }
+            BrokerNotice::Malformed { board, count, why } => write!(
+                f,
+                "board {board} sent {count} messages so far that are not link envelopes (the last: {why}): dropped"
+            ),
             BrokerNotice::Journal { why } => write!(
                 f,
                 "board frames cannot be stored in the journal ({why}); they are not acknowledged and the boards keep them"

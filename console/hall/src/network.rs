@@ -10,7 +10,7 @@
 mod compaction;
 mod intake;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -89,6 +89,7 @@ impl Network {
                 events,
                 url: spec.broker.url.to_string(),
                 dropped: 0,
+                malformed: BTreeMap::new(),
                 connections: Connections::new(
                     u64::try_from(crate::heartbeat::wall_ms()).unwrap_or(0),
                 ),
@@ -138,6 +139,11 @@ struct Router {
     events: broadcast::Sender<HallEvent>,
     url: String,
     dropped: u64,
+    /// Messages on each attached board's topic that were no envelope: said when the count
+    /// reaches a power of two, so that a flood (faulty firmware, a board's login misused)
+    /// says 17 lines for 100,000 and never crowds the tables' own events out of the queue
+    /// every follower reads (attack review: one line each closed every player's terminal).
+    malformed: BTreeMap<u32, u64>,
     /// This console's connection numbers, sent with its acks: from `first` to `last`.
     connections: Connections,
     /// Boards whose acks from another console the arbiter has been told of.
@@ -187,10 +193,19 @@ impl Router {
         let message = match kind {
             TopicKind::Events => match Envelope::decode(payload) {
                 Ok(envelope) => Intake::Frame { board, envelope },
-                Err(error) => Intake::Malformed {
-                    board,
-                    why: error.to_string(),
-                },
+                Err(error) => {
+                    let count = self.malformed.entry(board).or_default();
+                    *count += 1;
+                    if count.is_power_of_two() {
+                        let count = *count;
+                        self.notice(BrokerNotice::Malformed {
+                            board,
+                            count,
+                            why: error.to_string(),
+                        });
+                    }
+                    return;
+                }
             },
             TopicKind::Status => match Status::decode(payload) {
                 Some(status) => Intake::Status { board, status },

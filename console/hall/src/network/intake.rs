@@ -41,10 +41,6 @@ pub(crate) enum Intake {
         board: u32,
         envelope: Envelope,
     },
-    Malformed {
-        board: u32,
-        why: String,
-    },
     Status {
         board: u32,
         status: kriegspiel_net::Status,
@@ -252,9 +248,6 @@ impl State {
                         kriegspiel_net::Status::Stopped => NetInput::Stopped,
                     });
                 }
-            }
-            Intake::Malformed { board, why } => {
-                self.notice(BrokerNotice::Malformed { board, why });
             }
         }
     }
