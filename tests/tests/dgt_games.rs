@@ -191,3 +191,98 @@ fn dgt_game_traditional_with_a_board_unplugged_and_plugged_in_again() {
         "{name}: white's board back after the loss: {back:?}"
     );
 }
+
+/// An off-centre knight flickering for 2.7 s (12 scans of a USB board), longer than the 2 s
+/// after which the driver asks for a dump although the board never settles: that dump
+/// catches him gone, and the table once took his absence and return for a touch, refusing
+/// White's next try with another man. A square still changing keeps what was last taken;
+/// e2e4, played after, stands.
+#[test]
+fn a_man_flickering_past_the_settle_limit_is_no_touch() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let board = cargo_bin("kriegspiel-board", "kriegspiel-board");
+    let kriegspiel = cargo_bin("kriegspiel", "kriegspiel");
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let start_at = (now_ms + 3000).to_string();
+    let mut boards = Vec::new();
+    for (color, serial, script) in [
+        (
+            "white",
+            "11111",
+            "occupied start\n1000 flicker g1 12\n6000 lift e2\n6300 place e4\n",
+        ),
+        ("black", "22222", "occupied start\n"),
+    ] {
+        let path = dir.path().join(format!("{color}.dgt"));
+        std::fs::write(&path, script).unwrap();
+        let child = std::process::Command::new(&board)
+            .args(["dgt-emulate", "--quiet", "--serial", serial, "--script"])
+            .arg(&path)
+            .arg("--port")
+            .arg(dir.path().join(color))
+            .args(["--start-at", &start_at, "--exit-after", "30000"])
+            .spawn()
+            .unwrap();
+        boards.push(child);
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !["white", "black"]
+        .iter()
+        .all(|c| dir.path().join(c).exists())
+    {
+        assert!(std::time::Instant::now() < deadline, "no emulated boards");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut table = std::process::Command::new(&kriegspiel)
+        .args(["table", "rand", "--no-speech", "--white"])
+        .arg(format!("dgt:{}", dir.path().join("white").display()))
+        .arg("--black")
+        .arg(format!("dgt:{}", dir.path().join("black").display()))
+        .arg("--journal")
+        .arg(dir.path().join("j.sqlite"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let out = table.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(25);
+    let mut said = Vec::new();
+    let mut verdict = None;
+    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+        let Ok(line) = rx.recv_timeout(left) else {
+            break;
+        };
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["try"] == "e2e4" && v.get("answer").is_some() {
+            verdict = Some(v);
+            break;
+        }
+        said.push(v);
+    }
+    let _ = table.kill();
+    let _ = table.wait();
+    for mut b in boards {
+        let _ = b.kill();
+        let _ = b.wait();
+    }
+    let touched: Vec<&Value> = said
+        .iter()
+        .filter(|v| v.to_string().contains("touched"))
+        .collect();
+    assert!(touched.is_empty(), "{touched:?}");
+    let verdict = verdict.unwrap_or_else(|| panic!("no verdict on e2e4: {said:?}"));
+    assert_eq!(verdict["answer"], "moved", "{verdict}");
+}

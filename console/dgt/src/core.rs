@@ -59,6 +59,8 @@ enum State {
         orientation: Option<Orientation>,
         /// The last placement reported on this connection.
         reported: Option<Box<Placement>>,
+        /// The fields of the last dump taken as the truth, as taken.
+        fields: Option<Box<[Code; 64]>>,
     },
 }
 
@@ -200,7 +202,9 @@ impl DgtCore {
                 *long_serial = Some(s);
                 self.identified(now);
             }
-            (State::Ready { settle, .. }, Message::FieldUpdate { .. }) => settle.changed(now),
+            (State::Ready { settle, .. }, Message::FieldUpdate { field, .. }) => {
+                settle.field_changed(field, now);
+            }
             (State::Ready { .. }, Message::BoardDump(fields)) => self.dumped(&fields, now),
             // Everything else (the pulse's answers, clock messages, a move log, anything
             // before the board is ready) only proves the board is there.
@@ -249,17 +253,22 @@ impl DgtCore {
             liveness: Liveness::new(&self.settings.timing, now),
             orientation,
             reported: None,
+            fields: None,
         };
         self.report(event, now);
     }
 
-    /// A dump arrived: if it is the truth, orient it and report it if it is news.
-    fn dumped(&mut self, fields: &[Code; 64], now: Duration) {
+    /// A dump arrived: if it is the truth, orient it and report it if it is news. A square
+    /// still changing when it was taken (a dump at the limit, a man flickering for seconds)
+    /// keeps what the last dump taken showed: his passing absence is no lift, which the table
+    /// would take for a touch (attack review).
+    fn dumped(&mut self, dump: &[Code; 64], now: Duration) {
         let State::Ready {
             identity,
             settle,
             orientation,
             reported,
+            fields: last,
             ..
         } = &mut self.state
         else {
@@ -268,6 +277,14 @@ impl DgtCore {
         if !settle.dumped() {
             return;
         }
+        let mut fields = *dump;
+        if let Some(last) = last.as_deref() {
+            for field in settle.restless(now) {
+                fields[field] = last[field];
+            }
+        }
+        *last = Some(Box::new(fields));
+        let fields = &fields;
         self.counters.settled_dumps += 1;
         if orientation.is_none() {
             if let Some(found) = self

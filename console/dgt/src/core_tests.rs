@@ -230,6 +230,51 @@ fn a_move_with_out_of_order_updates_and_flicker_gives_one_position() {
     assert_eq!(b.positions().len(), 2);
 }
 
+/// A man flickering for longer than the settle limit (an off-centre knight, 3 s): the dump
+/// asked for at the limit catches him gone, but his square is still changing, so it keeps
+/// what was last taken; a move made meanwhile, its squares quiet by then, is taken. His
+/// passing absence never reaches the table, which would take it for a touch.
+#[test]
+fn a_dump_at_the_limit_keeps_a_still_flickering_square_as_it_was() {
+    let mut b = Bench::new(Settings::default());
+    b.handshake("12345", None, &fields(START, Orientation::Normal));
+    b.run_to(b.now + ms(300));
+    let start = b.now;
+    let before = b.sent.len();
+    let knight_gone = {
+        let mut f = fields(AFTER_E4, Orientation::Normal);
+        f[usize::from(Orientation::Normal.field(Square::G1))] = EMPTY;
+        f
+    };
+    let mut asked = 0;
+    for tick in 1..=260u64 {
+        let t = ms(tick * 10);
+        b.run_to(start + t);
+        if tick % 22 == 5 {
+            // Off-centre, about a scan tick apart: gone, back, gone, ... for 2.4 s, back last.
+            b.feed(&update("g1", if (tick / 22) % 2 == 0 { 0 } else { 3 }));
+        }
+        if tick == 55 {
+            b.feed(&update("e2", 0));
+            b.feed(&update("e4", 1));
+        }
+        let dumps = b
+            .commands_since(before)
+            .iter()
+            .filter(|&&c| c == 0x42)
+            .count();
+        if dumps > asked {
+            asked = dumps;
+            b.feed(&dump(&knight_gone));
+        }
+    }
+    assert!(asked >= 1, "no dump was asked for at the limit");
+    b.run_to(b.now + ms(400));
+    b.feed(&dump(&fields(AFTER_E4, Orientation::Normal)));
+    b.run_to(b.now + ms(300));
+    assert_eq!(b.positions(), [START, AFTER_E4]);
+}
+
 #[test]
 fn a_dump_overtaken_by_an_update_waits_for_the_next_one() {
     let mut b = Bench::new(Settings::default());

@@ -115,6 +115,9 @@ pub struct Settle {
     /// A dump is wanted at once (connection, a lost dump, a caller's request).
     force: bool,
     asked_at: Option<Duration>,
+    /// When each field last changed: a dump taken at the limit, while a man still flickers,
+    /// must not count his square's passing state ([`Settle::restless`]).
+    field_changed: [Option<Duration>; 64],
 }
 
 impl Settle {
@@ -127,6 +130,7 @@ impl Settle {
             last_change: Duration::ZERO,
             force: false,
             asked_at: None,
+            field_changed: [None; 64],
         }
     }
 
@@ -134,6 +138,25 @@ impl Settle {
     pub fn changed(&mut self, now: Duration) {
         self.wanted_since.get_or_insert(now);
         self.last_change = now;
+    }
+
+    /// A field update for `field` (0 to 63, the dump's order) arrived.
+    pub fn field_changed(&mut self, field: u8, now: Duration) {
+        self.changed(now);
+        if let Some(at) = self.field_changed.get_mut(usize::from(field)) {
+            *at = Some(now);
+        }
+    }
+
+    /// The fields that changed within the settle time before `now`: still moving when a
+    /// dump was taken at the limit (a flickering man, a hand still at work). A settled dump
+    /// has none.
+    pub fn restless(&self, now: Duration) -> impl Iterator<Item = usize> + '_ {
+        self.field_changed
+            .iter()
+            .enumerate()
+            .filter(move |(_, at)| at.is_some_and(|at| now.saturating_sub(at) < self.settle))
+            .map(|(field, _)| field)
     }
 
     /// Ask for a dump as soon as possible.
