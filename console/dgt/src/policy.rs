@@ -117,7 +117,7 @@ pub struct Settle {
     asked_at: Option<Duration>,
     /// When each field last changed: a dump taken at the limit, while a man still flickers,
     /// must not count his square's passing state ([`Settle::restless`]).
-    field_changed: [Option<Duration>; 64],
+    field_changed: Box<[Option<Duration>; 64]>,
 }
 
 impl Settle {
@@ -130,7 +130,7 @@ impl Settle {
             last_change: Duration::ZERO,
             force: false,
             asked_at: None,
-            field_changed: [None; 64],
+            field_changed: Box::new([None; 64]),
         }
     }
 
