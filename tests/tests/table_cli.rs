@@ -37,6 +37,22 @@ fn bad_command_lines_exit_2_with_the_reason() {
             "sometimes",
         ),
         (&["--rules", "rand", "--lang", "de"], "de"),
+        // A broker's files that cannot be used: the boards would never connect.
+        (
+            &[
+                "--broker",
+                "mqtt://127.0.0.1:1",
+                "--username",
+                "x",
+                "--password-file",
+                "/nonexistent/pw",
+            ],
+            "the broker: password file /nonexistent/pw",
+        ),
+        (
+            &["--broker", "mqtts://127.0.0.1:1"],
+            "the broker: mqtts://127.0.0.1:1 is tls",
+        ),
         (
             &["--rules", "rand", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"],
             "fen",

@@ -367,7 +367,7 @@ fn main() -> ExitCode {
         ..
     } = tables;
     let network = args.broker.network(broker, args.config.as_deref());
-    if let Some(e) = kriegspiel_frontend::args::missing_broker(network.as_ref(), specs.iter()) {
+    if let Some(e) = kriegspiel_frontend::args::broker_unusable(network.as_ref(), specs.iter()) {
         eprintln!("{PROGRAM}: {e}");
         return ExitCode::from(2);
     }

@@ -256,14 +256,20 @@ pub struct OnBroker {
     pub round_secret: Option<std::sync::Arc<crate::credentials::RoundSecret>>,
 }
 
-/// Why these tables cannot run without a broker (one has a networked board and `network`
-/// is none): said before any game is begun in the journal.
-pub fn missing_broker<'a>(
+/// Why these tables cannot run on this broker setting: one has a networked board and
+/// `network` is none, or the broker's password or CA file cannot be used (a console would
+/// otherwise run a table whose boards never connect). Said before any game is begun in the
+/// journal.
+pub fn broker_unusable<'a>(
     network: Option<&OnBroker>,
     mut specs: impl Iterator<Item = &'a kriegspiel_hall::TableSpec>,
 ) -> Option<String> {
+    if let Some(on) = network {
+        if let Err(e) = on.hall.broker.options(&on.hall.console) {
+            return Some(format!("the broker: {e}"));
+        }
+        return None;
+    }
     let table = specs.find(|s| s.has_networked_board())?.name.clone();
-    network
-        .is_none()
-        .then(|| kriegspiel_hall::HallError::NoBroker { table }.to_string())
+    Some(kriegspiel_hall::HallError::NoBroker { table }.to_string())
 }

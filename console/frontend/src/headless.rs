@@ -40,7 +40,7 @@ pub fn play(
         specs.iter().map(|(no, s)| (*no, s.setup.clone())).collect();
     let tables = specs.len();
     // Said before any game is begun in the journal.
-    if let Some(e) = crate::args::missing_broker(network.as_ref(), specs.iter().map(|(_, s)| s)) {
+    if let Some(e) = crate::args::broker_unusable(network.as_ref(), specs.iter().map(|(_, s)| s)) {
         eprintln!("{program}: {e}");
         return ExitCode::from(2);
     }

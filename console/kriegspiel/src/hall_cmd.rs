@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use kriegspiel_frontend::args::broker_unusable;
 use kriegspiel_frontend::{
     open_journal, play, read_round_broker, read_round_with_audio, tables_of, BrokerArgs, Probing,
     RoundEntry, Unnamed,
@@ -60,6 +61,11 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let network = args.broker.network(broker, Some(&args.config));
+    if let Some(e) = broker_unusable(network.as_ref(), entries.iter().map(|e| &e.spec)) {
+        eprintln!("{PROGRAM}: {e}");
+        return ExitCode::from(2);
+    }
     // speech-dispatcher is asked once for the whole hall, while the devices are checked and
     // the journal opens; the speakers are built from its answer.
     let wants_dispatcher = entries.iter().any(|e| e.audio.wants_dispatcher());
@@ -114,7 +120,7 @@ pub fn run(args: Args) -> ExitCode {
         args.player_socket,
         PROGRAM,
         true,
-        args.broker.network(broker, Some(&args.config)),
+        network,
     )
 }
 

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use kriegspiel_frontend::args::broker_unusable;
 use kriegspiel_frontend::{open_journal, play, speaker, BrokerArgs, GameArgs, SpeechArgs, Unnamed};
 use kriegspiel_hall::{BoardSource, TableSetup, TableSpec};
 
@@ -116,19 +117,25 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let network = args.broker.network(None, None);
+    if let Some(e) = broker_unusable(network.as_ref(), std::iter::once(&spec)) {
+        eprintln!("{PROGRAM}: {e}");
+        return ExitCode::from(2);
+    }
+    // The journal first: a mistyped path is said at once, not after the speech probe.
+    let journal = match open_journal(PROGRAM, args.journal.clone(), Unnamed::Club) {
+        Ok((j, _)) => j,
+        Err(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let options = args.audio.options();
     let speaker = match speaker(PROGRAM, lang, &options) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
-        }
-    };
-    let journal = match open_journal(PROGRAM, args.journal.clone(), Unnamed::Club) {
-        Ok((j, _)) => j,
-        Err(e) => {
-            eprintln!("{PROGRAM}: {e}");
-            return ExitCode::FAILURE;
         }
     };
     play(
@@ -138,7 +145,7 @@ pub fn run(args: Args) -> ExitCode {
         args.player_socket.clone(),
         PROGRAM,
         false,
-        args.broker.network(None, None),
+        network,
     )
 }
 
