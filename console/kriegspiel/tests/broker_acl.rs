@@ -713,6 +713,41 @@ fn players_play_through_the_broker_with_their_seat_files_and_hear_only_their_own
     assert!(!payloads.contains("Illegal move."), "{payloads}");
 }
 
+/// A player's terminal stopped for 17 s (Ctrl-Z, a debugger), longer than the 15 s of
+/// silence after which it gives the console up, then continued: the console ran all along
+/// and still keeps his session (the broker took his terminal for gone only after its
+/// keep-alive), so he plays on, and is never told he lost the console.
+#[test]
+fn a_terminal_stopped_for_a_while_plays_on_when_continued() {
+    use kriegspiel_tests::console::Terminal;
+    let (r, dir, _m) = round_on_broker(ROUND_OF_PLAYERS);
+    let _hall = hall(&r, &dir.path().join("j.sqlite"));
+    let white_file = r.seats.join("table-1-white.seat");
+    let mut white = Terminal::with_args(&["--seat-file", text(&white_file)]);
+    white.expect("Connected to table 1 as white");
+    let pid = white.child.0.id().to_string();
+    let kill = |sig: &str| {
+        assert!(Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .unwrap()
+            .success());
+    };
+    kill("-STOP");
+    std::thread::sleep(Duration::from_secs(17));
+    kill("-CONT");
+    white.say("my men");
+    white.expect("Your men: king e1");
+    assert!(
+        !white
+            .transcript
+            .iter()
+            .any(|l| l.contains("Lost the console") || l.contains("no longer knows")),
+        "{:?}",
+        white.transcript
+    );
+}
+
 /// A round on its broker whose console reaches the broker through a proxy the test can cut,
 /// and its hall (its own journal): a player's terminal, on the broker directly, can then be
 /// on the broker while the console is not, whichever reconnects first.

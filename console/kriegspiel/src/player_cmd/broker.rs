@@ -22,6 +22,9 @@ use rumqttc::{Client, ConnectReturnCode, ConnectionError, Event, LastWill, Packe
 
 /// No word from the console for this long (it says it runs every 2 s): it is gone.
 const SILENCE: Duration = Duration::from_secs(15);
+/// A gap this long between the watch's rounds (200 ms apart) means the terminal itself
+/// was not running.
+const PAUSED: Duration = Duration::from_secs(2);
 /// How long the first connection may take before the player is told it does not answer.
 const FIRST_CONNECT: Duration = Duration::from_secs(10);
 
@@ -262,7 +265,7 @@ impl Listener {
                 Heard::End => intake.close(),
                 Heard::Gone => {
                     intake.say(
-                        "error: the console no longer knows this terminal (it was restarted); start kriegspiel player again",
+                        "error: the console no longer knows this terminal (the console was restarted, or this terminal was away for more than 15 s); start kriegspiel player again",
                     );
                     intake.close();
                 }
@@ -339,12 +342,21 @@ fn send_keys(
 /// terminal is there every [`HERE_EVERY_MS`], and gives the console up after [`SILENCE`].
 fn watch(shared: &Mutex<Intake>, client: &Client, input: &str) {
     let mut here_at = 0;
+    let mut woke = Instant::now();
     loop {
         std::thread::sleep(Duration::from_millis(200));
         let mut intake = lock(shared);
         if intake.done {
             return;
         }
+        // A terminal that was stopped (Ctrl-Z, a debugger, a machine too busy to run it)
+        // heard nothing meanwhile, through no fault of the console: the console's silence
+        // counts from when it runs again, while the broker's client reconnects and asks
+        // for what it missed (attack review: it once said it lost the console at once).
+        if woke.elapsed() >= PAUSED {
+            intake.last_word = Instant::now();
+        }
+        woke = Instant::now();
         if intake.last_word.elapsed() >= SILENCE {
             // As on the socket: closed without the console's last word, the terminal says
             // it lost the console.
