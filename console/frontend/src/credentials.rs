@@ -519,6 +519,9 @@ pub fn write_file(path: &Path, text: &str, mode: u32) -> Result<(), String> {
 pub fn private_dir(dir: &Path) -> Result<PathBuf, String> {
     use std::os::unix::fs::DirBuilderExt;
     let name = dir.display();
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("{name} is a file, not a folder"));
+    }
     if !dir.is_dir() {
         std::fs::DirBuilder::new()
             .recursive(true)

@@ -150,6 +150,22 @@ fn a_missing_folder_is_named() {
     assert!(!dir.path().join("x").exists());
 }
 
+/// `--journal /tmp`: a folder given for the journal is named as one, with a file to give.
+#[test]
+fn a_folder_given_for_the_journal_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = Journal::open(dir.path()).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!(
+            "journal {} is a folder; give a file in it ({})",
+            dir.path().display(),
+            dir.path().join("journal.sqlite").display()
+        )
+    );
+    assert!(!dir.path().join("journal.sqlite").exists());
+}
+
 #[test]
 fn a_journal_that_cannot_be_written_is_refused_at_open() {
     let dir = tempfile::tempdir().unwrap();

@@ -274,3 +274,16 @@ fn a_seat_file_reads_back_and_keeps_its_password_out_of_debug() {
     let e = SeatFile::parse(&format!("{text}onlooker = true\n"), "x.seat").unwrap_err();
     assert!(e.starts_with("x.seat: onlooker = true stands alone"), "{e}");
 }
+
+/// `broker-config --out FILE`: a file given for the folder is named as one.
+#[test]
+fn a_file_given_for_a_private_folder_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, "x").unwrap();
+    assert_eq!(
+        private_dir(&file),
+        Err(format!("{} is a file, not a folder", file.display()))
+    );
+    assert!(private_dir(&dir.path().join("new")).is_ok());
+}

@@ -35,6 +35,8 @@ pub enum JournalError {
     BadEvent(String),
     /// The folder the journal should be in does not exist.
     NoFolder { path: PathBuf, folder: PathBuf },
+    /// The journal's path names a folder.
+    IsAFolder { path: PathBuf },
     /// The journal (or its folder, for a new one) cannot be written.
     ReadOnly { path: PathBuf, detail: String },
     /// Another program (another console) writes this journal; `holder` says which, as its
@@ -80,6 +82,12 @@ impl fmt::Display for JournalError {
                 folder.display(),
                 path.display()
             ),
+            JournalError::IsAFolder { path } => write!(
+                f,
+                "journal {} is a folder; give a file in it ({})",
+                path.display(),
+                path.join("journal.sqlite").display()
+            ),
             JournalError::ReadOnly { path, detail } => {
                 write!(f, "journal {} is read-only: {detail}", path.display())
             }
@@ -111,6 +119,7 @@ impl std::error::Error for JournalError {
             | JournalError::Damaged { .. }
             | JournalError::BadEvent(_)
             | JournalError::NoFolder { .. }
+            | JournalError::IsAFolder { .. }
             | JournalError::ReadOnly { .. }
             | JournalError::InUse { .. } => None,
         }

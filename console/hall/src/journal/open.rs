@@ -24,6 +24,11 @@ impl Journal {
     /// written, or when its folder does not exist. A journal of ours that others may read
     /// is made private (mode 0600) first.
     pub fn open(path: &Path) -> Result<Journal, JournalError> {
+        if path.is_dir() {
+            return Err(JournalError::IsAFolder {
+                path: path.to_owned(),
+            });
+        }
         let folder = folder_of(path);
         if !folder.is_dir() {
             return Err(JournalError::NoFolder {
