@@ -413,3 +413,17 @@ fn damaged_and_repeated_frames_get_a_health_line_when_the_counters_change() {
         .sum::<u64>();
     assert!(seen > 0, "{last}");
 }
+
+/// A line speed no UART runs at is refused with the range, before any port is opened.
+#[test]
+fn a_line_speed_out_of_range_is_refused() {
+    for baud in ["0", "9000000"] {
+        let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+            .args(["board-monitor", "/nonexistent/port", "--baud", baud])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{baud}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("is not in 50..=4000000"), "{baud}: {err}");
+    }
+}

@@ -34,7 +34,9 @@ pub struct Args {
     /// e-board as dgt:PATH or dgt:auto (docs/DGT.md).
     path: PathBuf,
     /// Line speed (ignored by USB serial and pseudo-terminals).
-    #[arg(long, default_value_t = 115_200)]
+    #[arg(long, default_value_t = 115_200, value_parser = clap::value_parser!(u32).range(
+        i64::from(*kriegspiel_link::BAUD_RANGE.start())..=i64::from(*kriegspiel_link::BAUD_RANGE.end())
+    ))]
     baud: u32,
     /// Print every snapshot, also those that only confirm the known occupancy.
     #[arg(long)]

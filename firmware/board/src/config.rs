@@ -227,6 +227,14 @@ impl Config {
                 SCAN_HZ_RANGE.end()
             )));
         }
+        if !kriegspiel_link::BAUD_RANGE.contains(&file.baud) {
+            return Err(invalid(format!(
+                "baud = {} is outside {}..={}",
+                file.baud,
+                kriegspiel_link::BAUD_RANGE.start(),
+                kriegspiel_link::BAUD_RANGE.end()
+            )));
+        }
         if !DEBOUNCE_SCANS_RANGE.contains(&file.debounce_scans) {
             return Err(invalid(format!(
                 "debounce_scans = {} is outside {}..={}",
@@ -365,6 +373,10 @@ mod tests {
             ),
             (&MATRIX.replace("21]", "28]"), "BCM pin 28 does not exist"),
             (&MATRIX.replace("21]", "5]"), "BCM pin 5 is used twice"),
+            (
+                &MATRIX.replace("board_id = 1", "board_id = 1\nbaud = 0"),
+                "baud = 0 is outside 50..=4000000",
+            ),
             (
                 &MATRIX.replace("board_id = 1", "board_id = 1\nscan_hz = 50"),
                 "scan_hz = 50 is outside 200..=2000",

@@ -26,6 +26,10 @@ pub use square::{
     is_occupied, parse_square, square_name, with_square, without_square, SquareIndex,
 };
 
+/// The line speeds a board's UART and the console's port may be set to (baud): a UART
+/// cannot run at 0, and none runs past 4 Mbaud.
+pub const BAUD_RANGE: core::ops::RangeInclusive<u32> = 50..=4_000_000;
+
 /// Why a frame could not be encoded or was rejected by the decoder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Error {
