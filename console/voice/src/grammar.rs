@@ -439,8 +439,10 @@ fn build_jsgf(color: Color, tries: &[(Role, Try)]) -> String {
 }
 
 /// A player's own board as a FEN: his men only, the castling rights of his rooks, no
-/// en-passant square, `color` to move. What the players' socket tells a voice terminal, so
-/// that it never learns where the opponent's men stand.
+/// en-passant square, `color` to move, and the move counters of a game's start. What the
+/// players' socket tells a voice terminal, so that it never learns where the opponent's men
+/// stand, nor, from the halfmove clock, whether the opponent's last move was a pawn's
+/// (attack review).
 pub fn own_board_fen(position: &Chess, color: Color) -> String {
     let mut setup = position.to_setup(EnPassantMode::Legal);
     let theirs = setup.board.by_color(!color);
@@ -450,6 +452,8 @@ pub fn own_board_fen(position: &Chess, color: Color) -> String {
     setup.castling_rights &= setup.board.by_color(color);
     setup.ep_square = None;
     setup.turn = color;
+    setup.halfmoves = 0;
+    setup.fullmoves = std::num::NonZeroU32::MIN;
     Fen::try_from_setup(setup)
         .unwrap_or_else(shakmaty::fen::LossyFenError::ignore)
         .to_string()
@@ -509,6 +513,13 @@ mod tests {
                 Color::Black
             ),
             "r3k2r/p4ppp/8/8/8/8/8/8 b kq - 0 1"
+        );
+        // The opponent's quiet moves leave no trace: the same men, the same line, whatever
+        // the counters say (a knight's move after a pawn's once showed "2 4" for "0 2").
+        let after = |fen: &str| own_board_fen(&pos(fen), Color::White);
+        assert_eq!(
+            after("r1bqkbnr/1ppp1ppp/p1n5/4P3/8/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 4"),
+            after("rnbqkbnr/2pp1ppp/p7/4P3/1p6/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 5"),
         );
     }
 
