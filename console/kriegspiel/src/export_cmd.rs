@@ -118,7 +118,17 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     let written = match &args.output {
-        Some(path) => std::fs::write(path, text.as_bytes()),
+        // Its owner's only, as the journal: a running game's private lines are in it.
+        Some(path) => {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(path)
+                .and_then(|mut f| f.write_all(text.as_bytes()))
+        }
         None => {
             let mut out = std::io::stdout().lock();
             out.write_all(text.as_bytes()).and_then(|()| out.flush())
@@ -167,5 +177,9 @@ mod tests {
         assert_eq!(run(cli.args), ExitCode::SUCCESS);
         let text = std::fs::read_to_string(&out).unwrap();
         assert!(text.contains("[Board \"table 7\"]"), "{text}");
+        // Its owner's only: a running game's private lines may be in it.
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
     }
 }

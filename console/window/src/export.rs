@@ -1,6 +1,7 @@
 //! A table's game as a PGN file: its proposed name, the path as shown and as typed, and
 //! the export itself (read from the journal, read-only).
 
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use kriegspiel_hall::{GameId, Journal};
@@ -84,6 +85,7 @@ pub fn export(
         .map_err(|e| e.to_string())?;
     let mut file = std::fs::OpenOptions::new()
         .write(true)
+        .mode(0o600)
         .create(replace)
         .truncate(replace)
         .create_new(!replace)

@@ -6,15 +6,19 @@ use std::path::{Path, PathBuf};
 use super::error::SpeechError;
 
 /// Makes the recording folder `dir` (a file there is refused) with an empty
-/// `transcript.tsv`.
+/// `transcript.tsv`. A new folder is its owner's only: it holds what each player alone heard.
 pub(super) fn prepare(dir: &Path) -> Result<(), SpeechError> {
+    use std::os::unix::fs::DirBuilderExt as _;
     if dir.exists() && !dir.is_dir() {
         return Err(SpeechError::Folder(format!(
             "{}: it is a file",
             dir.display()
         )));
     }
-    std::fs::create_dir_all(dir)
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
         .and_then(|()| std::fs::write(dir.join("transcript.tsv"), ""))
         .map_err(|e| SpeechError::Folder(format!("{}: {e}", dir.display())))
 }
