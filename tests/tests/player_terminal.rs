@@ -204,6 +204,33 @@ fn a_seat_is_proven_and_held_by_one_terminal() {
     again.expect("Black's move.");
 }
 
+/// Someone guessing Black's code runs the seat out of guesses, and then even the right code
+/// waits; the player asks the arbiter, whose release clears the guesses: the right code
+/// takes the seat at once.
+#[test]
+fn the_arbiters_release_lets_the_right_code_in_after_wrong_guesses() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let right = table.code("black").to_owned();
+    let wrong = if right == "000000" {
+        "111111"
+    } else {
+        "000000"
+    };
+    let mut last = String::new();
+    for _ in 0..8 {
+        let guess = connect(&table.socket, &format!("1 black {wrong}"));
+        last = read_lines(&guess, Duration::from_secs(5)).join(" ");
+    }
+    assert!(last.contains("too many wrong seat codes"), "{last}");
+    let refused = connect(&table.socket, &format!("1 black {right}"));
+    let said = read_lines(&refused, Duration::from_secs(5)).join(" ");
+    assert!(said.contains("too many wrong seat codes"), "{said}");
+    table.command(r#"{"arbiter":"release black"}"#);
+    let mut black = Terminal::start(&table.socket, "black", &right, &[]);
+    black.expect("Connected to table 1 as black");
+}
+
 /// When his keys end (Ctrl-D, or a script's last line), the terminal prints the answers
 /// still coming and exits; the console plays on.
 #[test]

@@ -226,7 +226,7 @@ pub fn spawn_keypad(
                     let released = players.as_ref().is_some_and(|p| p.release(table, color));
                     if !released {
                         eprintln!(
-                            "{program}: standard input line {}: no terminal holds table {table} {color}",
+                            "{program}: standard input line {}: no terminal holds table {table} {color} (its wrong codes are forgotten: its code may be tried at once)",
                             reader.line_number()
                         );
                     }

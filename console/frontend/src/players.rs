@@ -158,12 +158,17 @@ impl Players {
         )
     }
 
-    /// The arbiter frees a seat: its terminal, if any, is closed. False if none held it.
+    /// The arbiter frees a seat: its terminal, if any, is closed, and its count of wrong
+    /// codes is cleared (someone guessing must not keep the player out after the arbiter
+    /// was asked). False if no terminal held it.
     pub fn release(&self, table: TableNo, color: Color) -> bool {
         let closing: Vec<Closing> = {
             let Ok(mut st) = self.shared.state.lock() else {
                 return false;
             };
+            if let Some(t) = st.tables.get_mut(&table) {
+                t.wrong[color] = None;
+            }
             let lang = st.tables.get(&table).map_or(Lang::En, |t| t.lang);
             take_sessions(&mut st.sessions, |s| s.table == table && s.color == color)
                 .into_iter()

@@ -136,6 +136,8 @@ pub(super) fn seat(
         guesses.take(now);
         return Err((Refusal::WrongCode, lang));
     }
+    // The right code clears the wrong ones before it.
+    t.wrong[h.color] = None;
     if st
         .sessions
         .iter()
