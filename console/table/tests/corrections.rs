@@ -96,6 +96,35 @@ fn a_correction_that_changes_nothing_is_refused_and_not_announced() {
     assert!(refusals(&out).is_empty() && corrected(&out));
 }
 
+/// Two kings alone (a FEN half typed): the game would end at once, unsaid, beyond a
+/// take-back. Refused; the game goes on as it was.
+#[test]
+fn a_correction_to_a_finished_position_is_refused() {
+    let mut t = table(None);
+    let before = format!("{t:?}");
+    for (fen, why) in [
+        ("4k3/8/8/8/8/8/8/4K3 b - - 0 1", "insufficient material"),
+        ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "stalemate"),
+    ] {
+        let out = arbiter(
+            &mut t,
+            100,
+            ArbiterAction::SetPosition {
+                fen: fen.to_owned(),
+            },
+        );
+        assert_eq!(
+            refusals(&out),
+            [format!(
+                "Arbiter action 'fen' refused: that position ends the game ({why}); to end the game, adjudicate it."
+            )]
+        );
+        assert!(!corrected(&out));
+        assert!(!t.is_over());
+    }
+    assert_eq!(format!("{t:?}").replace("now: 100", "now: 0"), before);
+}
+
 #[test]
 fn a_rook_taken_off_and_put_back_keeps_its_castling_right() {
     let fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";

@@ -26,6 +26,14 @@ impl Table {
         }
         let (pos, held) = self.corrected(action)?;
         let referee = Referee::from_position(self.config.game.rules, self.config.game.options, pos);
+        // A position that is already over would end the game at once, unsaid and beyond a
+        // take-back: a FEN half typed. The arbiter ends a game by adjudicating it.
+        if let Some(end) = referee.end() {
+            return Err(format!(
+                "that position ends the game ({}); to end the game, adjudicate it",
+                end.reason.id().replace('-', " ")
+            ));
+        }
         self.origin = referee.clone();
         self.referee = referee;
         self.moves.clear();
