@@ -710,3 +710,38 @@ fn a_broker_down_at_start_is_said_once_in_plain_words() {
         "{all}"
     );
 }
+
+/// `kriegspiel table ... | head -1`: once nobody reads its lines the table stops, says why,
+/// and does not exit as a success, which a supervisor would take for the game's end.
+#[test]
+fn a_table_whose_output_is_closed_says_so_and_fails() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let mut child = table(
+        &["--no-speech", "--journal", journal.to_str().unwrap()],
+        dir.path(),
+        dir.path(),
+    )
+    .spawn()
+    .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(first.contains("\"opened\""), "{first}");
+    drop(out);
+    let mut keys = child.stdin.take().unwrap();
+    for line in [
+        r#"{"color":"white","try":"e2e4"}"#,
+        r#"{"color":"black","try":"e7e5"}"#,
+    ] {
+        let _ = writeln!(keys, "{line}");
+    }
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        err.contains("standard output was closed: nobody reads the table's lines; stopping"),
+        "{err}"
+    );
+}

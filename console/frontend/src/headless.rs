@@ -117,7 +117,11 @@ pub fn play(
         }
         if let Some(v) = printer.lines.line(&e) {
             if !print_line(&v) {
-                break; // nobody reads our answers any more
+                // Nobody reads our answers any more (`| head`, a supervisor gone): said, and
+                // not a success, so that no one takes it for the game's end.
+                eprintln!("{program}: standard output was closed: nobody reads the table's lines; stopping (the game is journaled and resumes when started again)");
+                code = ExitCode::FAILURE;
+                break;
             }
         }
     }
