@@ -318,11 +318,12 @@ fn a_file_at_the_socket_path_is_never_replaced() {
     assert_eq!(kept, "not a socket\n");
 }
 
-/// Ctrl-C or SIGTERM stop the console cleanly: the time up to the stop is journaled, the
-/// terminals are told the table closed, the socket file is removed.
+/// Ctrl-C, SIGTERM or SIGHUP (the arbiter's terminal closed) stop the console cleanly: the
+/// time up to the stop is journaled, the terminals are told the table closed, the socket
+/// file is removed.
 #[test]
 fn a_signal_stops_the_console_cleanly() {
-    for (signal, code) in [("-TERM", 143), ("-INT", 130)] {
+    for (signal, code) in [("-TERM", 143), ("-INT", 130), ("-HUP", 129)] {
         let dir = tempfile::tempdir().unwrap();
         let mut table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
         let mut white = Terminal::open(&table, "white");

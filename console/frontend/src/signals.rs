@@ -1,11 +1,15 @@
-//! Stopping on signals: SIGINT (Ctrl-C) or SIGTERM stops the hall cleanly, a second one at
-//! once.
+//! Stopping on signals: SIGINT (Ctrl-C), SIGTERM or SIGHUP (the arbiter's terminal or
+//! remote session closed) stops the hall cleanly, a second one at once.
 
 use std::time::Duration;
 
 use kriegspiel_hall::{HallCommand, HallHandle};
 
-/// Stops the hall cleanly on SIGINT (Ctrl-C) or SIGTERM: the hall journals the time up to
+/// A signal this soon after the first is the same stop, not a second one: `timeout` and
+/// the shell's job control send one to the program and one to its process group.
+const SAME_STOP: Duration = Duration::from_millis(500);
+
+/// Stops the hall cleanly on SIGINT (Ctrl-C), SIGTERM or SIGHUP: the hall journals the time up to
 /// the stop and closes its tables, so the front end removes its players' socket and ends as
 /// after the last game; `then`, if given, runs after the stop was asked (a front end whose
 /// loop does not end with the hall's: the window). Returns the signal's number once one
@@ -26,10 +30,13 @@ pub fn stop_on_signals(
         runtime.block_on(async {
             let mut int = signal(SignalKind::interrupt())?;
             let mut term = signal(SignalKind::terminate())?;
+            let mut hup = signal(SignalKind::hangup())?;
             let (number, name) = tokio::select! {
                 _ = int.recv() => (2, "SIGINT"),
                 _ = term.recv() => (15, "SIGTERM"),
+                _ = hup.recv() => (1, "SIGHUP"),
             };
+            let first = std::time::Instant::now();
             seen.store(number, Ordering::Release);
             eprintln!(
                 "{program}: {name}: stopping; every event is journaled and an unfinished game resumes at the next start"
@@ -39,9 +46,15 @@ pub fn stop_on_signals(
                 // Off this thread, so that a second signal is still heard meanwhile.
                 std::thread::spawn(move || then(number));
             }
-            tokio::select! {
-                _ = int.recv() => {},
-                _ = term.recv() => {},
+            loop {
+                tokio::select! {
+                    _ = int.recv() => {},
+                    _ = term.recv() => {},
+                    _ = hup.recv() => {},
+                }
+                if first.elapsed() >= SAME_STOP {
+                    break;
+                }
             }
             eprintln!("{program}: a second signal: stopped at once");
             std::process::exit(128 + number);
@@ -49,7 +62,7 @@ pub fn stop_on_signals(
     };
     std::thread::spawn(move || {
         if let Err(e) = watch() {
-            eprintln!("{program}: warning: cannot watch for Ctrl-C and SIGTERM: {e}");
+            eprintln!("{program}: warning: cannot watch for Ctrl-C, SIGTERM and SIGHUP: {e}");
         }
     });
     caught
