@@ -408,6 +408,12 @@ fn after_a_crash_the_thinking_time_counts_and_the_downtime_does_not() {
     let mut keypad = again.stdin.take().unwrap();
     let mut out = BufReader::new(again.stdout.take().unwrap());
     let note = wait_for_line(&mut out, |v| v["note"] == "restarted");
+    // With the note, where the clocks stand: the time up to the stop counted (once only
+    // what the last move had left was said, at the table's opening).
+    let resumed = wait_for_line(&mut out, |_| true);
+    let left = resumed["clock"]["white"].as_u64();
+    let shown = 300_000 - left.unwrap_or_else(|| panic!("no clock with the note: {resumed}"));
+    assert!(shown >= beat, "the heartbeat at {beat} ms, said: {resumed}");
     let text = note["text"].as_str().unwrap();
     let down: u64 = text
         .strip_prefix("The console restarted after ")

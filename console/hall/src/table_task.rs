@@ -247,12 +247,8 @@ impl Task {
             );
         }
         self.said.store(self.seq, Ordering::Release);
-        if resumed > 0 {
-            // Where the clocks stand, as a new game says it at its start.
-            if let Some((remaining, running)) = table.clocks() {
-                self.output(table.now(), Output::Clock { remaining, running });
-            }
-        }
+        // A resumed game's clocks are said with the restart's note, which comes next: as
+        // they stand at the time it was last heard of, not as its last move left them.
     }
 
     /// The next input, timed by its arrival: what is already here first, the earliest

@@ -120,12 +120,17 @@ impl Table {
             Input::Board { color, input } => self.board_input(color, input, at, &mut out),
             Input::Resign { color } => self.resign(color, at, &mut out),
             Input::Draw { color } => self.draw(color, at, &mut out),
-            Input::Restarted { down_ms } => out.push(Output::Note {
-                note: ArbiterNote::Restarted {
-                    down_ms,
-                    clocks: self.clock.is_some(),
-                },
-            }),
+            Input::Restarted { down_ms } => {
+                out.push(Output::Note {
+                    note: ArbiterNote::Restarted {
+                        down_ms,
+                        clocks: self.clock.is_some(),
+                    },
+                });
+                // Where the clocks stand now, with the time up to the stop counted: what
+                // the game's last move left on them is no longer true (attack review).
+                self.push_clock(&mut out);
+            }
             Input::Arbiter(action) => self.arbiter(action, at, &mut out),
             Input::Promote { color, role } => out.push(self.promote(color, role)),
             Input::Ask { color, question } => out.push(self.ask(color, question)),
