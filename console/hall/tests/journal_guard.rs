@@ -150,6 +150,27 @@ fn a_missing_folder_is_named() {
     assert!(!dir.path().join("x").exists());
 }
 
+/// A link planted where the lock goes (in a folder others may write) is not followed: the
+/// file it names is neither written nor made private, and the journal is refused plainly.
+#[test]
+fn a_link_planted_as_the_lock_is_not_followed() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let path = dir.path().join("j.sqlite");
+    std::os::unix::fs::symlink(&victim, dir.path().join("j.sqlite.lock")).unwrap();
+    let e = Journal::open(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("it is a symbolic link, which no journal makes: remove it"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    let mode = std::fs::metadata(&victim).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o644);
+}
+
 /// `--journal /tmp`: a folder given for the journal is named as one, with a file to give.
 #[test]
 fn a_folder_given_for_the_journal_is_named() {

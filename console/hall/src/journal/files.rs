@@ -44,12 +44,16 @@ fn is_read_only(e: &std::io::Error) -> bool {
 /// however it ends.
 pub(super) fn take_lock(path: &Path) -> Result<File, JournalError> {
     let lock = lock_path(path);
+    // Never through a link planted where the lock goes (a folder others may write): the
+    // file it names would be written and made private (attack review).
+    let no_follow = i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).unwrap_or(0);
     let mut file = OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .mode(0o600)
+        .custom_flags(no_follow)
         .open(&lock)
         .map_err(|error| {
             if is_read_only(&error) {
@@ -58,6 +62,14 @@ pub(super) fn take_lock(path: &Path) -> Result<File, JournalError> {
                     detail: format!(
                         "its lock file {} cannot be written: {error}",
                         lock.display()
+                    ),
+                }
+            } else if std::fs::symlink_metadata(&lock).is_ok_and(|m| m.file_type().is_symlink()) {
+                JournalError::Lock {
+                    path: path.to_owned(),
+                    lock: lock.clone(),
+                    error: std::io::Error::other(
+                        "it is a symbolic link, which no journal makes: remove it",
                     ),
                 }
             } else {
