@@ -52,6 +52,10 @@ pub type GameId = i64;
 pub struct Journal {
     conn: Connection,
     path: PathBuf,
+    /// The file's device and inode when it was opened to be written: a journal deleted or
+    /// replaced under a running console is found at the next commit, not at the restart
+    /// that finds its game gone (attack review).
+    file: Option<(u64, u64)>,
     /// The lock file held while this journal may be written (none when read only). It is
     /// the last field: dropped after the connection is closed, which frees the journal for
     /// the next writer.

@@ -297,3 +297,27 @@ fn names_that_are_not_one_short_line_start_no_game() {
     j.new_game(&"🏰".repeat(100), &fine, 0).unwrap();
     assert_eq!(j.games().unwrap()[0].setup, fine);
 }
+
+/// The journal's file deleted (or replaced) under a running console: the next event is
+/// refused, naming what happened, instead of going into a file nobody will find again.
+#[test]
+fn a_journal_deleted_while_written_refuses_the_next_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let mut j = Journal::open(&path).unwrap();
+    let game = j.new_game("table 1", &TableSetup::default(), 0).unwrap();
+    let e = Event::new(10, Input::Tick);
+    j.append(game, 1, &e, Stamp::default()).unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    let refused = j.append(game, 2, &e, Stamp::default()).unwrap_err();
+    assert!(matches!(refused, JournalError::Gone { .. }), "{refused}");
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "journal {} was deleted or replaced while this console was writing it; the table stops, as nothing more could be kept",
+            path.display()
+        )
+    );
+}

@@ -37,6 +37,8 @@ pub enum JournalError {
     NoFolder { path: PathBuf, folder: PathBuf },
     /// The journal's path names a folder.
     IsAFolder { path: PathBuf },
+    /// The journal's file was deleted or replaced while it was being written.
+    Gone { path: PathBuf },
     /// The journal (or its folder, for a new one) cannot be written.
     ReadOnly { path: PathBuf, detail: String },
     /// Another program (another console) writes this journal; `holder` says which, as its
@@ -82,6 +84,11 @@ impl fmt::Display for JournalError {
                 folder.display(),
                 path.display()
             ),
+            JournalError::Gone { path } => write!(
+                f,
+                "journal {} was deleted or replaced while this console was writing it; the table stops, as nothing more could be kept",
+                path.display()
+            ),
             JournalError::IsAFolder { path } => write!(
                 f,
                 "journal {} is a folder; give a file in it ({})",
@@ -120,6 +127,7 @@ impl std::error::Error for JournalError {
             | JournalError::BadEvent(_)
             | JournalError::NoFolder { .. }
             | JournalError::IsAFolder { .. }
+            | JournalError::Gone { .. }
             | JournalError::ReadOnly { .. }
             | JournalError::InUse { .. } => None,
         }

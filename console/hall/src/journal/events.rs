@@ -133,6 +133,7 @@ impl Journal {
     /// Events and what goes beside them in one transaction (the journal thread's group
     /// commit); on failure nothing is written.
     pub fn write_group(&mut self, rows: &[EventRow], asides: &Asides) -> Result<(), JournalError> {
+        self.still_there()?;
         // Rows a replay derives again are committed without a sync of their own (safe from
         // a killed process all the same; a power cut loses only what a replay derives). The
         // next synced commit syncs them too: the log is one file, written in order.

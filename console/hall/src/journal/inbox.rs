@@ -28,6 +28,10 @@ pub struct NetStamp {
 #[derive(Debug)]
 pub struct Inbox {
     conn: Connection,
+    /// The journal's path and file, to know it is still there before frames are stored
+    /// (and acknowledged, and dropped by their boards).
+    path: std::path::PathBuf,
+    file: Option<(u64, u64)>,
 }
 
 /// SQLite keeps integers signed; outbox numbers stay far below 2^63, epochs are Unix ms.
@@ -83,13 +87,18 @@ impl Journal {
             .map_err(sql("opening the board inbox"))?;
         conn.busy_handler(Some(super::open::wait_briefly))
             .map_err(sql("opening the board inbox"))?;
-        Ok(Inbox { conn })
+        Ok(Inbox {
+            conn,
+            path: self.path.clone(),
+            file: self.file,
+        })
     }
 }
 
 impl Inbox {
     /// Stores frames (a re-sent one is ignored): on disk when this returns.
     pub fn store(&mut self, rows: &[InboxRow]) -> Result<(), JournalError> {
+        super::open::unchanged(&self.path, self.file)?;
         let tx = self
             .conn
             .transaction()

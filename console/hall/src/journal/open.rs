@@ -60,6 +60,7 @@ impl Journal {
         Ok(Journal {
             conn,
             path: path.to_owned(),
+            file: identity(path),
             _lock: Some(lock),
         })
     }
@@ -80,9 +81,32 @@ impl Journal {
         Ok(Journal {
             conn,
             path: path.to_owned(),
+            file: None,
             _lock: None,
         })
     }
+
+    /// Whether the journal's file is still the one this journal writes: not deleted,
+    /// renamed away or replaced. Checked before each commit (a `stat`).
+    pub(super) fn still_there(&self) -> Result<(), JournalError> {
+        unchanged(&self.path, self.file)
+    }
+}
+
+/// Whether the file at `path` is still the one opened (`file`; none: not checked).
+pub(super) fn unchanged(path: &Path, file: Option<(u64, u64)>) -> Result<(), JournalError> {
+    match (file, identity(path)) {
+        (Some(opened), now) if now != Some(opened) => Err(JournalError::Gone {
+            path: path.to_owned(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// A file's device and inode.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// Opens the SQLite file, one connection per journal (no mutex of SQLite's own).
