@@ -586,6 +586,49 @@ fn the_journal_heartbeat_follows_playing_tables_only() {
     assert_eq!(j.last_beat(g), None);
 }
 
+/// A round file whose tables were put in another order would resume each game under the
+/// other's number, which seat files and the arbiter's commands name: refused, saying so. In
+/// their order again, both resume.
+#[test]
+fn tables_put_in_another_order_are_refused_not_renumbered() {
+    use kriegspiel_hall::{BoardSource, Hall, TableSetup, TableSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let spec = |name: &str, rules: &str| TableSpec {
+        name: name.to_owned(),
+        setup: TableSetup {
+            rules: rules.to_owned(),
+            ..TableSetup::default()
+        },
+        white: BoardSource::Absent,
+        black: BoardSource::Absent,
+        scripted: Vec::new(),
+        resume: kriegspiel_hall::Resume::Last,
+    };
+    let round = || vec![spec("first", "cincinnati"), spec("second", "wild16")];
+    let running = start(
+        Journal::open(&path).unwrap(),
+        round(),
+        TimeMode::Real,
+        Vec::new(),
+    )
+    .unwrap();
+    running.handle.send(HallCommand::Shutdown).unwrap();
+    running.thread.join().unwrap();
+    let mut swapped = round();
+    swapped.reverse();
+    let e = Hall::open(Journal::open(&path).unwrap(), swapped, TimeMode::Real)
+        .err()
+        .expect("reordered tables were taken up");
+    assert!(
+        e.to_string().starts_with(
+            "table 'second': cannot resume its game: its game 2 was begun as table 2, and the round file now makes it table 1"
+        ),
+        "{e}"
+    );
+    assert!(Hall::open(Journal::open(&path).unwrap(), round(), TimeMode::Real).is_ok());
+}
+
 /// The wall clock as the journal stamps it (Unix milliseconds).
 fn wall_ms_now() -> i64 {
     let now = std::time::SystemTime::now()

@@ -145,6 +145,7 @@ pub(crate) fn prepare_among(
         }
     }
     let game = journal.new_game(&spec.name, &spec.setup, wall_ms())?;
+    journal.table_number(game, no)?;
     let (table, started) = Table::new(config, 0).map_err(|e| HallError::Setup {
         table: spec.name.clone(),
         error: SetupError {
@@ -252,6 +253,18 @@ fn resume(
     }
     if table.is_over() {
         return Ok(None);
+    }
+    // Taken up at the number it was begun at: seat files and commands name tables by it. A
+    // game the arbiter names goes on wherever he puts it.
+    let was = journal.table_number(g.id, no)?;
+    if was != no && spec.resume == Resume::Last {
+        return Err(HallError::Resume {
+            table: spec.name,
+            error: format!(
+                "its game {} was begun as table {was}, and the round file now makes it table {no}: put the tables back in their order (players' seat files and commands name tables by number), or start this one afresh with --new-game",
+                g.id
+            ),
+        });
     }
     let mut differences = spec.setup.differences(&g.setup);
     if let Resume::Game(_) = spec.resume {

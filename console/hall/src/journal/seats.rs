@@ -51,6 +51,42 @@ impl Journal {
     }
 }
 
+impl Journal {
+    /// The number of the table `game` is played at: the one stored, or `no`, stored now (a
+    /// game begun before numbers were kept takes the one it resumes at). A round file whose
+    /// tables were put in another order would otherwise resume each game under another
+    /// number, which players' seat files and the arbiter's commands name (attack review).
+    pub fn table_number(&mut self, game: GameId, no: usize) -> Result<usize, JournalError> {
+        self.conn
+            .execute_batch(
+                "CREATE TABLE IF NOT EXISTS table_numbers (
+                     game INTEGER PRIMARY KEY REFERENCES games(id),
+                     no INTEGER NOT NULL
+                 );",
+            )
+            .map_err(sql("creating the journal's table numbers"))?;
+        let stored: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT no FROM table_numbers WHERE game = ?1",
+                params![game],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(sql("reading a game's table number"))?;
+        if let Some(was) = stored.and_then(|n| usize::try_from(n).ok()) {
+            return Ok(was);
+        }
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO table_numbers (game, no) VALUES (?1, ?2)",
+                params![game, i64::try_from(no).unwrap_or(i64::MAX)],
+            )
+            .map_err(sql("storing a game's table number"))?;
+        Ok(no)
+    }
+}
+
 fn is_code(s: &str) -> bool {
     s.len() == SEAT_CODE_DIGITS && s.bytes().all(|b| b.is_ascii_digit())
 }
