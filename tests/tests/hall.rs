@@ -617,9 +617,9 @@ fn tables_put_in_another_order_are_refused_not_renumbered() {
     running.thread.join().unwrap();
     let mut swapped = round();
     swapped.reverse();
-    let e = Hall::open(Journal::open(&path).unwrap(), swapped, TimeMode::Real)
-        .err()
-        .expect("reordered tables were taken up");
+    let Err(e) = Hall::open(Journal::open(&path).unwrap(), swapped, TimeMode::Real) else {
+        panic!("reordered tables were taken up");
+    };
     assert!(
         e.to_string().starts_with(
             "table 'second': cannot resume its game: its game 2 was begun as table 2, and the round file now makes it table 1"
