@@ -122,6 +122,15 @@ pub struct Differences {
     pub ignored: Vec<String>,
 }
 
+/// The position a FEN sets up (the start's for none); a FEN that does not read is itself.
+fn start_of(fen: Option<&str>) -> Result<kriegspiel_referee::shakmaty::Setup, &str> {
+    use kriegspiel_referee::shakmaty::{fen::Fen, Setup};
+    match fen {
+        None => Ok(Setup::initial()),
+        Some(text) => text.parse::<Fen>().map(Fen::into_setup).map_err(|_| text),
+    }
+}
+
 impl TableSetup {
     /// What differs between `self` (asked now) and `kept` (the journal's), field by field,
     /// each as "FIELD: VALUE asked, the game keeps VALUE".
@@ -156,7 +165,10 @@ impl TableSetup {
         };
         field("rules", show(&self.rules), show(&kept.rules), true);
         field("options", show(&self.options), show(&kept.options), true);
-        field("fen", show(&self.fen), show(&kept.fen), true);
+        // The same position however it is written: the start's FEN for none, counters or not.
+        if start_of(self.fen.as_deref()) != start_of(kept.fen.as_deref()) {
+            field("fen", show(&self.fen), show(&kept.fen), true);
+        }
         field("lang", show(&self.lang), show(&kept.lang), false);
         field(
             "touch_move",
@@ -436,6 +448,31 @@ mod tests {
         assert_eq!(
             d.ignored,
             vec!["white_board_id: 7 asked, the game keeps none".to_owned()]
+        );
+    }
+
+    /// The start written out, or without its counters, is the start: no conflict.
+    #[test]
+    fn a_fen_is_compared_as_the_position_it_sets_up() {
+        let with = |fen: Option<&str>| TableSetup {
+            fen: fen.map(str::to_owned),
+            ..TableSetup::default()
+        };
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let no_counters = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        for (asked, kept) in [
+            (None, Some(start)),
+            (Some(start), None),
+            (Some(no_counters), Some(start)),
+        ] {
+            let d = with(asked).differences(&with(kept));
+            assert_eq!(d, Differences::default(), "{asked:?} {kept:?}");
+        }
+        let other = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1";
+        let d = with(Some(other)).differences(&with(None));
+        assert_eq!(
+            d.conflicts,
+            vec![format!("fen: {other} asked, the game keeps none")]
         );
     }
 
