@@ -547,3 +547,44 @@ fn last_lines(path: &Path, n: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(n)..].join(" | ")
 }
+
+/// The pipes of a table started by [`table_in`]: the process, its keys, its lines.
+pub type TableIn = (
+    ChildGuard,
+    std::process::ChildStdin,
+    std::sync::mpsc::Receiver<String>,
+);
+
+/// `kriegspiel table` with `args` and a journal of its own in `dir`, keys piped and its
+/// lines read by [`lines_of`]; standard error is dropped.
+pub fn table_in(dir: &Path, args: &[&std::ffi::OsStr]) -> Result<TableIn, String> {
+    let mut child = Command::new(crate::link_util::cargo_bin("kriegspiel", "kriegspiel"))
+        .arg("table")
+        .args(args)
+        .arg("--journal")
+        .arg(dir.join("j.sqlite"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start kriegspiel table: {e}"))?;
+    let (Some(keys), Some(out)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err("kriegspiel table without its pipes".to_owned());
+    };
+    Ok((ChildGuard(child), keys, lines_of(out)))
+}
+
+/// Each line `out` writes, on a channel, read on a thread of its own (so that a test can
+/// wait for one with a timeout).
+pub fn lines_of(out: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead as _;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}

@@ -199,10 +199,8 @@ fn dgt_game_traditional_with_a_board_unplugged_and_plugged_in_again() {
 /// e2e4, played after, stands.
 #[test]
 fn a_man_flickering_past_the_settle_limit_is_no_touch() {
-    use std::io::{BufRead, BufReader};
     let dir = tempfile::tempdir().unwrap();
     let board = cargo_bin("kriegspiel-board", "kriegspiel-board");
-    let kriegspiel = cargo_bin("kriegspiel", "kriegspiel");
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -237,27 +235,11 @@ fn a_man_flickering_past_the_settle_limit_is_no_touch() {
         assert!(std::time::Instant::now() < deadline, "no emulated boards");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let mut table = std::process::Command::new(&kriegspiel)
-        .args(["table", "rand", "--no-speech", "--white"])
-        .arg(format!("dgt:{}", dir.path().join("white").display()))
-        .arg("--black")
-        .arg(format!("dgt:{}", dir.path().join("black").display()))
-        .arg("--journal")
-        .arg(dir.path().join("j.sqlite"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let out = table.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let white = format!("dgt:{}", dir.path().join("white").display());
+    let black = format!("dgt:{}", dir.path().join("black").display());
+    let args =
+        ["rand", "--no-speech", "--white", &white, "--black", &black].map(std::ffi::OsStr::new);
+    let (table, _keys, rx) = kriegspiel_tests::process::table_in(dir.path(), &args).unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(25);
     let mut said = Vec::new();
     let mut verdict = None;
@@ -272,8 +254,7 @@ fn a_man_flickering_past_the_settle_limit_is_no_touch() {
         }
         said.push(v);
     }
-    let _ = table.kill();
-    let _ = table.wait();
+    drop(table);
     for mut b in boards {
         let _ = b.kill();
         let _ = b.wait();

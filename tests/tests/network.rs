@@ -10,7 +10,7 @@ use kriegspiel_table::kriegspiel_referee::shakmaty::{Color, Square};
 use kriegspiel_tests::games::{self, Action, BuiltGame, Timing};
 use kriegspiel_tests::link_util::cargo_bin;
 use kriegspiel_tests::mosquitto::{CuttableProxy, Mosquitto};
-use kriegspiel_tests::process::{play_table_with, Boards, Cabling, TableRun};
+use kriegspiel_tests::process::{play_table_with, table_in, Boards, Cabling, TableRun};
 use serde_json::Value;
 
 /// The games' quick pace with more room after each verdict: a promotion choice or a
@@ -753,28 +753,11 @@ fn retained(port: u16, topic: &str) -> Option<String> {
 /// on the broker, because its id ends in a suffix nobody can guess.
 #[test]
 fn a_client_guessing_the_consoles_id_cannot_knock_it_off_the_broker() {
-    use std::io::{BufRead, BufReader};
     let dir = tempfile::tempdir().unwrap();
     let broker = Mosquitto::start(dir.path(), "").unwrap();
-    let mut table = std::process::Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["table", "--white", "board:7", "--no-speech", "--broker"])
-        .arg(broker.url())
-        .arg("--journal")
-        .arg(dir.path().join("j.sqlite"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let out = table.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let url = broker.url();
+    let args = ["--white", "board:7", "--no-speech", "--broker", &url].map(std::ffi::OsStr::new);
+    let (table, _keys, rx) = table_in(dir.path(), &args).unwrap();
     // What the console says of the broker for `until`, or until it says `stop`.
     let broker_said = |rx: &std::sync::mpsc::Receiver<String>, until: Duration, stop: &str| {
         let end = std::time::Instant::now() + until;
@@ -795,7 +778,7 @@ fn a_client_guessing_the_consoles_id_cannot_knock_it_off_the_broker() {
     };
     let first = broker_said(&rx, Duration::from_secs(20), "reached");
     assert!(first.iter().any(|b| b == "reached"), "{first:?}");
-    let guessed = format!("kriegspiel-console-main-{}", table.id());
+    let guessed = format!("kriegspiel-console-main-{}", table.0.id());
     let port: u16 = broker.url().rsplit(':').next().unwrap().parse().unwrap();
     for _ in 0..5 {
         let options = rumqttc::MqttOptions::new(guessed.clone(), "127.0.0.1", port);
@@ -812,8 +795,7 @@ fn a_client_guessing_the_consoles_id_cannot_knock_it_off_the_broker() {
         std::thread::sleep(Duration::from_millis(200));
     }
     let after = broker_said(&rx, Duration::from_secs(3), "down");
-    let _ = table.kill();
-    let _ = table.wait();
+    drop(table);
     assert!(
         !after.iter().any(|b| b == "down"),
         "the console was knocked off: {after:?}"
@@ -834,24 +816,15 @@ fn a_client_guessing_the_consoles_id_cannot_knock_it_off_the_broker() {
 /// closed every player's terminal. The table plays on.
 #[test]
 fn a_flood_of_junk_on_a_boards_topic_is_said_a_few_times_and_the_table_plays_on() {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::Write;
     const JUNK: usize = 20_000;
     let dir = tempfile::tempdir().unwrap();
     let broker = Mosquitto::start(dir.path(), "").unwrap();
-    let mut table = std::process::Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["table", "--white", "board:7", "--no-speech", "--broker"])
-        .arg(broker.url())
-        .arg("--journal")
-        .arg(dir.path().join("j.sqlite"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = table.stdin.take().unwrap();
-    let mut lines = BufReader::new(table.stdout.take().unwrap()).lines();
-    for line in lines.by_ref() {
-        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+    let url = broker.url();
+    let args = ["--white", "board:7", "--no-speech", "--broker", &url].map(std::ffi::OsStr::new);
+    let (mut table, mut stdin, lines) = table_in(dir.path(), &args).unwrap();
+    for line in lines.iter() {
+        let v: Value = serde_json::from_str(&line).unwrap();
         if v["broker"] == "reached" {
             break;
         }
@@ -878,9 +851,10 @@ fn a_flood_of_junk_on_a_boards_topic_is_said_a_few_times_and_the_table_plays_on(
     writeln!(stdin, r#"{{"color":"black","resign":true}}"#).unwrap();
     drop(stdin);
     let rest: Vec<Value> = lines
-        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .iter()
+        .map(|l| serde_json::from_str(&l).unwrap())
         .collect();
-    let _ = table.wait();
+    let _ = table.0.wait();
     let said: Vec<&str> = rest
         .iter()
         .filter(|v| v["broker"] == "malformed")

@@ -738,13 +738,17 @@ fn a_terminal_stopped_for_a_while_plays_on_when_continued() {
     kill("-CONT");
     white.say("my men");
     white.expect("Your men: king e1");
+    never_said(&white, &["Lost the console", "no longer knows"]);
+}
+
+/// `t` was never told any of `words`.
+fn never_said(t: &kriegspiel_tests::console::Terminal, words: &[&str]) {
     assert!(
-        !white
-            .transcript
+        !t.transcript
             .iter()
-            .any(|l| l.contains("Lost the console") || l.contains("no longer knows")),
+            .any(|l| words.iter().any(|w| l.contains(w))),
         "{:?}",
-        white.transcript
+        t.transcript
     );
 }
 
@@ -791,14 +795,7 @@ fn a_player_keeps_his_seat_through_a_broker_restart_and_a_second_terminal_takes_
     std::thread::sleep(Duration::from_secs(17));
     white.say("my men");
     white.expect("Your men: king e1");
-    assert!(
-        !white
-            .transcript
-            .iter()
-            .any(|l| l.contains("Lost the console")),
-        "{:?}",
-        white.transcript
-    );
+    never_said(&white, &["Lost the console"]);
     let mut again = Terminal::with_args(&["--seat-file", text(&white_file)]);
     again.expect("Connected to table 1 as white");
     white.expect("error: this seat was taken by another terminal with the same seat file");

@@ -7,14 +7,29 @@ use super::{sql, GameId, Journal, JournalError};
 
 impl Journal {
     fn said_table(&self) -> Result<(), JournalError> {
+        self.per_game_table(
+            "said",
+            "seq INTEGER NOT NULL",
+            "creating the journal's said table",
+        )
+    }
+
+    /// Makes, if missing, a table added after schema 1 with one row per game: its `game`
+    /// key, then `columns`.
+    pub(super) fn per_game_table(
+        &self,
+        name: &str,
+        columns: &str,
+        doing: &'static str,
+    ) -> Result<(), JournalError> {
         self.conn
-            .execute_batch(
-                "CREATE TABLE IF NOT EXISTS said (
+            .execute_batch(&format!(
+                "CREATE TABLE IF NOT EXISTS {name} (
                      game INTEGER PRIMARY KEY REFERENCES games(id),
-                     seq INTEGER NOT NULL
-                 );",
-            )
-            .map_err(sql("creating the journal's said table"))
+                     {columns}
+                 );"
+            ))
+            .map_err(sql(doing))
     }
 
     /// Records, in one commit, that every output of each game's events up to `seq` was

@@ -14,15 +14,11 @@ pub const SEAT_CODE_DIGITS: usize = 6;
 impl Journal {
     /// The seat codes of `game`, made (and stored) on first asking.
     pub fn seat_codes(&mut self, game: GameId) -> Result<ByColor<String>, JournalError> {
-        self.conn
-            .execute_batch(
-                "CREATE TABLE IF NOT EXISTS seats (
-                     game INTEGER PRIMARY KEY REFERENCES games(id),
-                     white TEXT NOT NULL,
-                     black TEXT NOT NULL
-                 );",
-            )
-            .map_err(sql("creating the journal's seat table"))?;
+        self.per_game_table(
+            "seats",
+            "white TEXT NOT NULL, black TEXT NOT NULL",
+            "creating the journal's seat table",
+        )?;
         let stored: Option<(String, String)> = self
             .conn
             .query_row(
@@ -57,14 +53,11 @@ impl Journal {
     /// tables were put in another order would otherwise resume each game under another
     /// number, which players' seat files and the arbiter's commands name (attack review).
     pub fn table_number(&mut self, game: GameId, no: usize) -> Result<usize, JournalError> {
-        self.conn
-            .execute_batch(
-                "CREATE TABLE IF NOT EXISTS table_numbers (
-                     game INTEGER PRIMARY KEY REFERENCES games(id),
-                     no INTEGER NOT NULL
-                 );",
-            )
-            .map_err(sql("creating the journal's table numbers"))?;
+        self.per_game_table(
+            "table_numbers",
+            "no INTEGER NOT NULL",
+            "creating the journal's table numbers",
+        )?;
         let stored: Option<i64> = self
             .conn
             .query_row(
