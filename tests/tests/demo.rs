@@ -160,6 +160,36 @@ fn a_closed_pipe_ends_the_demo_quietly() {
     }
 }
 
+/// A demo given a journal another console writes is refused as the table and the hall
+/// refuse it: the holder named, status 1 (a journal in use is no mistyped option), nothing
+/// played.
+#[test]
+fn a_demo_on_a_journal_in_use_is_refused_like_a_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let lock = std::fs::File::create(dir.path().join("j.sqlite.lock")).unwrap();
+    lock.try_lock().unwrap();
+    std::fs::write(dir.path().join("j.sqlite.lock"), "kriegspiel, pid 4321\n").unwrap();
+    for command in ["demo", "table"] {
+        let out = kriegspiel(&[
+            command,
+            "--no-speech",
+            "--journal",
+            journal.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
+        assert!(
+            stderr.contains("is in use by another console (kriegspiel, pid 4321)"),
+            "{command}: {stderr}"
+        );
+        assert!(!stdout.contains("tries"), "{command} played: {stdout}");
+    }
+    assert!(!journal.exists());
+}
+
 /// The journal a demo run names on standard error ("... journal PATH (this run's own; ...").
 fn own_journal(stderr_line: &str) -> Option<std::path::PathBuf> {
     let rest = stderr_line.strip_prefix("kriegspiel demo: journal ")?;

@@ -100,6 +100,22 @@ fn table_keys() -> Vec<String> {
     keys
 }
 
+/// The key meant by one a round file does not know: the command line's name for it
+/// (`clock` for `time_control`, `settle-ms` for `settle_ms`), or a key a letter or two
+/// away (`white_audoi`).
+fn meant(unknown: &str, known: &[String]) -> Option<String> {
+    let flag = unknown.trim_start_matches('-').replace('-', "_");
+    if flag == "clock" {
+        return Some("time_control".to_owned());
+    }
+    known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(&flag, k), k))
+        .filter(|(distance, _)| *distance <= 2)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, k)| k.clone())
+}
+
 impl RoundTable {
     /// Reads one table; the error names the field. `label` names the table.
     fn read(mut t: toml::Table) -> Result<RoundTable, (Option<String>, String)> {
@@ -133,8 +149,11 @@ impl RoundTable {
         let black = port("black", black)?;
         let known = table_keys();
         if let Some(unknown) = t.keys().find(|k| !known.contains(k)) {
+            let hint = meant(unknown, &known)
+                .map(|k| format!("did you mean '{k}'? "))
+                .unwrap_or_default();
             return Err(named(format!(
-                "unknown key '{}' (keys: {})",
+                "unknown key '{}' ({hint}keys: {})",
                 bounded_lines::excerpt(unknown),
                 known.join(", ")
             )));

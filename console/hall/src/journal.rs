@@ -13,7 +13,6 @@
 //! `said` (how far outputs were said), `inbox` (networked boards' frames and how far each
 //! was applied).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
@@ -56,10 +55,11 @@ pub struct Journal {
     /// replaced under a running console is found at the next commit, not at the restart
     /// that finds its game gone (attack review).
     file: Option<(u64, u64)>,
-    /// The lock file held while this journal may be written (none when read only). It is
+    /// The locks held while this journal may be written (none when read only). They are
     /// the last field: dropped after the connection is closed, which frees the journal for
-    /// the next writer.
-    _lock: Option<File>,
+    /// the next writer (and closing the journal file's second descriptor before SQLite's
+    /// would drop SQLite's own locks).
+    _lock: Option<files::WriterLock>,
 }
 
 impl Journal {

@@ -112,6 +112,54 @@ fn a_second_writer_is_refused_by_name_until_the_first_stops() {
 }
 
 #[test]
+fn a_hard_link_to_a_written_journal_is_the_same_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let game = written(&path, 3);
+    // A second name no path can tell from another file: its lock file is another one.
+    let link = dir.path().join("again.sqlite");
+    std::fs::hard_link(&path, &link).unwrap();
+    let first = Journal::open(&path).unwrap();
+    let e = Journal::open(&link).unwrap_err();
+    assert!(matches!(e, JournalError::InUse { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "journal {} is in use by another console (under another name of the same file); stop it first, or give --journal another file",
+            link.display()
+        )
+    );
+    // The refusal leaves no lock file of its own behind.
+    assert!(!with_suffix(&link, ".lock").exists());
+    drop(first);
+    let j = Journal::open(&link).unwrap();
+    assert_eq!(j.events(game).events.len(), 3);
+}
+
+#[test]
+fn a_file_that_is_no_journal_is_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.txt");
+    std::fs::write(&path, "the pairings of round 3, not a journal\n").unwrap();
+    chmod(&path, 0o644);
+    let e = Journal::open(&path).unwrap_err();
+    assert!(matches!(e, JournalError::NotAJournal { .. }), "{e:?}");
+    assert_eq!(mode(&path), 0o644, "its mode was changed");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "the pairings of round 3, not a journal\n"
+    );
+    assert!(
+        !with_suffix(&path, ".lock").exists(),
+        "a lock file was left"
+    );
+    // A lock file that was there before is left there.
+    std::fs::write(with_suffix(&path, ".lock"), "").unwrap();
+    Journal::open(&path).unwrap_err();
+    assert!(with_suffix(&path, ".lock").exists());
+}
+
+#[test]
 fn a_refused_writer_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("j.sqlite");

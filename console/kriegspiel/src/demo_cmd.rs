@@ -87,8 +87,9 @@ pub fn run(args: Args) -> ExitCode {
             let journal = match open_journal(PROGRAM, args.journal.clone(), Unnamed::ThisRun) {
                 Ok((journal, _)) => journal,
                 Err(e) => {
+                    // As the table and the hall: a journal refused is no mistyped option.
                     eprintln!("{PROGRAM}: {e}");
-                    return ExitCode::from(2);
+                    return ExitCode::FAILURE;
                 }
             };
             let network = args.broker.network(None, None);
@@ -194,7 +195,7 @@ fn watch(
         Ok(h) => h,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
-            return ExitCode::from(2);
+            return ExitCode::FAILURE;
         }
     };
     let mut lines = Lines::new(false);

@@ -6,7 +6,7 @@ use kriegspiel_referee::GameResult;
 use shakmaty::Piece;
 
 use crate::event_text::parse_square;
-use crate::game::{clean_reason, ArbiterAction};
+use crate::game::{clean_reason, typed_reason, ArbiterAction};
 
 /// Parses the words after `arbiter`: `pause`, `resume`, `put e4 Q`, `remove e4`,
 /// `fen FEN`, `takeback`, `adjudicate 1-0 REASON`, `void REASON`, `repeat`.
@@ -21,7 +21,6 @@ pub fn parse_action(words: &[&str]) -> Result<ArbiterAction, String> {
             Err(format!("'{what}' takes no argument"))
         }
     };
-    let reason = || clean_reason(&rest.join(" "));
     Ok(match what {
         "pause" => none().map(|()| ArbiterAction::Pause)?,
         "resume" => none().map(|()| ArbiterAction::Resume)?,
@@ -50,7 +49,9 @@ pub fn parse_action(words: &[&str]) -> Result<ArbiterAction, String> {
             }
         }
         "adjudicate" => parse_adjudicate(rest)?,
-        "void" => ArbiterAction::Void { reason: reason() },
+        "void" => ArbiterAction::Void {
+            reason: typed_reason(&rest.join(" "))?,
+        },
         other => {
             return Err(format!(
                 "unknown arbiter action '{}' (pause, resume, put, remove, fen, takeback, adjudicate, void, repeat)",
@@ -92,7 +93,7 @@ fn parse_adjudicate(rest: &[&str]) -> Result<ArbiterAction, String> {
     };
     Ok(ArbiterAction::Adjudicate {
         result,
-        reason: clean_reason(&rest[1..].join(" ")),
+        reason: typed_reason(&rest[1..].join(" "))?,
     })
 }
 
@@ -116,5 +117,44 @@ pub fn render_action(action: &ArbiterAction) -> String {
         }
         ArbiterAction::Void { reason } if reason.is_empty() => "void".to_owned(),
         ArbiterAction::Void { reason } => format!("void {reason}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// A reason longer than the journal keeps is refused with its length, never cut
+    /// without a word; one at the limit is kept whole and reads back the same.
+    #[test]
+    fn an_overlong_reason_is_refused_not_cut() {
+        let long = "x".repeat(crate::game::MAX_REASON + 1);
+        for words in [vec!["adjudicate", "1-0", &long], vec!["void", &long]] {
+            assert_eq!(
+                parse_action(&words),
+                Err("the reason is 201 characters long, at most 200: say it shorter".to_owned())
+            );
+        }
+        let at_limit = "y".repeat(crate::game::MAX_REASON);
+        let action = parse_action(&["void", &at_limit]).unwrap();
+        assert_eq!(
+            action,
+            ArbiterAction::Void {
+                reason: at_limit.clone()
+            }
+        );
+        let rendered = render_action(&action);
+        let words: Vec<&str> = rendered.split(' ').collect();
+        assert_eq!(parse_action(&words).unwrap(), action);
+        // Spaces and comment marks are the journal's: one line, single spaces, no `#`.
+        assert_eq!(
+            parse_action(&["adjudicate", "0-1", "flag\tfell", "#", "twice"]).unwrap(),
+            ArbiterAction::Adjudicate {
+                result: GameResult::BlackWins,
+                reason: "flag fell twice".to_owned()
+            }
+        );
     }
 }

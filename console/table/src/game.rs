@@ -358,6 +358,22 @@ fn genitive(c: Color) -> &'static str {
     }
 }
 
+/// An arbiter's reason as typed, as it is kept (see [`clean_reason`]), or why it is
+/// refused: one longer than [`MAX_REASON`] characters is said, not cut without a word.
+pub fn typed_reason(reason: &str) -> Result<String, String> {
+    let kept = reason
+        .split(|c: char| c.is_whitespace() || c.is_control() || c == '#')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match kept.chars().count() {
+        n if n > MAX_REASON => Err(format!(
+            "the reason is {n} characters long, at most {MAX_REASON}: say it shorter"
+        )),
+        _ => Ok(kept),
+    }
+}
+
 /// An arbiter's reason as it is kept: one line, single spaces, no `#` (the trace and
 /// journal comment mark), at most [`MAX_REASON`] characters.
 pub fn clean_reason(reason: &str) -> String {

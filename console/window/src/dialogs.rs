@@ -7,6 +7,7 @@
 use kriegspiel_hall::{TableNo, TableSpec};
 use kriegspiel_referee::GameResult;
 use kriegspiel_table::arbiter_words::parse_action;
+use kriegspiel_table::game::MAX_REASON;
 use kriegspiel_table::ArbiterAction;
 
 use crate::app::Intent;
@@ -307,7 +308,8 @@ impl Dialogs {
                 ui.radio_value(result, Some(GameResult::Draw), "½-½ Draw");
             });
             let l = ui.label("Reason:");
-            ui.text_edit_singleline(reason).labelled_by(l.id);
+            ui.add(egui::TextEdit::singleline(reason).char_limit(MAX_REASON))
+                .labelled_by(l.id);
             ui.horizontal(|ui| {
                 // No result until the arbiter picks one.
                 let ok = ui.add_enabled(result.is_some(), egui::Button::new("Adjudicate"));
@@ -341,7 +343,8 @@ impl Dialogs {
         crate::dialog("void", "Void the game").show(ctx, |ui| {
             ui.label(big(format!("Void the game at table {no}")));
             let l = ui.label("Reason:");
-            ui.text_edit_singleline(reason).labelled_by(l.id);
+            ui.add(egui::TextEdit::singleline(reason).char_limit(MAX_REASON))
+                .labelled_by(l.id);
             ui.horizontal(|ui| {
                 if ui.button("Void the game").clicked() {
                     go = Some(true);

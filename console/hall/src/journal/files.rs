@@ -39,47 +39,98 @@ fn is_read_only(e: &std::io::Error) -> bool {
     )
 }
 
-/// Takes the journal's lock for this program, or says who holds it. The lock is the
-/// kernel's lock on the open lock file: it goes with the file when the program ends,
-/// however it ends.
-pub(super) fn take_lock(path: &Path) -> Result<File, JournalError> {
+/// What keeps a second writer away while a journal is written: its lock file, which names
+/// the holder, and the kernel's lock on the journal file itself, which every name of the
+/// file shares (a hard link is a second name no path can tell). Both go when the program
+/// ends, however it ends.
+#[derive(Debug)]
+pub(super) struct WriterLock {
+    _lock: File,
+    /// The lock file, when this program made it: removed again if the journal is refused.
+    made: Option<PathBuf>,
+    journal: Option<File>,
+}
+
+impl WriterLock {
+    /// Takes the kernel's lock on the journal's own file, or says that another console
+    /// writes it under another name. A file that cannot be opened is left to SQLite, which
+    /// says why.
+    pub(super) fn hold_journal(&mut self, path: &Path) -> Result<(), JournalError> {
+        let Ok(file) = File::open(path) else {
+            return Ok(());
+        };
+        match file.try_lock() {
+            Ok(()) => {
+                self.journal = Some(file);
+                Ok(())
+            }
+            Err(std::fs::TryLockError::WouldBlock) => Err(JournalError::InUse {
+                path: path.to_owned(),
+                holder: Some("under another name of the same file".to_owned()),
+            }),
+            Err(std::fs::TryLockError::Error(error)) => Err(JournalError::Lock {
+                path: path.to_owned(),
+                lock: path.to_owned(),
+                error,
+            }),
+        }
+    }
+
+    /// Lets go of a journal that was refused: a lock file this program made is removed
+    /// (while still held), so that a refusal leaves nothing beside the file it refused.
+    pub(super) fn refused(self) {
+        if let Some(made) = &self.made {
+            let _ = std::fs::remove_file(made);
+        }
+    }
+}
+
+/// Takes the journal's lock file for this program, or says who holds it.
+pub(super) fn take_lock(path: &Path) -> Result<WriterLock, JournalError> {
     let lock = lock_path(path);
     // Never through a link planted where the lock goes (a folder others may write): the
     // file it names would be written and made private (attack review).
     let no_follow = i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).unwrap_or(0);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(no_follow)
-        .open(&lock)
-        .map_err(|error| {
-            if is_read_only(&error) {
-                JournalError::ReadOnly {
-                    path: path.to_owned(),
-                    detail: format!(
-                        "its lock file {} cannot be written: {error}",
-                        lock.display()
-                    ),
-                }
-            } else if std::fs::symlink_metadata(&lock).is_ok_and(|m| m.file_type().is_symlink()) {
-                JournalError::Lock {
-                    path: path.to_owned(),
-                    lock: lock.clone(),
-                    error: std::io::Error::other(
-                        "it is a symbolic link, which no journal makes: remove it",
-                    ),
-                }
-            } else {
-                JournalError::Lock {
-                    path: path.to_owned(),
-                    lock: lock.clone(),
-                    error,
-                }
+    let open = |new: bool| {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .create_new(new)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(no_follow)
+            .open(&lock)
+    };
+    let (opened, made) = match open(true) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => (open(false), None),
+        opened => (opened, Some(lock.clone())),
+    };
+    let mut file = opened.map_err(|error| {
+        if is_read_only(&error) {
+            JournalError::ReadOnly {
+                path: path.to_owned(),
+                detail: format!(
+                    "its lock file {} cannot be written: {error}",
+                    lock.display()
+                ),
             }
-        })?;
+        } else if std::fs::symlink_metadata(&lock).is_ok_and(|m| m.file_type().is_symlink()) {
+            JournalError::Lock {
+                path: path.to_owned(),
+                lock: lock.clone(),
+                error: std::io::Error::other(
+                    "it is a symbolic link, which no journal makes: remove it",
+                ),
+            }
+        } else {
+            JournalError::Lock {
+                path: path.to_owned(),
+                lock: lock.clone(),
+                error,
+            }
+        }
+    })?;
     make_private(&lock);
     match file.try_lock() {
         Ok(()) => {}
@@ -100,7 +151,11 @@ pub(super) fn take_lock(path: &Path) -> Result<File, JournalError> {
     // Who holds it, for the refusal of the next one; a lock file that cannot say it still
     // locks.
     let _ = write_holder(&mut file);
-    Ok(file)
+    Ok(WriterLock {
+        _lock: file,
+        made,
+        journal: None,
+    })
 }
 
 /// Writes "PROGRAM, pid PID" into the held lock file.
@@ -142,9 +197,8 @@ fn one_line(text: &str) -> String {
 }
 
 /// Creates a new journal file readable and writable by its owner only (SQLite gives its
-/// `-wal` and `-shm` files the same mode); an existing one of ours that others may read is
-/// made private, with its `-wal` and `-shm`.
-pub(super) fn create_private(path: &Path) -> Result<(), JournalError> {
+/// `-wal` and `-shm` files the same mode). Whether the file was there already.
+pub(super) fn create_private(path: &Path) -> Result<bool, JournalError> {
     match OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -152,21 +206,24 @@ pub(super) fn create_private(path: &Path) -> Result<(), JournalError> {
         .open(path)
     {
         // An empty file is an empty SQLite database.
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            for suffix in ["", "-wal", "-shm"] {
-                let mut name = path.as_os_str().to_owned();
-                name.push(suffix);
-                make_private(Path::new(&name));
-            }
-            Ok(())
-        }
+        Ok(_) => Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(true),
         Err(e) if is_read_only(&e) => Err(JournalError::ReadOnly {
             path: path.to_owned(),
             detail: format!("it cannot be created in {}: {e}", folder_of(path).display()),
         }),
         // SQLite says what is wrong with it when it opens it.
-        Err(_) => Ok(()),
+        Err(_) => Ok(true),
+    }
+}
+
+/// An existing journal of ours that others may read is made private, with its `-wal` and
+/// `-shm`: once it is known to be a journal (a file that is not one is left as it was).
+pub(super) fn make_journal_private(path: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        make_private(Path::new(&name));
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, MAIN_DB};
 
 use super::error::{not_a_journal, read_only_or};
-use super::files::{create_private, folder_of, take_lock};
+use super::files::{create_private, folder_of, make_journal_private, take_lock, WriterLock};
 use super::{sql, Journal, JournalError};
 
 /// The schema this program writes and reads.
@@ -36,33 +36,19 @@ impl Journal {
                 folder: folder.to_owned(),
             });
         }
-        let lock = take_lock(path)?;
-        create_private(path)?;
-        let mut conn = connect(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
-        )?;
-        // SQLite opens a file it may not write read-only without a word; say it now rather
-        // than at the first event.
-        if conn.is_readonly(MAIN_DB).unwrap_or(false) {
-            return Err(JournalError::ReadOnly {
+        let mut lock = take_lock(path)?;
+        match open_locked(path, &mut lock) {
+            Ok(conn) => Ok(Journal {
+                conn,
                 path: path.to_owned(),
-                detail: "its permissions do not let this program write it".to_owned(),
-            });
+                file: identity(path),
+                _lock: Some(lock),
+            }),
+            Err(e) => {
+                lock.refused();
+                Err(e)
+            }
         }
-        prepare_writing(&mut conn, path)?;
-        if table_names(&conn, path)?.is_empty() {
-            create_schema(&conn)?;
-        } else {
-            check_schema(&conn, path)?;
-        }
-        add_later_tables(&conn)?;
-        Ok(Journal {
-            conn,
-            path: path.to_owned(),
-            file: identity(path),
-            _lock: Some(lock),
-        })
     }
 
     /// Opens an existing journal to read it only (export, inspection), beside a hall that
@@ -107,6 +93,36 @@ pub(super) fn unchanged(path: &Path, file: Option<(u64, u64)>) -> Result<(), Jou
 fn identity(path: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt as _;
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Opens the journal whose lock file is held: its own file locked too, created private or
+/// found to be a journal (and then made private), its schema created or checked.
+fn open_locked(path: &Path, lock: &mut WriterLock) -> Result<Connection, JournalError> {
+    let existed = create_private(path)?;
+    lock.hold_journal(path)?;
+    let mut conn = connect(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+    )?;
+    // SQLite opens a file it may not write read-only without a word; say it now rather
+    // than at the first event.
+    if conn.is_readonly(MAIN_DB).unwrap_or(false) {
+        return Err(JournalError::ReadOnly {
+            path: path.to_owned(),
+            detail: "its permissions do not let this program write it".to_owned(),
+        });
+    }
+    prepare_writing(&mut conn, path)?;
+    if table_names(&conn, path)?.is_empty() {
+        create_schema(&conn)?;
+    } else {
+        check_schema(&conn, path)?;
+    }
+    add_later_tables(&conn)?;
+    if existed {
+        make_journal_private(path);
+    }
+    Ok(conn)
 }
 
 /// Opens the SQLite file, one connection per journal (no mutex of SQLite's own).
