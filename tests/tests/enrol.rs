@@ -72,6 +72,34 @@ fn a_player_enrols_and_his_terminal_and_hear_use_it() {
     );
     let written = std::fs::read(&file).unwrap();
     assert!(!written.is_empty());
+    // His alone, whatever the umask.
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+
+    // A link planted at --out is replaced, never written through; a device or one of the
+    // recordings as --out is refused before any work.
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "the arbiter's notes").unwrap();
+    let planted = dir.path().join("planted.enrolment");
+    std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    let out = enrol(&planted, &phrases[..12], &["--replace"]);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "the arbiter's notes"
+    );
+    assert!(!std::fs::symlink_metadata(&planted).unwrap().is_symlink());
+    let out = enrol(Path::new("/dev/null"), &phrases[..12], &["--replace"]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(
+        said(&out).contains("is not a file (a device?)"),
+        "{}",
+        said(&out)
+    );
+    let out = enrol(&phrases[3], &phrases[..12], &["--replace"]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("is the recording"), "{}", said(&out));
 
     // Never replaced unasked: another player's file stays as it was.
     let out = enrol(&file, &phrases[..12], &[]);

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use kriegspiel_tests::link_util::cargo_bin;
@@ -131,6 +132,50 @@ fn a_round_of_two_tables_decided_from_standard_input() {
     assert!(
         e.contains(&format!("cannot write {}: ", unwritable.display())),
         "{e}"
+    );
+    // The journal itself, under its name or another, is never written over; a link
+    // planted at the output is replaced, not followed; an old export others could read
+    // is replaced by a private one.
+    let export_to = |output: &Path| {
+        Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+            .args(["export", "--journal"])
+            .arg(&journal)
+            .arg("--output")
+            .arg(output)
+            .output()
+            .unwrap()
+    };
+    let before = std::fs::read(&journal).unwrap();
+    let again = dir.path().join("again.sqlite");
+    std::fs::hard_link(&journal, &again).unwrap();
+    for output in [journal.clone(), again.clone()] {
+        let refused = export_to(&output);
+        assert_eq!(refused.status.code(), Some(2));
+        let e = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            e.contains("(the file being read)") || e.contains("is the file being read"),
+            "{e}"
+        );
+    }
+    assert_eq!(std::fs::read(&journal).unwrap(), before);
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "the arbiter's notes").unwrap();
+    let planted = dir.path().join("planted.pgn");
+    std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    assert!(export_to(&planted).status.success());
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "the arbiter's notes"
+    );
+    assert!(pgn_check::read_all(&std::fs::read_to_string(&planted).unwrap()).is_ok());
+    let old = dir.path().join("old.pgn");
+    std::fs::write(&old, "old").unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert!(export_to(&old).status.success());
+    assert_eq!(
+        std::fs::metadata(&old).unwrap().permissions().mode() & 0o777,
+        0o600
     );
     let failed = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
         .args(["export", "--journal"])

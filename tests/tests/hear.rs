@@ -137,6 +137,33 @@ fn hear_answers_one_line_per_file() {
         "{lines:?}"
     );
 
+    // A pipe is refused at once (it would be waited on for ever), and the files after it
+    // are heard; a file named like an option of sox's is converted as the file it is.
+    let fifo = p("pipe.wav");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let dash = dir.path().join("-d");
+    std::fs::copy(p("try44.wav"), &dash).unwrap();
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .current_dir(dir.path())
+        .args(["hear", "--no-moonshine", "--", "pipe.wav", "-d", "try.wav"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "the pipe could not be read");
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0]["error"], "not a file (a pipe, a device or a folder): give a WAV file",
+        "{lines:?}"
+    );
+    assert_eq!(lines[1]["try"], "g1f3", "{lines:?}");
+    assert_eq!(lines[2]["try"], "g1f3", "{lines:?}");
+
     // Black to move: his knight on g8.
     let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
         .args([

@@ -83,6 +83,8 @@ impl<R: Read> LineReader<R> {
         self.buf.clear();
         let mut len: u64 = 0;
         let mut saw_any = false;
+        // The first line may carry a BOM beyond the limit: it is dropped below.
+        let room = self.limit as u64 + if self.at_start { BOM.len() as u64 } else { 0 };
         loop {
             let chunk = match self.inner.fill_buf() {
                 Ok(c) => c,
@@ -101,7 +103,7 @@ impl<R: Read> LineReader<R> {
                 None => (chunk, None),
             };
             len += part.len() as u64;
-            if len <= self.limit as u64 {
+            if len <= room {
                 self.buf.extend_from_slice(part);
             }
             let used = done.unwrap_or(chunk.len());
@@ -202,6 +204,18 @@ mod tests {
         assert_eq!(
             lines(b"\xEF\xBB\xBFa\n\xEF\xBB\xBFb\n", 100),
             [Ok("a".into()), Ok("\u{feff}b".into())]
+        );
+        // A first line of exactly the limit after its BOM is read whole.
+        let mut at_limit = b"\xEF\xBB\xBF".to_vec();
+        at_limit.extend_from_slice(&[b'x'; 100]);
+        at_limit.push(b'\n');
+        assert_eq!(lines(&at_limit, 100), [Ok("x".repeat(100))]);
+        assert_eq!(
+            lines(format!("{}\n", "x".repeat(101)).as_bytes(), 100),
+            [Err(LineError::TooLong {
+                len: 101,
+                limit: 100
+            })]
         );
     }
 

@@ -22,6 +22,7 @@ mod bounds;
 mod error;
 mod events;
 mod files;
+pub use files::files_of;
 mod games;
 mod inbox;
 mod many;

@@ -13,6 +13,7 @@ mod heartbeat;
 pub mod journal;
 mod network;
 pub mod pgn;
+pub mod private_file;
 mod resume;
 mod service;
 pub mod setup;

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
 
+use kriegspiel_hall::private_file::{same_file, write_private, Existing};
 use kriegspiel_voice::enrol::{Tools, PHRASES};
 use kriegspiel_voice::{wav, Microphone, Model};
 
@@ -57,8 +58,14 @@ fn usage(e: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// A failure once the work has begun (status 1): nothing the command line could mend.
+fn failed(e: &str) -> ExitCode {
+    eprintln!("{PROGRAM}: {e}");
+    ExitCode::FAILURE
+}
+
 fn enrol(args: &Args) -> Result<ExitCode, ExitCode> {
-    check_out(&args.out, args.replace).map_err(|e| usage(&e))?;
+    check_out(&args.out, args.replace, &args.mic_wav).map_err(|e| usage(&e))?;
     if !args.mic_wav.is_empty() && !(MIN_PHRASES..=PHRASES.len()).contains(&args.mic_wav.len()) {
         return Err(usage(&format!(
             "{} recordings given: give {MIN_PHRASES} to {} (one per phrase, in order)",
@@ -105,13 +112,19 @@ fn enrol(args: &Args) -> Result<ExitCode, ExitCode> {
             Ok(ExitCode::FAILURE)
         }
         Ok(e) => {
-            // Written whole or not at all: a copy beside it, then one rename.
-            let beside = args.out.with_extension("part");
-            std::fs::copy(&part, &beside)
-                .and_then(|_| std::fs::rename(&beside, &args.out))
-                .map_err(|err| {
-                    let _ = std::fs::remove_file(&beside);
-                    usage(&format!("cannot write {}: {err}", args.out.display()))
+            // Written whole or not at all, his alone, never through a link planted at
+            // --out, and never onto a recording it was made from.
+            let existing = if args.replace {
+                Existing::Replace
+            } else {
+                Existing::Refuse
+            };
+            let sources: Vec<&Path> = args.mic_wav.iter().map(PathBuf::as_path).collect();
+            std::fs::read(&part)
+                .map_err(|err| failed(&format!("cannot read the enrolment made: {err}")))
+                .and_then(|bytes| {
+                    write_private(&args.out, &bytes, existing, &sources)
+                        .map_err(|err| failed(&format!("{err}; nothing written")))
                 })?;
             println!(
                 "Enrolled: {} ({} of {} phrases used). Play with: kriegspiel player --voice --enrolment {}",
@@ -130,14 +143,28 @@ fn enrol(args: &Args) -> Result<ExitCode, ExitCode> {
 }
 
 /// Refuses an --out that would replace an enrolment unasked, or that cannot be written.
-fn check_out(out: &Path, replace: bool) -> Result<(), String> {
+fn check_out(out: &Path, replace: bool, recordings: &[PathBuf]) -> Result<(), String> {
     if out.is_dir() {
         return Err(format!("--out {} is a folder: give a file", out.display()));
     }
-    if out.exists() && !replace {
+    let there = std::fs::symlink_metadata(out);
+    if there.is_ok() && !replace {
         return Err(format!(
             "{} exists (another player's enrolment?): give another --out, or --replace to replace it",
             out.display()
+        ));
+    }
+    if there.is_ok_and(|m| !m.is_file() && !m.is_symlink()) {
+        return Err(format!(
+            "--out {} is not a file (a device?): give a file",
+            out.display()
+        ));
+    }
+    if let Some(wav) = recordings.iter().find(|wav| same_file(out, wav)) {
+        return Err(format!(
+            "--out {} is the recording {}: give another file",
+            out.display(),
+            wav.display()
         ));
     }
     let parent = match out.parent() {
@@ -165,7 +192,7 @@ fn heard_something(samples: &[i16]) -> bool {
 fn keep(dir: &Path, n: usize, samples: &[i16]) -> Result<PathBuf, ExitCode> {
     let path = dir.join(format!("phrase-{n:02}.wav"));
     std::fs::write(&path, wav::wav_bytes(samples))
-        .map_err(|e| usage(&format!("cannot keep a recording: {e}")))?;
+        .map_err(|e| failed(&format!("cannot keep a recording: {e}")))?;
     Ok(path)
 }
 
@@ -283,14 +310,14 @@ mod tests {
     fn an_enrolment_is_never_replaced_unasked() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("anna.mllr");
-        assert!(check_out(&out, false).is_ok());
+        assert!(check_out(&out, false, &[]).is_ok());
         std::fs::write(&out, "kept").unwrap();
-        let e = check_out(&out, false).unwrap_err();
+        let e = check_out(&out, false, &[]).unwrap_err();
         assert!(e.contains("--replace"), "{e}");
-        assert!(check_out(&out, true).is_ok());
-        let e = check_out(dir.path(), true).unwrap_err();
+        assert!(check_out(&out, true, &[]).is_ok());
+        let e = check_out(dir.path(), true, &[]).unwrap_err();
         assert!(e.contains("is a folder"), "{e}");
-        let e = check_out(&dir.path().join("no/such.mllr"), false).unwrap_err();
+        let e = check_out(&dir.path().join("no/such.mllr"), false, &[]).unwrap_err();
         assert!(e.contains("there is no folder"), "{e}");
     }
 

@@ -1,10 +1,10 @@
 //! `kriegspiel export`: the journal's games as PGN (or the full event log as JSON lines).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use kriegspiel_hall::{pgn, Journal};
+use kriegspiel_hall::{pgn, private_file, Journal};
 
 const PROGRAM: &str = "kriegspiel export";
 
@@ -117,29 +117,27 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     }
-    let written = match &args.output {
+    if let Some(output) = &args.output {
         // Its owner's only, as the journal: a running game's private lines are in it.
-        Some(path) => {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(path)
-                .and_then(|mut f| f.write_all(text.as_bytes()))
+        let journal_files = kriegspiel_hall::journal::files_of(&path);
+        let sources: Vec<&Path> = journal_files.iter().map(PathBuf::as_path).collect();
+        if let Err(e) = private_file::write_private(
+            output,
+            text.as_bytes(),
+            private_file::Existing::Replace,
+            &sources,
+        ) {
+            eprintln!("{PROGRAM}: {e}");
+            return match e {
+                private_file::WriteError::Io { .. } => ExitCode::FAILURE,
+                _ => ExitCode::from(2),
+            };
         }
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes()).and_then(|()| out.flush())
-        }
-    };
-    if let Err(e) = written {
-        let to = args
-            .output
-            .as_ref()
-            .map_or_else(|| "standard output".to_owned(), |p| p.display().to_string());
-        eprintln!("{PROGRAM}: cannot write {to}: {e}");
+        return code;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        eprintln!("{PROGRAM}: cannot write standard output: {e}");
         return ExitCode::FAILURE;
     }
     code

@@ -8,6 +8,8 @@
 //! reason. `--reply` hears them as said while a read-back waits (`Recognizer::hear_reply`).
 
 use std::io::Write;
+
+const PROGRAM: &str = "kriegspiel hear";
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -75,7 +77,7 @@ pub fn run(args: Args) -> ExitCode {
     let (color, pos) = match setup {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("kriegspiel hear: {e}");
+            eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
         }
     };
@@ -87,11 +89,11 @@ pub fn run(args: Args) -> ExitCode {
     {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("kriegspiel hear: {e}");
+            eprintln!("{PROGRAM}: {e}");
             return ExitCode::from(2);
         }
     };
-    if let Some(ear) = crate::ear::second_ear("kriegspiel hear", args.no_moonshine) {
+    if let Some(ear) = crate::ear::second_ear(PROGRAM, args.no_moonshine) {
         recognizer.set_ear(ear);
     }
     let mut status = ExitCode::SUCCESS;
@@ -150,7 +152,11 @@ pub fn run(args: Args) -> ExitCode {
                 json!({"file": name, "error": e})
             }
         };
-        if writeln!(out, "{line}").is_err() {
+        if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+            // A reader that went away (`| head`) ends it quietly; a full disk is said.
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                eprintln!("{PROGRAM}: writing standard output: {e}");
+            }
             return ExitCode::FAILURE;
         }
     }

@@ -207,7 +207,9 @@ pub fn enrol(
             .arg("-accumdir")
             .arg(&accum),
     )?;
+    // A player's own: readable by him alone, whatever mode the tool gave it.
     std::fs::copy(&matrix, out)?;
+    std::fs::set_permissions(out, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
     Ok(Enrolment {
         phrases: phrases.len(),
         aligned,

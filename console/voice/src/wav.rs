@@ -146,62 +146,81 @@ fn utterance(samples: Vec<i16>) -> Result<Vec<i16>, WavError> {
 
 /// Reads a WAV file as 16 kHz mono samples, converting other formats with sox.
 pub fn read_wav(path: &Path) -> Result<Vec<i16>, WavError> {
-    let file = std::fs::File::open(path).map_err(|e| WavError(format!("cannot read: {e}")))?;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // Opened without waiting: a pipe with no writer would hold the open for ever.
+    let no_wait = i32::try_from(rustix::fs::OFlags::NONBLOCK.bits()).unwrap_or(0);
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(no_wait)
+        .open(path)
+        .map_err(|e| WavError(format!("cannot read: {e}")))?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(WavError(
+            "not a file (a pipe, a device or a folder): give a WAV file".into(),
+        ));
+    }
     let bytes = read_bounded(file, MAX_FILE_BYTES, "the file")?;
     match samples_of(&bytes) {
         Ok(s) => utterance(s),
-        Err(direct) => {
-            let mut sox = Command::new("sox")
-                .arg(path)
-                .args([
-                    "-r",
-                    "16000",
-                    "-c",
-                    "1",
-                    "-b",
-                    "16",
-                    "-e",
-                    "signed-integer",
-                    "-t",
-                    "wav",
-                    "-",
-                ])
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| {
-                    WavError(format!(
-                        "{direct}, and sox could not be run to convert it: {e}"
-                    ))
-                })?;
-            // The conversion is bounded like the file: a minute of 16 kHz audio and room
-            // for its header.
-            let converted = match sox.stdout.take() {
-                Some(out) => {
-                    read_bounded(out, (MAX_SECONDS * 32_000) as u64 + 4096, "sox's output")
-                }
-                None => Err(WavError("sox gave no output".into())),
-            };
-            if converted.is_err() {
-                let _ = sox.kill();
-            }
-            let done = sox
-                .wait_with_output()
-                .map_err(|e| WavError(format!("{direct}, and sox failed: {e}")))?;
-            let converted = converted.map_err(|e| WavError(format!("{direct}; {e}")))?;
-            if !done.status.success() {
-                let why = String::from_utf8_lossy(&done.stderr);
-                let why: String = why.trim().chars().take(200).collect();
-                return Err(WavError(format!(
-                    "{direct}, and sox could not convert it: {why}"
-                )));
-            }
-            samples_of(&converted)
-                .map_err(|e| WavError(format!("{direct}; sox's conversion: {e}")))
-                .and_then(utterance)
-        }
+        Err(direct) => converted(&bytes)
+            .map_err(|e| WavError(format!("{direct}{e}")))
+            .and_then(utterance),
     }
+}
+
+/// Another WAV encoding (8 kHz, stereo, float, a-law...) converted by sox, given the bytes
+/// already read: no second open of a file that may have changed, and no file name sox
+/// could take for an option. The error goes on from "the file is not 16 kHz mono".
+fn converted(bytes: &[u8]) -> Result<Vec<i16>, String> {
+    let mut sox = Command::new("sox")
+        .args(["-t", "wav", "-"])
+        .args([
+            "-r",
+            "16000",
+            "-c",
+            "1",
+            "-b",
+            "16",
+            "-e",
+            "signed-integer",
+            "-t",
+            "wav",
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!(", and sox could not be run to convert it: {e}"))?;
+    let feeding = sox.stdin.take().map(|mut stdin| {
+        let bytes = bytes.to_vec();
+        // sox may stop reading early (a bad header): the broken pipe is its answer.
+        std::thread::spawn(move || {
+            let _ = std::io::Write::write_all(&mut stdin, &bytes);
+        })
+    });
+    // The conversion is bounded like the file: a minute of 16 kHz audio and room for its
+    // header.
+    let converted = match sox.stdout.take() {
+        Some(out) => read_bounded(out, (MAX_SECONDS * 32_000) as u64 + 4096, "sox's output"),
+        None => Err(WavError("sox gave no output".into())),
+    };
+    if converted.is_err() {
+        let _ = sox.kill();
+    }
+    let done = sox
+        .wait_with_output()
+        .map_err(|e| format!(", and sox failed: {e}"))?;
+    if let Some(feeding) = feeding {
+        let _ = feeding.join();
+    }
+    let converted = converted.map_err(|e| format!("; {e}"))?;
+    if !done.status.success() {
+        let why = String::from_utf8_lossy(&done.stderr);
+        let why: String = why.trim().chars().take(200).collect();
+        return Err(format!(", and sox could not convert it: {why}"));
+    }
+    samples_of(&converted).map_err(|e| format!("; sox's conversion: {e}"))
 }
 
 /// A 16 kHz mono 16-bit WAV file's bytes (for recordings and tests).
@@ -244,8 +263,15 @@ mod tests {
     #[test]
     fn a_file_or_an_utterance_too_long_is_refused_without_being_held() {
         let err = read_wav(Path::new("/dev/zero")).unwrap_err().0;
-        assert!(err.contains("larger than 32.0 MiB"), "{err}");
+        assert!(err.starts_with("not a file (a pipe, a device"), "{err}");
         let dir = tempfile::tempdir().unwrap();
+        let huge = dir.path().join("huge.wav");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(MAX_FILE_BYTES + 1)
+            .unwrap();
+        let err = read_wav(&huge).unwrap_err().0;
+        assert!(err.contains("larger than 32.0 MiB"), "{err}");
         let long = dir.path().join("long.wav");
         std::fs::write(&long, wav_bytes(&vec![0; (MAX_SECONDS + 1) * 16_000])).unwrap();
         let err = read_wav(&long).unwrap_err().0;

@@ -1,10 +1,9 @@
 //! A table's game as a PGN file: its proposed name, the path as shown and as typed, and
 //! the export itself (read from the journal, read-only).
 
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
-use kriegspiel_hall::{GameId, Journal};
+use kriegspiel_hall::{private_file, GameId, Journal};
 
 use crate::store::TableState;
 
@@ -73,7 +72,6 @@ pub fn export(
     if path.as_os_str().is_empty() {
         return Err("give a file name".to_owned());
     }
-    let shown = path.display();
     let j = Journal::open_read_only(journal).map_err(|e| e.to_string())?;
     let games = j.games().map_err(|e| e.to_string())?;
     let record = games
@@ -83,19 +81,15 @@ pub fn export(
     let read = j.events(record.id);
     let text = kriegspiel_hall::pgn::pgn(record, &read.events, read.damage.as_ref())
         .map_err(|e| e.to_string())?;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .mode(0o600)
-        .create(replace)
-        .truncate(replace)
-        .create_new(!replace)
-        .open(path)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => format!("{shown} already exists"),
-            _ => format!("cannot write {shown}: {e}"),
-        })?;
-    std::io::Write::write_all(&mut file, text.as_bytes())
-        .map_err(|e| format!("cannot write {shown}: {e}"))?;
+    let journal_files = kriegspiel_hall::journal::files_of(journal);
+    let sources: Vec<&Path> = journal_files.iter().map(PathBuf::as_path).collect();
+    let existing = if replace {
+        private_file::Existing::Replace
+    } else {
+        private_file::Existing::Refuse
+    };
+    private_file::write_private(path, text.as_bytes(), existing, &sources)
+        .map_err(|e| e.to_string())?;
     let damage = read
         .damage
         .map(|d| format!(" (journal damaged: {d}; the events before it)"))

@@ -220,11 +220,19 @@ pub(super) fn create_private(path: &Path) -> Result<bool, JournalError> {
 /// An existing journal of ours that others may read is made private, with its `-wal` and
 /// `-shm`: once it is known to be a journal (a file that is not one is left as it was).
 pub(super) fn make_journal_private(path: &Path) {
-    for suffix in ["", "-wal", "-shm"] {
-        let mut name = path.as_os_str().to_owned();
-        name.push(suffix);
-        make_private(Path::new(&name));
+    for file in files_of(path) {
+        make_private(&file);
     }
+}
+
+/// A journal's file and the two SQLite keeps beside it (`-wal`, `-shm`): what holds its
+/// games, which nothing may write over.
+pub fn files_of(journal: &Path) -> [PathBuf; 3] {
+    ["", "-wal", "-shm"].map(|suffix| {
+        let mut name = journal.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    })
 }
 
 /// Takes the group's and the others' rights off a file of ours; a file that is not ours,
