@@ -13,6 +13,7 @@ use std::io::{Read, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use kriegspiel_hall::private_file::{self, Existing};
 use kriegspiel_hall::BoardSource;
 use kriegspiel_net::{BoardTopics, Principal, TableTopics};
 use kriegspiel_referee::shakmaty::{ByColor, Color};
@@ -71,6 +72,12 @@ impl RoundSecret {
         let meta = std::fs::metadata(path).map_err(|e| format!("{name}: {e}"))?;
         if !meta.is_file() {
             return Err(format!("{name}: the round's secret must be a file"));
+        }
+        // One planted by another user would make every password his to know.
+        if !private_file::owned_by_us(&meta) {
+            return Err(format!(
+                "{name}: the round's secret belongs to another user: delete it if you did not put it there, then make the broker's files and the seat files again"
+            ));
         }
         let mode = meta.permissions().mode() & 0o777;
         if mode & 0o077 != 0 {
@@ -497,21 +504,12 @@ impl SeatFile {
     }
 }
 
-/// Writes `text` to `path` with permissions `mode`, set before the text is written (a file
-/// that was there before, with other permissions, included).
+/// Writes `text` to `path` with permissions `mode`: written whole beside it and renamed into
+/// place, so that a link or a file of another user's at `path` is replaced, never written
+/// through or left with its owner.
 pub fn write_file(path: &Path, text: &str, mode: u32) -> Result<(), String> {
-    let name = path.display();
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(mode)
-        .open(path)
-        .map_err(|e| format!("{name}: {e}"))?;
-    file.set_permissions(std::fs::Permissions::from_mode(mode))
-        .and_then(|()| file.write_all(text.as_bytes()))
-        .and_then(|()| file.sync_all())
-        .map_err(|e| format!("{name}: {e}"))
+    private_file::write_with_mode(path, text.as_bytes(), Existing::Replace, &[], mode)
+        .map_err(|e| e.to_string())
 }
 
 /// Makes the folder `dir` (mode 0700, with its parents) if it is missing, and returns its
@@ -528,6 +526,19 @@ pub fn private_dir(dir: &Path) -> Result<PathBuf, String> {
             .mode(0o700)
             .create(dir)
             .map_err(|e| format!("{name}: cannot make the folder: {e}"))?;
+    }
+    // Secrets go only where nobody else can plant a name (a link, a file of his) first.
+    let meta = std::fs::metadata(dir).map_err(|e| format!("{name}: {e}"))?;
+    let mode = meta.permissions().mode() & 0o7777;
+    if !private_file::owned_by_us(&meta) {
+        return Err(format!(
+            "{name} is another user's folder: give a folder of your own"
+        ));
+    }
+    if mode & 0o022 != 0 {
+        return Err(format!(
+            "others may write in {name} (mode {mode:o}): give a folder of your own, or a new one (it is made for you alone)"
+        ));
     }
     std::fs::canonicalize(dir).map_err(|e| format!("{name}: {e}"))
 }

@@ -62,6 +62,12 @@ impl std::error::Error for WriteError {
     }
 }
 
+/// Whether this program's user owns the file (`/proc/self` belongs to the program's user).
+pub fn owned_by_us(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata("/proc/self").is_ok_and(|me| me.uid() == meta.uid())
+}
+
 /// Whether two paths name the same file (device and inode; links followed).
 pub fn same_file(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt as _;
@@ -83,6 +89,18 @@ pub fn write_private(
     existing: Existing,
     sources: &[&Path],
 ) -> Result<(), WriteError> {
+    write_with_mode(path, bytes, existing, sources, 0o600)
+}
+
+/// [`write_private`] with another mode (a certificate others may read).
+pub fn write_with_mode(
+    path: &Path,
+    bytes: &[u8],
+    existing: Existing,
+    sources: &[&Path],
+    mode: u32,
+) -> Result<(), WriteError> {
+    use std::os::unix::fs::PermissionsExt as _;
     let io = |error| WriteError::Io {
         path: path.to_owned(),
         error,
@@ -118,13 +136,18 @@ pub fn write_private(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or_else(|| Path::new("."));
-    // tempfile makes its files 0600, with a name nobody can guess beforehand.
+    // tempfile makes its files 0600, with a name nobody can guess beforehand; the mode
+    // asked is set before the file has its name.
     let mut part = tempfile::Builder::new()
         .prefix(".kriegspiel-")
         .suffix(".part")
         .tempfile_in(folder)
         .map_err(io)?;
     part.write_all(bytes)
+        .and_then(|()| {
+            part.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(mode))
+        })
         .and_then(|()| part.as_file().sync_all())
         .map_err(io)?;
     match existing {

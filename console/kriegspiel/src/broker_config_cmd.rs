@@ -119,6 +119,12 @@ fn certificate_hosts(host: Option<&str>, url: Option<&BrokerUrl>) -> Result<Vec<
             ));
         }
     }
+    if let Some(u) = url.filter(|u| !is_host(&u.host)) {
+        return Err(format!(
+            "the round file's [broker] url names the host '{}', which a certificate cannot name (letters, digits, - and . only): give its address or another name, or --host",
+            bounded_lines::excerpt(&u.host)
+        ));
+    }
     let machine = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
         .ok()
@@ -157,7 +163,8 @@ fn write_passwords(dir: &Path, secret: &RoundSecret, members: &RoundMembers) -> 
         let user = p.to_string();
         let _ = writeln!(plain, "{user}:{}", secret.password(&user));
     }
-    let new = dir.join("passwd.new");
+    // Named for this run: two runs at once on one folder each hash their own.
+    let new = dir.join(format!("passwd.{}.new", std::process::id()));
     let result = write_file(&new, &plain, 0o600).and_then(|()| {
         let out = Command::new("mosquitto_passwd")
             .arg("-U")
@@ -195,7 +202,7 @@ fn make_certificates(dir: &Path, round_id: &str, hosts: &[String]) -> Result<(),
             Err(_) => format!("DNS:{h}"),
         })
         .collect();
-    let cnf = dir.join("tls.cnf");
+    let cnf = dir.join(format!("tls.{}.cnf", std::process::id()));
     write_file(
         &cnf,
         &format!(
@@ -212,8 +219,13 @@ fn make_certificates(dir: &Path, round_id: &str, hosts: &[String]) -> Result<(),
     )?;
     let result = certificates(dir, &cnf, round_id, hosts);
     let _ = std::fs::remove_file(&cnf);
-    let _ = std::fs::remove_file(dir.join("server.csr"));
+    let _ = std::fs::remove_file(dir.join(csr_name()));
     result
+}
+
+/// The broker's certificate request, named for this run as its configuration is.
+fn csr_name() -> String {
+    format!("server.{}.csr", std::process::id())
 }
 
 fn certificates(dir: &Path, cnf: &Path, round_id: &str, hosts: &[String]) -> Result<(), String> {
@@ -238,14 +250,14 @@ fn certificates(dir: &Path, cnf: &Path, round_id: &str, hosts: &[String]) -> Res
         &["req", "-new", "-config", &cnf],
         &new_key[..],
         &["-nodes", "-subj", &subject],
-        &["-keyout", &file("server.key"), "-out", &file("server.csr")],
+        &["-keyout", &file("server.key"), "-out", &file(&csr_name())],
     ])?;
     let serial = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     openssl(&[
-        &["x509", "-req", "-in", &file("server.csr")],
+        &["x509", "-req", "-in", &file(&csr_name())],
         &["-CA", &file("ca.crt"), "-CAkey", &file("ca.key")],
         &["-set_serial", &format!("0x{serial:x}"), "-days", "365"],
         &["-extfile", &cnf, "-extensions", "server_ext"],
@@ -427,6 +439,11 @@ mod tests {
         assert!(certificate_hosts(Some("a b"), None)
             .unwrap_err()
             .starts_with("--host:"));
+        // A url host no certificate can name is said, not left out of it.
+        let underscored: BrokerUrl = "mqtts://hall_local:8884".parse().unwrap();
+        assert!(certificate_hosts(None, Some(&underscored))
+            .unwrap_err()
+            .contains("names the host 'hall_local', which a certificate cannot name"));
         let round = Path::new("r.toml");
         assert_eq!(listener_port(round, Some(&url), true), Ok(8884));
         assert_eq!(listener_port(round, None, false), Ok(1883));

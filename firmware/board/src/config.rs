@@ -175,6 +175,25 @@ fn toml_message(text: &str, error: &toml::de::Error) -> String {
     place + &message
 }
 
+/// The waits of one scan must fit in it (a mistyped `settle_us` would make a scan take
+/// minutes): the matrix waits `settle_us` once per row, the shift register `pulse_ns` 128
+/// times (LOAD and 63 clock pulses, each low and high).
+fn check_waits(wiring: &Wiring, scan_hz: u16) -> Result<(), String> {
+    let period_ns = 1_000_000_000 / u64::from(scan_hz.max(1));
+    let (key, value, each_ns, waits) = match wiring {
+        Wiring::Matrix(m) => ("settle_us", m.settle_us, 1000, 8),
+        Wiring::ShiftRegister(s) => ("pulse_ns", s.pulse_ns, 1, 128),
+    };
+    let most = period_ns / (each_ns * waits);
+    if u64::from(value) > most {
+        return Err(format!(
+            "{key} = {value}: its {waits} waits would not fit in one scan at scan_hz = {scan_hz} ({} µs); at most {most}",
+            period_ns / 1000
+        ));
+    }
+    Ok(())
+}
+
 impl Config {
     /// Reads and checks a configuration file (at most [`MAX_CONFIG_BYTES`], lines of at
     /// most [`bounded_lines::MAX_LINE`] bytes, a leading byte-order mark skipped).
@@ -277,6 +296,7 @@ impl Config {
                 ))
             }
         };
+        check_waits(&wiring, file.scan_hz).map_err(invalid)?;
         for (i, &pin) in pins.iter().enumerate() {
             if pin > MAX_BCM {
                 return Err(invalid(format!(
@@ -386,6 +406,14 @@ mod tests {
                 "debounce_scans = 0",
             ),
             (&MATRIX.replace("board_id", "bord_id"), "unknown field"),
+            (
+                &format!("{MATRIX}settle_us = 4294967295\n"),
+                "settle_us = 4294967295: its 8 waits would not fit in one scan at scan_hz = 1000 (1000 µs); at most 125",
+            ),
+            (
+                "board_id = 2\nscan_hz = 2000\n[shift_register]\nload = 25\nclk = 11\ndata = 9\npulse_ns = 4000\n",
+                "pulse_ns = 4000: its 128 waits would not fit in one scan at scan_hz = 2000 (500 µs); at most 3906",
+            ),
             (
                 &MATRIX.replace("13, ", ""),
                 "[matrix] rows needs 8 BCM pins, found 7",

@@ -199,7 +199,11 @@ fn parse_pair(s: &str) -> Result<(Square, Square), String> {
     let (a, b) = s
         .split_once(':')
         .ok_or_else(|| format!("'{s}' is not a pair like b2:c2"))?;
-    Ok((parse_square(a)?, parse_square(b)?))
+    let (a, b) = (parse_square(a)?, parse_square(b)?);
+    if a == b {
+        return Err(format!("'{s}' names one square twice: a short joins two"));
+    }
+    Ok((a, b))
 }
 
 fn main() -> ExitCode {

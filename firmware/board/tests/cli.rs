@@ -73,6 +73,9 @@ fn self_test_rejects_bad_arguments() {
     let out = self_test(dir.path(), &["--dead", "z9"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("'z9' is not a square"));
+    let out = self_test(dir.path(), &["--short", "b2:b2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'b2:b2' names one square twice"));
     let bad = file(
         dir.path(),
         "bad.txt",

@@ -65,7 +65,10 @@ impl std::str::FromStr for BrokerUrl {
             _ => (rest, if tls { 8883 } else { 1883 }),
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
-        if host.is_empty() || host.contains(['/', '@', '?', '#', ' ']) {
+        // A name or an address: letters, digits and `-._:%` (IPv6 and its zone) only, so
+        // that it goes into a seat file or a certificate as it is.
+        let host_char = |c: char| c.is_ascii_alphanumeric() || "-._:%".contains(c);
+        if host.is_empty() || !host.chars().all(host_char) {
             return Err(bad(
                 "expected mqtt://HOST:PORT, e.g. mqtt://192.168.1.10:1883",
             ));
@@ -402,6 +405,8 @@ mod tests {
         let u: BrokerUrl = "mqtt://[::1]:1883/".parse().unwrap();
         assert_eq!((u.host.as_str(), u.port), ("::1", 1883));
         assert_eq!(u.to_string(), "mqtt://[::1]:1883");
+        let u: BrokerUrl = "mqtt://hall_local".parse().unwrap();
+        assert_eq!(u.host, "hall_local");
         for bad in [
             "http://x:1",
             "mqtt://",
@@ -409,6 +414,10 @@ mod tests {
             "mqtt://x:99999",
             "mqtt://u@x",
             "x:1883",
+            // Nothing a seat file or a certificate could not carry as it is.
+            "mqtt://a\"b:1883",
+            "mqtt://a\tb",
+            "mqtt://hall local",
         ] {
             let e = bad.parse::<BrokerUrl>().unwrap_err().to_string();
             assert!(e.starts_with(&format!("broker '{bad}': ")), "{e}");

@@ -287,3 +287,71 @@ fn a_file_given_for_a_private_folder_is_named() {
     );
     assert!(private_dir(&dir.path().join("new")).is_ok());
 }
+
+/// A file or folder of another user's: one made here and given away (as root), else one of
+/// root's (as anyone else).
+fn anothers(dir: &Path, name: &str, folder: bool) -> PathBuf {
+    let ours = std::fs::metadata("/proc/self").unwrap();
+    if std::os::unix::fs::MetadataExt::uid(&ours) != 0 {
+        return PathBuf::from(if folder { "/" } else { "/etc/hostname" });
+    }
+    let path = dir.join(name);
+    if folder {
+        std::fs::create_dir(&path).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)).unwrap();
+    } else {
+        std::fs::write(&path, format!("{}\n", "00".repeat(SECRET_BYTES))).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+    path
+}
+
+/// Secrets go only where nobody else can plant a name, and come only from the user's own
+/// files (attack review): a secret another user planted would make every password his.
+#[test]
+fn a_folder_others_may_write_or_a_secret_of_anothers_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let e = private_dir(&shared).unwrap_err();
+    assert!(e.contains("(mode 1777): give a folder of your own"), "{e}");
+    let theirs = anothers(dir.path(), "theirs", true);
+    let e = private_dir(&theirs).unwrap_err();
+    assert!(
+        e.ends_with("is another user's folder: give a folder of your own"),
+        "{e}"
+    );
+    let planted = anothers(dir.path(), "round.toml.secret", false);
+    let e = RoundSecret::read(&planted).unwrap_err();
+    assert!(
+        e.contains("the round's secret belongs to another user"),
+        "{e}"
+    );
+}
+
+/// A seat or broker file is written whole and renamed into place: a link planted at its
+/// name is replaced, and the file it named is left as it was.
+#[test]
+fn a_link_planted_at_a_secrets_name_is_replaced_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "mine").unwrap();
+    let seat = dir.path().join("table-1-white.seat");
+    std::os::unix::fs::symlink(&victim, &seat).unwrap();
+    write_file(&seat, "password = \"x\"\n", 0o600).unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(&seat).unwrap(),
+        "password = \"x\"\n"
+    );
+    let mode = std::fs::symlink_metadata(&seat)
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    write_file(&seat, "certificate", 0o644).unwrap();
+    let mode = std::fs::metadata(&seat).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o644);
+}

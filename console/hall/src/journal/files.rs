@@ -3,7 +3,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Seek as _, Write as _};
-use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
+use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
 use super::JournalError;
@@ -242,13 +242,8 @@ fn make_private(path: &Path) {
         return;
     };
     let mode = meta.permissions().mode();
-    if !meta.is_file() || mode & 0o077 == 0 || !owned_by_us(&meta) {
+    if !meta.is_file() || mode & 0o077 == 0 || !crate::private_file::owned_by_us(&meta) {
         return;
     }
     let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7700));
-}
-
-/// Whether this program's user owns the file (`/proc/self` belongs to the program's user).
-fn owned_by_us(meta: &std::fs::Metadata) -> bool {
-    std::fs::metadata("/proc/self").is_ok_and(|me| me.uid() == meta.uid())
 }

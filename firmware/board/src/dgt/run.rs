@@ -31,6 +31,12 @@ pub struct Options {
 pub enum RunError {
     /// PATH exists and is no symbolic link: it is not ours to replace.
     PortTaken(PathBuf),
+    /// PATH links to something still there: another emulator's pseudo-terminal, or a link
+    /// that is not an emulator's at all.
+    LinkTaken {
+        path: PathBuf,
+        target: PathBuf,
+    },
     Pty(String),
     Link {
         path: PathBuf,
@@ -45,6 +51,12 @@ impl fmt::Display for RunError {
                 f,
                 "{} exists and is not a symbolic link (the emulator makes --port a link to its own pseudo-terminal)",
                 path.display()
+            ),
+            RunError::LinkTaken { path, target } => write!(
+                f,
+                "{} links to {}, which is there (another emulator's pseudo-terminal, or no emulator's link at all): give another --port, or remove the link if it is yours",
+                path.display(),
+                target.display()
             ),
             RunError::Pty(e) => write!(f, "cannot make a pseudo-terminal: {e}"),
             RunError::Link { path, source } => {
@@ -65,6 +77,7 @@ struct Cable {
 }
 
 fn plug(port: &Path) -> Result<Cable, RunError> {
+    check_port(port)?;
     let (mut master, slave) = TTYPort::pair().map_err(|e| RunError::Pty(e.to_string()))?;
     master
         .set_timeout(Duration::from_millis(2))
@@ -88,17 +101,45 @@ fn plug(port: &Path) -> Result<Cable, RunError> {
 }
 
 fn unplug(port: &Path, cable: Option<Cable>) {
-    // The link first, so that nobody opens a pseudo-terminal number about to be reused.
-    let _ = std::fs::remove_file(port);
+    // The link first, so that nobody opens a pseudo-terminal number about to be reused;
+    // only while it is still this cable's (another program may have taken the name).
+    if let Some(c) = &cable {
+        if std::fs::read_link(port).is_ok_and(|target| target == Path::new(&c.device)) {
+            let _ = std::fs::remove_file(port);
+        }
+    }
     drop(cable);
 }
+
+/// Whether the link at `port` may be replaced: none is there, or it names a pseudo-terminal
+/// that is gone (an emulator killed before it could remove its link).
+fn check_port(port: &Path) -> Result<(), RunError> {
+    let Ok(meta) = std::fs::symlink_metadata(port) else {
+        return Ok(());
+    };
+    if !meta.file_type().is_symlink() {
+        return Err(RunError::PortTaken(port.to_path_buf()));
+    }
+    let target = std::fs::read_link(port).unwrap_or_default();
+    if target.starts_with("/dev/pts") && !target.exists() {
+        return Ok(());
+    }
+    Err(RunError::LinkTaken {
+        path: port.to_path_buf(),
+        target,
+    })
+}
+
+/// The most written at once: a pseudo-terminal says it may be written when a little room
+/// is free, and a larger write would wait, past the deadline, for a reader that never comes.
+const CHUNK: usize = 64;
 
 /// Writes all of `bytes`, waiting at most a second for a reader that is slow.
 fn send(master: &mut TTYPort, bytes: &[u8]) {
     let deadline = Instant::now() + Duration::from_secs(1);
     let mut rest = bytes;
     while !rest.is_empty() && Instant::now() < deadline {
-        match master.write(rest) {
+        match master.write(&rest[..rest.len().min(CHUNK)]) {
             Ok(n) => rest = &rest[n..],
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             // Full (nobody reading) or timed out: a board's UART keeps sending regardless.
@@ -136,11 +177,6 @@ pub fn run(
     mut say: impl FnMut(String),
 ) -> Result<(), RunError> {
     let port = options.port.as_path();
-    if let Ok(meta) = std::fs::symlink_metadata(port) {
-        if !meta.file_type().is_symlink() {
-            return Err(RunError::PortTaken(port.to_path_buf()));
-        }
-    }
     let start = Instant::now();
     let now_ms = || u32::try_from(start.elapsed().as_millis()).unwrap_or(u32::MAX);
     let origin = script_origin(start, options.start_at);
