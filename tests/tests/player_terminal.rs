@@ -146,6 +146,40 @@ fn the_seat_code_is_asked_for() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Seat code for table 1 black:"));
 }
 
+/// A line that is not text is said to him and goes no further; escape sequences he types
+/// never come back raw (quoted in "not understood", they would be his screen's commands).
+#[test]
+fn a_line_not_sent_is_said_and_nothing_comes_back_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mut child = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["player", "--color", "black", "--code"])
+        .arg(table.code("black"))
+        .arg("--socket")
+        .arg(&table.socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut keys = child.stdin.take().unwrap();
+    keys.write_all(b"\xff\xfe my men\n").unwrap();
+    keys.write_all(b"\x1b]0;owned\x07\x1b[2J\n").unwrap();
+    writeln!(keys, "my men").unwrap();
+    drop(keys);
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}{err}");
+    assert!(
+        err.contains("that line was not sent: invalid UTF-8 after 0 bytes"),
+        "{err}"
+    );
+    assert!(said.contains("Your men: king e8"), "{said}");
+    assert!(said.contains("]0;owned"), "the escape line was not answered: {said}");
+    assert!(!said.contains('\u{1b}') && !said.contains('\u{7}'), "{said:?}");
+}
+
 /// A second terminal for a seat that is held is refused and the arbiter told, and cannot
 /// read or act for its player; a wrong code is refused; the arbiter's release frees the seat.
 #[test]
@@ -319,7 +353,7 @@ fn a_file_at_the_socket_path_is_never_replaced() {
 }
 
 /// Ctrl-C, SIGTERM or SIGHUP (the arbiter's terminal closed) stop the console cleanly: the
-/// time up to the stop is journaled, the terminals are told the table closed, the socket
+/// time up to the stop is journaled, the terminals are told their game is kept, the socket
 /// file is removed.
 #[test]
 fn a_signal_stops_the_console_cleanly() {
@@ -337,7 +371,10 @@ fn a_signal_stops_the_console_cleanly() {
         let status = table.child.0.wait().unwrap();
         assert_eq!(status.code(), Some(code), "{signal}");
         assert!(!table.socket.exists(), "{signal}: the socket file is left");
-        white.expect("The console has closed the table.");
+        // Its game unfinished, he is told it is kept.
+        white.expect(
+            "The console has stopped. Your game is kept and goes on when it runs again: connect then.",
+        );
         assert!(white.exit().success());
         let j = kriegspiel_hall::Journal::open_read_only(&table.journal).unwrap();
         let game = j.games().unwrap()[0].id;

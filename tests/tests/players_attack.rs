@@ -202,3 +202,45 @@ fn a_bad_handshake_is_answered_with_its_reason() {
         "{said:?}"
     );
 }
+
+/// A socket of another user's at --socket is not the console's (one planted where the
+/// console's goes would collect seat codes): the terminal refuses it and sends nothing.
+#[test]
+fn a_terminal_sends_no_seat_code_to_another_users_socket() {
+    use kriegspiel_tests::link_util::cargo_bin;
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0;
+    // As root: a listening socket given to another user; as anyone else: a file of root's.
+    let (socket, listener) = if root {
+        let path = dir.path().join("planted.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+        (path, Some(listener))
+    } else {
+        (std::path::PathBuf::from("/"), None)
+    };
+    let out = std::process::Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["player", "--table", "1", "--color", "white", "--code", "030142", "--socket"])
+        .arg(&socket)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("belongs to another user: it is not your console's socket"),
+        "{err}"
+    );
+    if let Some(listener) = listener {
+        match listener.accept() {
+            Ok((mut s, _)) => {
+                let mut heard = String::new();
+                let _ = s.read_to_string(&mut heard);
+                panic!("the terminal connected and sent {heard:?}");
+            }
+            Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock),
+        }
+    }
+}

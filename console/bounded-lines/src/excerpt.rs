@@ -3,12 +3,18 @@
 /// How many characters of a bad input an error message quotes.
 pub const QUOTE_CHARS: usize = 80;
 
-/// At most [`QUOTE_CHARS`] characters of `s`, with `…` when cut: what an error message
-/// quotes of a bad input.
+/// At most [`QUOTE_CHARS`] characters of `s`, with `…` when cut and control characters
+/// shown as U+FFFD: what an error message quotes of a bad input.
 pub fn excerpt(s: &str) -> String {
+    // A control character quoted back raw is an escape sequence on someone's screen.
+    let shown = |part: &str| -> String {
+        part.chars()
+            .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+            .collect()
+    };
     match s.char_indices().nth(QUOTE_CHARS) {
-        None => s.to_owned(),
-        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => shown(s),
+        Some((cut, _)) => format!("{}…", shown(&s[..cut])),
     }
 }
 
@@ -39,5 +45,10 @@ mod tests {
         let b = excerpt_bytes(&vec![b'e'; 10_000_000]);
         assert_eq!(b.chars().count(), QUOTE_CHARS + 1);
         assert_eq!(excerpt_bytes(b"ab\xff"), "ab\u{fffd}");
+        // No escape sequence is quoted back raw.
+        assert_eq!(
+            excerpt("\u{1b}]0;owned\u{7}\u{1b}[2J"),
+            "\u{fffd}]0;owned\u{fffd}\u{fffd}[2J"
+        );
     }
 }

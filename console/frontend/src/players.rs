@@ -196,8 +196,11 @@ impl Players {
             take_sessions(&mut st.sessions, |_| true)
                 .into_iter()
                 .map(|session| {
-                    let lang = tables.get(&session.table).map_or(Lang::En, |t| t.lang);
-                    let words = if closed {
+                    let table = tables.get(&session.table);
+                    let lang = table.map_or(Lang::En, |t| t.lang);
+                    let words = if closed && table.is_some_and(|t| !t.over) {
+                        say(lang, Said::Stopped)
+                    } else if closed {
                         say(lang, Said::Closed)
                     } else {
                         format!("error: {why}")

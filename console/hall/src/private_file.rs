@@ -120,16 +120,7 @@ pub fn write_with_mode(
         Ok(m) if m.file_type().is_block_device() => {
             return Err(WriteError::IsADevice(path.to_owned()))
         }
-        Ok(m) if !m.is_file() => {
-            let mut into = std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(io)?;
-            return into
-                .write_all(bytes)
-                .and_then(|()| into.flush())
-                .map_err(io);
-        }
+        Ok(m) if !m.is_file() => return write_into(path, bytes).map_err(io),
         _ => {}
     }
     let folder = path
@@ -158,6 +149,28 @@ pub fn write_with_mode(
         std::io::ErrorKind::AlreadyExists => WriteError::Exists(path.to_owned()),
         _ => io(e.error),
     })
+}
+
+/// Writes into a character device or a pipe. Opened without waiting: a pipe nobody reads
+/// is said at once (the window would freeze on it), then written as any file is.
+fn write_into(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use rustix::fs::OFlags;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let no_wait = i32::try_from(OFlags::NONBLOCK.bits()).unwrap_or(0);
+    let mut into = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(no_wait)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(code) if code == rustix::io::Errno::NXIO.raw_os_error() => {
+                std::io::Error::other("it is a pipe nobody reads")
+            }
+            _ => e,
+        })?;
+    let flags = rustix::fs::fcntl_getfl(&into)?;
+    rustix::fs::fcntl_setfl(&into, flags - OFlags::NONBLOCK)?;
+    into.write_all(bytes)?;
+    into.flush()
 }
 
 #[cfg(test)]
@@ -225,6 +238,19 @@ mod tests {
         let e = write_private(dir.path(), b"x", Existing::Replace, &[]).unwrap_err();
         assert!(e.to_string().ends_with("is a folder: give a file"), "{e}");
         assert_eq!(std::fs::read(&journal).unwrap(), b"journal");
+        // A pipe nobody reads is said at once, not waited on.
+        let fifo = dir.path().join("fifo.pgn");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let e = write_private(&fifo, b"x", Existing::Replace, &[]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("cannot write {}: it is a pipe nobody reads", fifo.display())
+        );
+        std::fs::remove_file(&fifo).unwrap();
         // A character device is written into, never replaced.
         write_private(Path::new("/dev/null"), b"x", Existing::Replace, &[]).unwrap();
         let null = std::fs::metadata("/dev/null").unwrap();

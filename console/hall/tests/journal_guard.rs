@@ -160,6 +160,21 @@ fn a_file_that_is_no_journal_is_left_as_it_was() {
 }
 
 #[test]
+fn a_device_given_for_the_journal_is_named_and_nothing_is_made_beside_it() {
+    for device in ["/dev/null", "/dev/full"] {
+        let e = Journal::open(Path::new(device)).unwrap_err();
+        assert!(matches!(e, JournalError::NotAFile { .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            format!("journal {device} is not a file (a device, a pipe or a socket): give a file")
+        );
+        for beside in ["-journal", "-wal", ".lock"] {
+            assert!(!Path::new(&format!("{device}{beside}")).exists());
+        }
+    }
+}
+
+#[test]
 fn a_refused_writer_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("j.sqlite");

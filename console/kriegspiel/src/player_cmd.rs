@@ -325,6 +325,17 @@ fn socket_path(socket: Option<PathBuf>) -> Result<PathBuf, ExitCode> {
 
 /// The socket to the console, and a second handle on it to write with.
 fn connect(path: &Path) -> Result<(UnixStream, UnixStream), ExitCode> {
+    // The console's socket is its user's alone (mode 0600): one of another user's is not
+    // the console's, and would be told his seat code.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !kriegspiel_hall::private_file::owned_by_us(&meta) {
+            eprintln!(
+                "{PROGRAM}: {} belongs to another user: it is not your console's socket, and your seat code is not sent to it; ask the arbiter for the path its \"players' terminals\" line names",
+                path.display()
+            );
+            return Err(ExitCode::FAILURE);
+        }
+    }
     let stream = UnixStream::connect(path).map_err(|e| {
         eprintln!(
             "{PROGRAM}: no console answers at {} ({e}); start one first (kriegspiel table or hall, or the window), or give --socket the path its \"players' terminals\" line names (the window's demo keeps its socket beside its own journal)",
@@ -370,8 +381,13 @@ fn keys_and_lines(stream: UnixStream, mut to_console: UnixStream) -> ExitCode {
     std::thread::spawn(move || {
         let mut keys = LineReader::new(std::io::stdin());
         while let Ok(Some(line)) = keys.next_line() {
-            let Ok(line) = line else {
-                continue;
+            let line = match line {
+                Ok(line) => line,
+                // Said, and the line goes no further: he types it again.
+                Err(e) => {
+                    eprintln!("{PROGRAM}: that line was not sent: {e}");
+                    continue;
+                }
             };
             if writeln!(to_console, "{line}").is_err() {
                 return;

@@ -58,6 +58,7 @@ impl Players {
                         last: ByColor::default(),
                         codes: seats.clone(),
                         wrong: ByColor::default(),
+                        over: false,
                     };
                     t.last = heard.as_ref().map(|o| o.as_ref().and_then(|o| t.text(o)));
                     state.tables.insert(*table, t);
@@ -88,6 +89,7 @@ impl Players {
 fn see(state: &mut State, view: &TableView) {
     if let Some(t) = state.tables.get_mut(&view.table) {
         t.position = Some(view.position.clone());
+        t.over = view.result.is_some();
     }
     for s in state
         .sessions

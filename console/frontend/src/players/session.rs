@@ -37,6 +37,9 @@ pub(super) struct TableState {
     pub(super) codes: ByColor<String>,
     /// Wrong codes tried for each seat.
     pub(super) wrong: ByColor<Option<Bucket>>,
+    /// Whether its game has ended: a console that stops before tells the players their
+    /// game is kept.
+    pub(super) over: bool,
 }
 
 impl TableState {

@@ -63,6 +63,9 @@ pub(super) fn say(lang: Lang, what: Said<'_>) -> String {
         (Said::Replaced, Lang::En) => "error: this seat was taken by another terminal with the same seat file; this one is closed".to_owned(),
         (Said::Replaced, Lang::Fr) => "error: un autre terminal a pris cette place avec le même fichier de place ; celui-ci est fermé".to_owned(),
         (Said::Replaced, Lang::Ru) => "error: это место занял другой терминал с тем же файлом места; этот закрыт".to_owned(),
+        (Said::Stopped, Lang::En) => "The console has stopped. Your game is kept and goes on when it runs again: connect then.".to_owned(),
+        (Said::Stopped, Lang::Fr) => "La console s'est arrêtée. Votre partie est gardée et reprend quand elle repart : reconnectez-vous alors.".to_owned(),
+        (Said::Stopped, Lang::Ru) => "Консоль остановлена. Ваша партия сохранена и продолжится, когда консоль снова запустят: тогда подключитесь.".to_owned(),
         (Said::Closed, Lang::En) => "The console has closed the table.".to_owned(),
         (Said::Closed, Lang::Fr) => "La console a fermé la table.".to_owned(),
         (Said::Closed, Lang::Ru) => "Консоль закрыла стол.".to_owned(),
@@ -89,6 +92,8 @@ pub(super) enum Said<'a> {
     /// His seat file was used again by a new terminal, which took the seat.
     Replaced,
     Closed,
+    /// The console stops with the game unfinished: it is kept.
+    Stopped,
     /// The last words meant for him, said again when he connects.
     Earlier(&'a str),
 }

@@ -37,6 +37,8 @@ pub enum JournalError {
     NoFolder { path: PathBuf, folder: PathBuf },
     /// The journal's path names a folder.
     IsAFolder { path: PathBuf },
+    /// A device, a pipe or a socket: SQLite would write beside it (`/dev/null-journal`).
+    NotAFile { path: PathBuf },
     /// The journal's file was deleted or replaced while it was being written.
     Gone { path: PathBuf },
     /// The journal (or its folder, for a new one) cannot be written.
@@ -89,6 +91,11 @@ impl fmt::Display for JournalError {
                 "journal {} was deleted or replaced while this console was writing it; the table stops, as nothing more could be kept",
                 path.display()
             ),
+            JournalError::NotAFile { path } => write!(
+                f,
+                "journal {} is not a file (a device, a pipe or a socket): give a file",
+                path.display()
+            ),
             JournalError::IsAFolder { path } => write!(
                 f,
                 "journal {} is a folder; give a file in it ({})",
@@ -127,6 +134,7 @@ impl std::error::Error for JournalError {
             | JournalError::BadEvent(_)
             | JournalError::NoFolder { .. }
             | JournalError::IsAFolder { .. }
+            | JournalError::NotAFile { .. }
             | JournalError::Gone { .. }
             | JournalError::ReadOnly { .. }
             | JournalError::InUse { .. } => None,

@@ -29,6 +29,11 @@ impl Journal {
                 path: path.to_owned(),
             });
         }
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(JournalError::NotAFile {
+                path: path.to_owned(),
+            });
+        }
         let folder = folder_of(path);
         if !folder.is_dir() {
             return Err(JournalError::NoFolder {
