@@ -176,8 +176,14 @@ fn a_line_not_sent_is_said_and_nothing_comes_back_raw() {
         "{err}"
     );
     assert!(said.contains("Your men: king e8"), "{said}");
-    assert!(said.contains("]0;owned"), "the escape line was not answered: {said}");
-    assert!(!said.contains('\u{1b}') && !said.contains('\u{7}'), "{said:?}");
+    assert!(
+        said.contains("]0;owned"),
+        "the escape line was not answered: {said}"
+    );
+    assert!(
+        !said.contains('\u{1b}') && !said.contains('\u{7}'),
+        "{said:?}"
+    );
 }
 
 /// A second terminal for a seat that is held is refused and the arbiter told, and cannot

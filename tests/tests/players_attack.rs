@@ -222,7 +222,9 @@ fn a_terminal_sends_no_seat_code_to_another_users_socket() {
         (std::path::PathBuf::from("/"), None)
     };
     let out = std::process::Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["player", "--table", "1", "--color", "white", "--code", "030142", "--socket"])
+        .args([
+            "player", "--table", "1", "--color", "white", "--code", "030142", "--socket",
+        ])
         .arg(&socket)
         .stdin(std::process::Stdio::null())
         .output()

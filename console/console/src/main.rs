@@ -371,6 +371,13 @@ fn main() -> ExitCode {
         eprintln!("{PROGRAM}: {e}");
         return ExitCode::from(2);
     }
+    if let Some(n) = args.open.filter(|n| !numbers.contains(n)) {
+        eprintln!(
+            "{PROGRAM}: --open {n}: this console's tables are 1 to {}",
+            numbers.len()
+        );
+        return ExitCode::from(2);
+    }
     // Before the journal: without a display nothing is started, nothing journaled.
     if let Some(why) = kriegspiel_window::cannot_open() {
         eprintln!("{PROGRAM}: {why}");

@@ -207,6 +207,28 @@ fn without_a_display_the_window_says_so_plainly() {
     assert!(!err.contains(".rs:"), "{err}");
     // Checked first: no game was journaled (no journal was even made).
     assert!(!dir.path().join("j.sqlite").exists(), "{err}");
+
+    // A display no X server serves is said as plainly, before anything starts.
+    let out: Output = console()
+        .args(["--demo", "--no-speech", "--journal"])
+        .arg(dir.path().join("j.sqlite"))
+        .env("DISPLAY", ":987654")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the display :987654 cannot be reached (no X server's socket"),
+        "{err}"
+    );
+    assert!(!dir.path().join("j.sqlite").exists(), "{err}");
+    // A table the console does not have is refused before anything starts.
+    let err = refused(&["--tables", "2", "--open", "3"]);
+    assert!(
+        err.contains("--open 3: this console's tables are 1 to 2"),
+        "{err}"
+    );
 }
 
 #[test]

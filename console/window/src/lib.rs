@@ -155,7 +155,53 @@ pub fn run(
 /// Why the window cannot open at all (no display named), said before anything is started
 /// or journaled; `None` when it may try.
 pub fn cannot_open() -> Option<String> {
-    (!display_named()).then(|| readable("", false))
+    if !display_named() {
+        return Some(readable("", false));
+    }
+    let env = |v: &str| std::env::var(v).ok().filter(|d| !d.is_empty());
+    unreachable_display(
+        env("DISPLAY").as_deref(),
+        env("WAYLAND_DISPLAY").as_deref(),
+        env("XDG_RUNTIME_DIR").as_deref(),
+    )
+}
+
+/// Why the display named cannot be reached, when that can be told before the window is
+/// tried (a local X server's socket, a Wayland compositor's): said before the journal is
+/// opened and the hall started, not after. A display on another host is left to winit.
+fn unreachable_display(
+    x11: Option<&str>,
+    wayland: Option<&str>,
+    runtime: Option<&str>,
+) -> Option<String> {
+    let wayland_there = wayland.is_some_and(|w| {
+        let path = std::path::Path::new(w);
+        if path.is_absolute() {
+            path.exists()
+        } else {
+            runtime.is_some_and(|r| std::path::Path::new(r).join(w).exists())
+        }
+    });
+    if wayland_there {
+        return None;
+    }
+    let Some(display) = x11 else {
+        return Some(format!(
+            "the Wayland display {} cannot be reached (no compositor's socket); run it in a graphical session, or play the demo as text with `kriegspiel demo`",
+            wayland.unwrap_or_default()
+        ));
+    };
+    let local = display.strip_prefix("unix:").unwrap_or(display);
+    let Some(number) = local.strip_prefix(':') else {
+        return None;
+    };
+    let number = number.split('.').next().unwrap_or_default();
+    let socket = format!("/tmp/.X11-unix/X{number}");
+    (!std::path::Path::new(&socket).exists()).then(|| {
+        format!(
+            "the display {display} cannot be reached (no X server's socket at {socket}); start the X server or give DISPLAY another, or play the demo as text with `kriegspiel demo`"
+        )
+    })
 }
 
 /// Whether the environment names a display the window could open on.
@@ -182,7 +228,30 @@ fn readable(error: &str, display: bool) -> String {
 
 #[cfg(test)]
 mod readable_tests {
-    use super::readable;
+    use super::{readable, unreachable_display};
+
+    #[test]
+    fn a_display_nobody_serves_is_said_before_anything_starts() {
+        let none = unreachable_display(Some(":987654"), None, None).unwrap_or_default();
+        assert!(
+            none.starts_with("the display :987654 cannot be reached (no X server's socket at /tmp/.X11-unix/X987654)"),
+            "{none}"
+        );
+        // Another host's display is winit's to try.
+        assert_eq!(unreachable_display(Some("hall.local:0"), None, None), None);
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("wayland-9"), "").unwrap_or_else(|e| panic!("{e}"));
+        let runtime = dir.path().to_str();
+        assert_eq!(
+            unreachable_display(Some(":987654"), Some("wayland-9"), runtime),
+            None
+        );
+        let gone = unreachable_display(None, Some("wayland-8"), runtime).unwrap_or_default();
+        assert!(
+            gone.starts_with("the Wayland display wayland-8 cannot be reached"),
+            "{gone}"
+        );
+    }
 
     #[test]
     fn no_source_paths_and_no_display_said_plainly() {
