@@ -39,6 +39,9 @@ pub struct TableView {
     pub boards: ByColor<BoardSeen>,
     /// The man each player holds touched, if any.
     pub touched: ByColor<Option<Square>>,
+    /// The draw offered and not yet answered: a window started again on a resumed game
+    /// shows it, though the offer was said before it started.
+    pub draw_offer: Option<Color>,
 }
 
 impl TableView {

@@ -72,6 +72,7 @@ pub(crate) fn view(no: TableNo, table: &Table) -> TableView {
             in_sync: table.in_sync(c),
         }),
         touched: ByColor::new_with(|c| table.touched(c)),
+        draw_offer: table.draw_offer(),
     }
 }
 

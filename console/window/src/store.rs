@@ -288,6 +288,7 @@ impl Store {
         if view.result.is_some() {
             t.result = view.result;
         }
+        t.draw_offer = view.draw_offer.filter(|_| view.result.is_none());
         if let Some((left, _)) = &view.clocks {
             t.clock_seen_max = t.clock_seen_max.max(left.white).max(left.black);
         }
@@ -376,6 +377,7 @@ mod tests {
                 in_sync: true,
             }),
             touched: Default::default(),
+            draw_offer: None,
         }))
     }
 
@@ -426,6 +428,33 @@ mod tests {
         };
         s.apply(&HallEvent::View(lifted), now);
         assert_eq!(s.generation, g + 1);
+    }
+
+    /// A window started again on a resumed game never heard the offer said: the table's
+    /// view carries it, and the alert shows it until it is answered.
+    #[test]
+    fn a_draw_offer_made_before_the_window_started_is_shown() {
+        let now = Instant::now();
+        let mut s = Store::new();
+        s.apply(&opened(1), now);
+        let HallEvent::View(mut offered) = view(1, 1000) else {
+            unreachable!()
+        };
+        offered.draw_offer = Some(Color::White);
+        s.apply(&HallEvent::View(offered), now);
+        let alerts = s.tables[&1].alerts(now, Duration::from_secs(60));
+        assert!(
+            alerts
+                .iter()
+                .any(|a| a.kind == AlertKind::DrawOffer && a.text.contains("offers a draw")),
+            "{alerts:?}"
+        );
+        s.apply(&view(1, 2000), now);
+        let alerts = s.tables[&1].alerts(now, Duration::from_secs(60));
+        assert!(
+            alerts.iter().all(|a| a.kind != AlertKind::DrawOffer),
+            "{alerts:?}"
+        );
     }
 
     #[test]

@@ -195,7 +195,12 @@ fn clocks(ui: &mut Ui, t: &TableState, now: Instant) {
 }
 
 fn tries(ui: &mut Ui, t: &TableState) {
-    ui.label(big(format!("Tries (move {})", t.moves / 2 + 1)));
+    // The position's own move number: right after a restart too, and from a set-up.
+    let number = t
+        .view
+        .as_ref()
+        .map_or(t.moves / 2 + 1, |v| v.position.fullmoves().get());
+    ui.label(big(format!("Tries (move {number})")));
     if t.tries.is_empty() {
         ui.label("No try yet.");
     }

@@ -1547,6 +1547,7 @@ fn fed_view(table: usize, at: u64, over: bool, in_sync: bool) -> kriegspiel_hall
             },
         },
         touched: Default::default(),
+        draw_offer: None,
     }))
 }
 
@@ -1698,4 +1699,25 @@ fn clocks_wait_for_the_arbiters_start() {
     assert!(s.tables.values().all(|t| !t.clocks_waiting()));
     drop(s);
     drop(hall);
+}
+
+/// The try list names the position's own move: a game set up at move 12 (or resumed after
+/// a restart) is not at move 1.
+#[test]
+fn the_try_list_names_the_positions_own_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = quiet_spec("demo-cincinnati");
+    spec.setup.fen = Some("4k3/8/8/8/8/8/4P3/4K3 w - - 0 12".to_owned());
+    let specs = vec![spec];
+    let (_hall, app) = start(
+        dir.path(),
+        specs.clone(),
+        TimeMode::Real,
+        &Window::knowing(&specs),
+    );
+    let mut h = harness(app);
+    open_table_1(&mut h);
+    wait(&mut h, "the move number", |h| {
+        has_label(h, "Tries (move 12)")
+    });
 }
