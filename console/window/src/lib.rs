@@ -192,9 +192,7 @@ fn unreachable_display(
         ));
     };
     let local = display.strip_prefix("unix:").unwrap_or(display);
-    let Some(number) = local.strip_prefix(':') else {
-        return None;
-    };
+    let number = local.strip_prefix(':')?;
     let number = number.split('.').next().unwrap_or_default();
     let socket = format!("/tmp/.X11-unix/X{number}");
     (!std::path::Path::new(&socket).exists()).then(|| {
