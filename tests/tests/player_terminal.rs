@@ -118,20 +118,25 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no seat code given"));
 }
 
-/// The code is asked for when it is not given, and read from the keys.
+/// Black's terminal on `table`'s socket, its keys, lines and messages piped.
+fn black_terminal(table: &Console, more: &[&str]) -> std::process::Child {
+    Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["player", "--color", "black", "--socket"])
+        .arg(&table.socket)
+        .args(more)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// The code is asked for on the terminal, and the player may take his time to type it.
 #[test]
 fn the_seat_code_is_asked_for() {
     let dir = tempfile::tempdir().unwrap();
     let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
-    let mut child = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["player", "--color", "black", "--socket"])
-        .arg(&table.socket)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = black_terminal(&table, &[]);
     let mut keys = child.stdin.take().unwrap();
     // He takes his time: longer than the 5 s the console gives a connection to say its seat.
     std::thread::sleep(Duration::from_secs(6));
@@ -152,16 +157,7 @@ fn the_seat_code_is_asked_for() {
 fn a_line_not_sent_is_said_and_nothing_comes_back_raw() {
     let dir = tempfile::tempdir().unwrap();
     let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
-    let mut child = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
-        .args(["player", "--color", "black", "--code"])
-        .arg(table.code("black"))
-        .arg("--socket")
-        .arg(&table.socket)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = black_terminal(&table, &["--code", table.code("black")]);
     let mut keys = child.stdin.take().unwrap();
     keys.write_all(b"\xff\xfe my men\n").unwrap();
     keys.write_all(b"\x1b]0;owned\x07\x1b[2J\n").unwrap();

@@ -367,21 +367,8 @@ fn main() -> ExitCode {
         ..
     } = tables;
     let network = args.broker.network(broker, args.config.as_deref());
-    if let Some(e) = kriegspiel_frontend::args::broker_unusable(network.as_ref(), specs.iter()) {
-        eprintln!("{PROGRAM}: {e}");
-        return ExitCode::from(2);
-    }
-    if let Some(n) = args.open.filter(|n| !numbers.contains(n)) {
-        eprintln!(
-            "{PROGRAM}: --open {n}: this console's tables are 1 to {}",
-            numbers.len()
-        );
-        return ExitCode::from(2);
-    }
-    // Before the journal: without a display nothing is started, nothing journaled.
-    if let Some(why) = kriegspiel_window::cannot_open() {
-        eprintln!("{PROGRAM}: {why}");
-        return ExitCode::FAILURE;
+    if let Err(code) = refused_at_start(&args, &numbers, network.as_ref(), &specs) {
+        return code;
     }
     let (journal, path) = match journal(&args, demo) {
         Ok(j) => j,
@@ -471,6 +458,31 @@ fn main() -> ExitCode {
 
 /// The demo on networked boards: its boards' scripts written out, then its keypad commands
 /// counted from the boards' start.
+/// What is refused before the journal is opened: nothing started, nothing journaled.
+fn refused_at_start(
+    args: &Args,
+    numbers: &[TableNo],
+    network: Option<&kriegspiel_frontend::args::OnBroker>,
+    specs: &[TableSpec],
+) -> Result<(), ExitCode> {
+    if let Some(e) = kriegspiel_frontend::args::broker_unusable(network, specs.iter()) {
+        eprintln!("{PROGRAM}: {e}");
+        return Err(ExitCode::from(2));
+    }
+    if let Some(n) = args.open.filter(|n| !numbers.contains(n)) {
+        eprintln!(
+            "{PROGRAM}: --open {n}: this console's tables are 1 to {}",
+            numbers.len()
+        );
+        return Err(ExitCode::from(2));
+    }
+    if let Some(why) = kriegspiel_window::cannot_open() {
+        eprintln!("{PROGRAM}: {why}");
+        return Err(ExitCode::FAILURE);
+    }
+    Ok(())
+}
+
 fn prepare_network_demo(
     args: &Args,
     network_demo: Option<&kriegspiel_games::BuiltGame>,
