@@ -456,8 +456,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// The demo on networked boards: its boards' scripts written out, then its keypad commands
-/// counted from the boards' start.
 /// What is refused before the journal is opened: nothing started, nothing journaled.
 fn refused_at_start(
     args: &Args,
@@ -483,6 +481,8 @@ fn refused_at_start(
     Ok(())
 }
 
+/// The demo on networked boards: its boards' scripts written out, then its keypad commands
+/// counted from the boards' start.
 fn prepare_network_demo(
     args: &Args,
     network_demo: Option<&kriegspiel_games::BuiltGame>,
