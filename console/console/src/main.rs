@@ -435,7 +435,8 @@ fn main() -> ExitCode {
     // Ctrl-C or SIGTERM: the hall stops (journaling the time up to the stop), then the
     // players' terminals are told and the socket file removed, and the window ends.
     let on_stop = stop_then_tell_players(players.clone(), hall.handle.clone());
-    stop_on_signals(hall.handle.clone(), PROGRAM, Some(on_stop));
+    let signalled = stop_on_signals(hall.handle.clone(), PROGRAM, Some(on_stop));
+    options.signalled = Some(signalled.clone());
     options.seats = players
         .clone()
         .map(|p| std::sync::Arc::new(SeatsOf(p)) as std::sync::Arc<dyn kriegspiel_window::Seats>);
@@ -447,12 +448,13 @@ fn main() -> ExitCode {
     for f in followers {
         let _ = f.join();
     }
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    match (result, signalled.load(std::sync::atomic::Ordering::Acquire)) {
+        (Err(e), _) => {
             eprintln!("{PROGRAM}: {e}");
             ExitCode::FAILURE
         }
+        (Ok(()), 0) => ExitCode::SUCCESS,
+        (Ok(()), signal) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)),
     }
 }
 
@@ -535,7 +537,9 @@ fn round_feed(on: &kriegspiel_frontend::args::OnBroker) -> Option<kriegspiel_win
 }
 
 /// Ctrl-C or SIGTERM: the hall stops (journaling the time up to the stop), then the
-/// players' terminals are told and the socket file removed, and the window ends.
+/// players' terminals are told and the socket file removed, and the window closes itself.
+/// Only a window that has not ended a while later (its display gone) is cut short: ending
+/// the process under a window still drawing can crash it on the way out.
 fn stop_then_tell_players(
     players: Option<Players>,
     handle: kriegspiel_hall::HallHandle,
@@ -545,9 +549,14 @@ fn stop_then_tell_players(
         if let Some(p) = &players {
             p.close_all("the console has stopped", true);
         }
+        std::thread::sleep(WINDOW_GRACE);
+        eprintln!("{PROGRAM}: the window did not close: stopped at once");
         std::process::exit(128 + signal);
     })
 }
+
+/// How long the window has to close by itself after a signal stopped the hall.
+const WINDOW_GRACE: Duration = Duration::from_secs(10);
 
 /// Says each table's seat codes and every seat change on standard error too (the window
 /// shows them on each table's page), as a subscriber of its own.

@@ -113,6 +113,13 @@ fn a_table_in_the_window_is_played_from_a_players_terminal() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(status.code(), Some(143));
+    // The window closed itself once the hall had stopped: the process was not cut short.
+    std::thread::sleep(Duration::from_millis(200));
+    let after: Vec<String> = said.try_iter().collect();
+    assert!(
+        !after.iter().any(|l| l.contains("did not close")),
+        "{after:?}"
+    );
     assert!(!socket.exists(), "the socket file was left behind");
     let mut rest = String::new();
     let mut last = String::new();

@@ -40,6 +40,10 @@ pub struct WindowOptions {
     pub seats: Option<Arc<dyn Seats>>,
     /// The round on the broker: the tables other consoles run (none: this hall's alone).
     pub round: Option<RoundFeed>,
+    /// Set to a signal's number when one asks the console to stop: once the hall has
+    /// stopped the window closes by itself, unasked (a hall stopped by a failure leaves it
+    /// open, for the arbiter to read why).
+    pub signalled: Option<Arc<std::sync::atomic::AtomicI32>>,
 }
 
 /// The round's other consoles, for a window on a round's broker.
@@ -69,6 +73,7 @@ impl WindowOptions {
             start_table: None,
             seats: None,
             round: None,
+            signalled: None,
         }
     }
 }
@@ -220,6 +225,7 @@ impl ArbiterApp {
             self.seen = s.generation;
             self.opening_answered(&s);
             self.close_requested(&ctx, &s);
+            self.close_when_signalled(&ctx, &s);
             if let Screen::Table(no) = self.screen {
                 // A table asked for at the start may not have opened yet.
                 if !s.tables.contains_key(&no) && !s.tables.is_empty() {
@@ -433,6 +439,19 @@ impl ArbiterApp {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.dialogs.close_all();
             self.dialogs.closing = true;
+        }
+    }
+
+    /// A signal stopped the hall: the window ends, and the console with it.
+    fn close_when_signalled(&mut self, ctx: &egui::Context, s: &Store) {
+        let signalled = self
+            .options
+            .signalled
+            .as_ref()
+            .is_some_and(|n| n.load(std::sync::atomic::Ordering::Acquire) != 0);
+        if signalled && s.hall_stopped && !self.close_confirmed {
+            self.close_confirmed = true;
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
     }
 

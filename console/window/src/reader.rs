@@ -66,6 +66,7 @@ pub fn spawn_reader(
                     Err(RecvError::Lagged(n)) => s.lost(n),
                     Err(RecvError::Closed) => {
                         s.notices.push("The hall has stopped.".to_owned());
+                        s.hall_stopped = true;
                         s.generation += 1;
                         drop(s);
                         // The waker draws it, then ends with the sender.

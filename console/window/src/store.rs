@@ -30,6 +30,8 @@ pub struct Store {
     boards: HashMap<String, ByColor<bool>>,
     /// Hall-wide notices: tables that could not be opened, events lost.
     pub notices: Vec<String>,
+    /// The hall has stopped (its events ended).
+    pub hall_stopped: bool,
     /// Events the window missed because it fell behind.
     pub lost_events: u64,
     /// Bumped by every event that changes what the window shows at once (not by a link's
