@@ -427,3 +427,57 @@ fn a_line_speed_out_of_range_is_refused() {
         assert!(err.contains("is not in 50..=4000000"), "{baud}: {err}");
     }
 }
+
+#[test]
+fn a_board_flooding_alternating_protocol_versions_is_said_once_per_version() {
+    use kriegspiel_link::{encode, BoardMsg, Frame};
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let (_cable, board, console) = socat_cable(dir.path(), "flood").unwrap();
+    let monitor = Monitor::start(&console);
+    let mut port = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&board)
+        .unwrap();
+    const HELLOS: u16 = 100;
+    let hello = |seq: u16| {
+        let frame = Frame {
+            seq,
+            body: BoardMsg::Hello {
+                protocol: 9000 + seq % 2,
+                firmware: [0, 0, 1],
+                board_id: 7,
+            },
+        };
+        let mut out = [0u8; kriegspiel_link::MAX_FRAME];
+        let n = encode(&frame, &mut out).unwrap();
+        out[..n].to_vec()
+    };
+    // The first until the monitor has the port open and has heard it...
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        port.write_all(&hello(0)).unwrap();
+        match monitor.lines.recv_timeout(Duration::from_millis(200)) {
+            Ok(line) if event(&line) == "version_mismatch" => break,
+            _ => assert!(Instant::now() < deadline, "the first Hello was not heard"),
+        }
+    }
+    // ...then the flood: every Hello that changes what the board speaks is a line on stdout,
+    let bytes: Vec<u8> = (1..HELLOS).flat_map(hello).collect();
+    port.write_all(&bytes).unwrap();
+    let mut mismatches = 1;
+    while mismatches < HELLOS {
+        let lines = monitor.until(deadline, |l| event(l) == "version_mismatch");
+        mismatches += 1;
+        assert!(lines.len() <= 2, "{lines:#?}");
+    }
+    // but the operator's terminal is told of each version once.
+    let stderr = monitor.stop();
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("protocol version"))
+        .collect();
+    assert_eq!(said.len(), 2, "{stderr}");
+    assert!(said[0].contains("version 9000"), "{stderr}");
+    assert!(said[1].contains("version 9001"), "{stderr}");
+}

@@ -74,6 +74,7 @@ async fn monitor(args: Args) -> ExitCode {
         tokio::time::interval_at(tokio::time::Instant::now() + HEALTH_EVERY, HEALTH_EVERY);
     health_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let stdout = std::io::stdout();
+    let mut refused = std::collections::BTreeSet::new();
     loop {
         let lines = tokio::select! {
             report = reports.recv() => {
@@ -81,8 +82,14 @@ async fn monitor(args: Args) -> ExitCode {
                 if let LinkEvent::OpenFailed { error } = &report.event {
                     eprintln!("board-monitor: {error} (retrying every 250 ms)");
                 }
-                if let LinkEvent::VersionMismatch { local, remote } = &report.event {
-                    eprintln!("board-monitor: the board speaks protocol version {remote}, this console version {local}; its events are ignored until a compatible board is connected");
+                match &report.event {
+                    // Once per version between two connections: a board flooding
+                    // alternating versions fills no terminal (its lines are on stdout).
+                    LinkEvent::VersionMismatch { local, remote } if refused.insert(*remote) => {
+                        eprintln!("board-monitor: the board speaks protocol version {remote}, this console version {local}; its events are ignored until a compatible board is connected");
+                    }
+                    LinkEvent::Connected { .. } => refused.clear(),
+                    _ => {}
                 }
                 filter.lines(&report)
             }
