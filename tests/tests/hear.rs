@@ -489,3 +489,35 @@ fn chatter_the_second_ear_could_hardly_write_is_no_try() {
         assert_eq!(line["try"], "d1e2", "{line}");
     }
 }
+
+/// A recording too short to hold a word (a stray click of push-to-talk) is rejected plainly:
+/// no line of the speech runtime's own on the player's terminal, and no score is a sentinel.
+#[test]
+fn a_recording_too_short_for_a_word_is_rejected_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let wav = dir.path().join("click.wav");
+    let status = Command::new("sox")
+        .args(["-n", "-r", "16000", "-b", "16", "-c", "1"])
+        .arg(&wav)
+        .args(["synth", "0.01", "sine", "440"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for flags in [&["--verbose"][..], &["--verbose", "--reply"]] {
+        let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+            .arg("hear")
+            .args(flags)
+            .arg(&wav)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("onnxruntime"), "{stderr}");
+        let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(line["rejected"], true, "{line}");
+        assert!(
+            !line.to_string().contains("-2147483648"),
+            "a sentinel shown as a score: {line}"
+        );
+    }
+}

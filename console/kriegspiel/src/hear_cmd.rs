@@ -124,10 +124,12 @@ pub fn run(args: Args) -> ExitCode {
                 if args.verbose {
                     line["words"] = json!(rec.words);
                     line["wide_words"] = json!(rec.wide_words);
-                    line["ratio"] = json!(rec.ratio);
+                    // No score (the grammar found nothing) is null, not a sentinel number.
+                    let score = |r: i32| (r != i32::MIN).then_some(r);
+                    line["ratio"] = json!(score(rec.ratio));
                     line["wide_margin"] = json!(rec.wide_margin);
-                    line["span_ratio"] = json!(rec.span_ratio);
-                    line["answer_ratio"] = json!(rec.answer_ratio);
+                    line["span_ratio"] = json!(score(rec.span_ratio));
+                    line["answer_ratio"] = json!(rec.answer_ratio.and_then(score));
                     if let Some(ear) = rec.ear {
                         line["moonshine"] = json!({"best": ear.best, "margin": ear.margin, "doubt": ear.doubt, "agrees": ear.agrees, "written": ear.written, "other_word": ear.other});
                     }

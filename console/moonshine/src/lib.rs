@@ -35,6 +35,9 @@ const HEADS: usize = 8;
 const HEAD_WIDTH: usize = 52;
 /// The longest utterance heard (30 s at 16 kHz): longer audio is no answer, and is not encoded.
 pub const MAX_SAMPLES: usize = 16_000 * 30;
+/// The shortest utterance heard: 0.1 s, shorter than any word. The encoder's convolutions
+/// need 895 samples, and the runtime prints its own error line on fewer.
+pub const MIN_SAMPLES: usize = 1_600;
 /// The largest tokenizer file read (Moonshine's is 242 KB).
 const MAX_TOKENIZER_BYTES: u64 = 4 << 20;
 
@@ -47,7 +50,7 @@ pub enum MoonshineError {
     Tokenizer(PathBuf),
     /// A phrase has a character the tokenizer has no piece for.
     Untokenizable(String),
-    /// The utterance is empty or longer than [`MAX_SAMPLES`].
+    /// The utterance is shorter than [`MIN_SAMPLES`] or longer than [`MAX_SAMPLES`].
     Length(usize),
     /// ONNX Runtime refused.
     Runtime(String),
@@ -67,7 +70,7 @@ impl fmt::Display for MoonshineError {
             MoonshineError::Untokenizable(t) => write!(f, "no tokens for the phrase {t:?}"),
             MoonshineError::Length(n) => write!(
                 f,
-                "an utterance of {n} samples cannot be heard (1 to {MAX_SAMPLES})"
+                "an utterance of {n} samples cannot be heard ({MIN_SAMPLES} to {MAX_SAMPLES})"
             ),
             MoonshineError::Runtime(m) => write!(f, "ONNX Runtime: {m}"),
         }
@@ -193,7 +196,7 @@ impl Moonshine {
 
     /// Encodes 16 kHz mono samples.
     pub fn encode(&mut self, samples: &[i16]) -> Result<Encoded, MoonshineError> {
-        if samples.is_empty() || samples.len() > MAX_SAMPLES {
+        if !(MIN_SAMPLES..=MAX_SAMPLES).contains(&samples.len()) {
             return Err(MoonshineError::Length(samples.len()));
         }
         let audio: Vec<f32> = samples.iter().map(|&s| f32::from(s) / 32768.0).collect();
