@@ -286,7 +286,62 @@ fn a_terminal_whose_keys_end_answers_and_exits() {
         said.iter().any(|l| l.contains("Your men: king e1")),
         "the last answer came first: {said:?}"
     );
+    assert!(
+        said.last()
+            .is_some_and(|l| l.contains("This terminal is closed")),
+        "his terminal said it closed: {said:?}"
+    );
     table.expect_seat("left", "white");
+    // The voice terminal likewise (it listens to no microphone here: none is asked).
+    let mut v = Terminal::start(
+        &table.socket,
+        "black",
+        table.code("black"),
+        &["--voice", "--no-moonshine"],
+    );
+    v.expect("Connected to table 1 as black");
+    v.say("my men");
+    drop(v.keys.take());
+    let status = v.exit();
+    let said = v.drain(Duration::from_millis(200));
+    assert!(status.success(), "{said:?}");
+    assert!(
+        said.iter().any(|l| l.contains("Your men: king e8")),
+        "{said:?}"
+    );
+    assert!(
+        said.last()
+            .is_some_and(|l| l.contains("This terminal is closed")),
+        "{said:?}"
+    );
+    table.expect_seat("left", "black");
+}
+
+/// A line too long to be a command is refused, and the terminal plays on: the plain one
+/// (the console refuses it) and the voice one (refused before it is sent).
+#[test]
+fn a_line_too_long_is_refused_and_the_terminal_plays_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let long = "x".repeat(3000);
+    let mut plain = Terminal::start(&table.socket, "white", table.code("white"), &[]);
+    plain.expect("Connected to table 1 as white");
+    plain.say(&long);
+    let refused = plain.expect("That line was not taken");
+    assert!(refused.contains("too long"), "{refused}");
+    plain.say("my men");
+    plain.expect("Your men: king e1");
+    let mut voice = Terminal::start(
+        &table.socket,
+        "black",
+        table.code("black"),
+        &["--voice", "--no-moonshine"],
+    );
+    voice.expect("Connected to table 1 as black");
+    voice.say(&long);
+    voice.expect("That line was too long to be a command");
+    voice.say("my men");
+    voice.expect("Your men: king e8");
 }
 
 /// A console that dies leaves its terminals saying so, and failing.

@@ -268,3 +268,35 @@ fn a_read_back_is_answered_by_one_key_on_a_real_terminal() {
     assert!(settings.contains("eol = <undef>"), "{settings}");
     assert!(settings.contains("eol2 = <undef>"), "{settings}");
 }
+
+/// Ctrl-C ends the voice terminal with his terminal put back as it was: Escape no longer
+/// ends his shell's lines.
+#[test]
+fn ctrl_c_puts_his_terminal_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let transcript = dir.path().join("white.txt");
+    let stty = dir.path().join("stty.txt");
+    let command = format!(
+        "{} player --table 1 --color white --code {} --socket {} --voice --no-moonshine",
+        kriegspiel_tests::link_util::cargo_bin("kriegspiel", "kriegspiel").display(),
+        table.code("white"),
+        table.socket.display()
+    );
+    let shell = format!(
+        "{command} > {t} 2>&1; echo status $? >> {t}; stty -a > {s}; sleep 30",
+        t = transcript.display(),
+        s = stty.display()
+    );
+    let tmux = Tmux {
+        name: format!("kriegspiel-test-c-{}", std::process::id()),
+    };
+    tmux.run(&["new-session", "-d", "-s", "player", &shell]);
+    wait_for(&transcript, "Connected to table 1");
+    tmux.press("C-c");
+    let status = wait_for(&transcript, "status ");
+    assert_eq!(status, "status 130");
+    wait_for(&stty, "eol2");
+    let settings = std::fs::read_to_string(&stty).unwrap();
+    assert!(settings.contains("eol = <undef>"), "{settings}");
+}

@@ -21,6 +21,16 @@ use kriegspiel_frontend::{journal_path, Unnamed};
 
 /// Said when the console goes away without closing the table.
 const LOST: &str = "Lost the console: it stopped or failed without closing the table. Ask the arbiter; reconnect when it runs again.";
+/// Said when his keys end (Ctrl-D) and the console has answered what it still had.
+const KEYS_ENDED: &str = "This terminal is closed; your game goes on at the console. Start the terminal again with your seat code to play on.";
+/// Said for a line of keys too long to be a command.
+const TOO_LONG: &str = "That line was too long to be a command, and was not sent. Type it again.";
+
+/// The console starts a line with "error: " only when it closes the connection after it
+/// (a refused seat code, a seat released or taken over): the terminal ends there.
+fn ends_the_terminal(line: &str) -> bool {
+    line.starts_with("error: ")
+}
 
 /// Asks the player for his seat code on the terminal (none: no keys to read).
 fn ask_code(table: usize, color: Color) -> Option<String> {
@@ -410,7 +420,11 @@ fn keys_and_lines(stream: UnixStream, mut to_console: UnixStream) -> ExitCode {
             Ok(None) | Err(_) => {
                 // He ended his keys, or the console closed the table: all is well. Else the
                 // console went away without a word: it stopped or died.
-                if closed || keys_ended.load(std::sync::atomic::Ordering::Acquire) {
+                if closed {
+                    return ExitCode::SUCCESS;
+                }
+                if keys_ended.load(std::sync::atomic::Ordering::Acquire) {
+                    let _ = writeln!(out, "{KEYS_ENDED}");
                     return ExitCode::SUCCESS;
                 }
                 let _ = writeln!(out, "{LOST}");
@@ -420,7 +434,7 @@ fn keys_and_lines(stream: UnixStream, mut to_console: UnixStream) -> ExitCode {
         if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
             return ExitCode::SUCCESS;
         }
-        if line.starts_with("error: ") {
+        if ends_the_terminal(&line) {
             return ExitCode::FAILURE;
         }
     }

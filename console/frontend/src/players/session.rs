@@ -271,7 +271,7 @@ pub(super) fn read_commands(
         let line = match lines.next_line() {
             Ok(Some(Ok(l))) => l.trim().to_owned(),
             Ok(Some(Err(e))) => {
-                if !reply(format!("error: {e}")) {
+                if !reply(say(lang, Said::NotTaken(&e.to_string()))) {
                     return;
                 }
                 continue;
@@ -303,7 +303,7 @@ pub(super) fn read_commands(
             .map(|p| p.board().clone());
         let send = |input: Input| match shared.hall.input(table, input) {
             Ok(()) => Ok(None),
-            Err(InputError::Refused(why)) => Ok(Some(format!("error: {why}"))),
+            Err(InputError::Refused(why)) => Ok(Some(say(lang, Said::NotTaken(&why)))),
             Err(InputError::Gone(_)) => Err(()),
         };
         let answer = match typed(&line, color) {

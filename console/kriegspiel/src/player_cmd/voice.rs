@@ -56,6 +56,10 @@ pub enum Source {
 
 enum Event {
     Key(String),
+    /// A line of his keys too long to be one: dropped.
+    KeyTooLong,
+    /// His keys ended (Ctrl-D, or the end of a script).
+    KeysEnded,
     Console(String),
     OwnBoard(String),
     /// The console closed the table on purpose.
@@ -154,6 +158,7 @@ pub fn run(
     let (tx, events) = mpsc::channel::<Event>();
     // His terminal is put back as it was when this ends.
     let keys = keys::Keys::on_terminal();
+    keys.restore_on_signals();
     read_keys(tx.clone(), keys.on_a_terminal());
     read_console(stream, tx);
     let files = match &source {
@@ -172,6 +177,7 @@ pub fn run(
         files,
         capture: None,
         closed: false,
+        keys_ended: false,
         have_board: false,
         hints_left: keys::HINTS,
         keys,
@@ -195,10 +201,15 @@ fn read_keys(tx: mpsc::Sender<Event>, terminal: bool) {
     std::thread::spawn(move || {
         let mut keys = keys::KeyLines::new(std::io::stdin(), terminal);
         while let Some(line) = keys.next_line() {
-            if tx.send(Event::Key(line)).is_err() {
+            let event = match line {
+                keys::KeyLine::Line(l) => Event::Key(l),
+                keys::KeyLine::TooLong => Event::KeyTooLong,
+            };
+            if tx.send(event).is_err() {
                 return;
             }
         }
+        let _ = tx.send(Event::KeysEnded);
     });
 }
 
@@ -240,6 +251,8 @@ struct Terminal {
     capture: Option<(Capture, u64)>,
     /// The console closed the table on purpose.
     closed: bool,
+    /// His keys ended: the console was told, and answers what it still has.
+    keys_ended: bool,
     /// The console has sent his board: his words can be recognised.
     have_board: bool,
     /// Read-backs still to be followed by how to answer them by key.
@@ -282,11 +295,25 @@ impl Terminal {
             Some(Event::Key(line)) => self.key(&line),
             Some(Event::Console(line)) => self.console_line(&line),
             Some(Event::OwnBoard(fen)) => self.own_board(&fen),
+            Some(Event::KeyTooLong) => {
+                self.screen.show(super::TOO_LONG, true);
+                ControlFlow::Continue(())
+            }
+            Some(Event::KeysEnded) => {
+                // As the plain terminal: the console answers what it still has, then hangs up.
+                self.keys_ended = true;
+                let _ = self.to_console.shutdown(std::net::Shutdown::Write);
+                ControlFlow::Continue(())
+            }
             Some(Event::Closed) => {
                 self.closed = true;
                 ControlFlow::Continue(())
             }
             Some(Event::Hangup) if self.closed => ControlFlow::Break(ExitCode::SUCCESS),
+            Some(Event::Hangup) if self.keys_ended => {
+                self.screen.show(super::KEYS_ENDED, true);
+                ControlFlow::Break(ExitCode::SUCCESS)
+            }
             Some(Event::Hangup) => {
                 self.screen.show(super::LOST, true);
                 ControlFlow::Break(ExitCode::FAILURE)
@@ -419,7 +446,7 @@ impl Terminal {
         if !self.screen.show(line, true) {
             return ControlFlow::Break(ExitCode::SUCCESS);
         }
-        if line.starts_with("error: ") {
+        if super::ends_the_terminal(line) {
             return ControlFlow::Break(ExitCode::FAILURE);
         }
         ControlFlow::Continue(())

@@ -119,6 +119,49 @@ impl Keys {
     pub fn on_a_terminal(&self) -> bool {
         self.saved.is_some()
     }
+
+    /// Ctrl-C, SIGTERM or a closed terminal window end the program without `Drop`: his
+    /// terminal is put back as it was first (Escape would go on ending his shell's lines).
+    pub fn restore_on_signals(&self) {
+        let Some(saved) = self.saved.clone() else {
+            return;
+        };
+        std::thread::spawn(move || {
+            use tokio::signal::unix::{signal, SignalKind};
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            let number = runtime.block_on(async {
+                let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+                    signal(SignalKind::interrupt()),
+                    signal(SignalKind::terminate()),
+                    signal(SignalKind::hangup()),
+                ) else {
+                    return None;
+                };
+                tokio::select! {
+                    _ = int.recv() => Some(2),
+                    _ = term.recv() => Some(15),
+                    _ = hup.recv() => Some(1),
+                }
+            });
+            if let Some(number) = number {
+                let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, &saved);
+                std::process::exit(128 + number);
+            }
+        });
+    }
+}
+
+/// One line of his keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyLine {
+    Line(String),
+    /// Longer than [`MAX_PART`]: dropped whole, and said.
+    TooLong,
 }
 
 /// His keys, a line at a time. A line ends at a newline; from his terminal, also wherever a
@@ -129,7 +172,7 @@ pub struct KeyLines<R> {
     terminal: bool,
     line: Vec<u8>,
     overlong: bool,
-    ready: VecDeque<String>,
+    ready: VecDeque<KeyLine>,
 }
 
 impl<R: Read> KeyLines<R> {
@@ -144,7 +187,7 @@ impl<R: Read> KeyLines<R> {
     }
 
     /// The next line; `None` at the end of his keys (or when they cannot be read).
-    pub fn next_line(&mut self) -> Option<String> {
+    pub fn next_line(&mut self) -> Option<KeyLine> {
         let mut buf = [0u8; 1024];
         loop {
             if let Some(line) = self.ready.pop_front() {
@@ -174,7 +217,12 @@ impl<R: Read> KeyLines<R> {
     fn end_line(&mut self) {
         let line = String::from_utf8_lossy(&self.line).into_owned();
         self.line.clear();
-        if !std::mem::take(&mut self.overlong) && self.ready.len() < MAX_PART {
+        let line = if std::mem::take(&mut self.overlong) {
+            KeyLine::TooLong
+        } else {
+            KeyLine::Line(line)
+        };
+        if self.ready.len() < MAX_PART {
             self.ready.push_back(line);
         }
     }
@@ -204,17 +252,24 @@ mod tests {
 
     #[test]
     fn lines_end_at_newlines_and_on_a_terminal_where_a_read_ends() {
+        let line = |l: &str| Some(KeyLine::Line(l.to_owned()));
         let mut piped = KeyLines::new(&b"e2e4\n\x1b\nany \n"[..], false);
-        assert_eq!(piped.next_line().as_deref(), Some("e2e4"));
-        assert_eq!(piped.next_line().as_deref(), Some("\u{1b}"));
-        assert_eq!(piped.next_line().as_deref(), Some("any "));
+        assert_eq!(piped.next_line(), line("e2e4"));
+        assert_eq!(piped.next_line(), line("\u{1b}"));
+        assert_eq!(piped.next_line(), line("any "));
         assert_eq!(piped.next_line(), None);
         // A terminal's read ends with the key that ended the line.
         let mut tty = KeyLines::new(&b"offer \x1b"[..], true);
-        assert_eq!(tty.next_line().as_deref(), Some("offer \u{1b}"));
-        let long = [b'a'; 3000];
+        assert_eq!(tty.next_line(), line("offer \u{1b}"));
+        let mut long = vec![b'a'; 3000];
+        long.extend_from_slice(b"\nmy men\n");
         let mut flood = KeyLines::new(&long[..], false);
-        assert_eq!(flood.next_line(), None, "an overlong line is dropped");
+        assert_eq!(
+            flood.next_line(),
+            Some(KeyLine::TooLong),
+            "dropped, and said"
+        );
+        assert_eq!(flood.next_line(), line("my men"), "the next line is kept");
     }
 
     #[test]
