@@ -441,3 +441,30 @@ fn a_signal_stops_the_console_cleanly() {
         );
     }
 }
+
+/// Whose move it is, told to a player who connects (or comes back) and on "turn"; help
+/// names only the questions of the table's rule set.
+#[test]
+fn a_player_is_told_whose_move_it_is_and_help_fits_the_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mut white = Terminal::open(&table, "white");
+    white.expect("Your move.");
+    let mut black = Terminal::open(&table, "black");
+    black.expect("Your opponent's move.");
+    white.say("help");
+    let help = white.expect("Commands:");
+    assert!(!help.contains("any (") && !help.contains("rebuffs"), "{help}");
+    assert!(help.contains("castle kingside"), "{help}");
+    white.say("castle kingside");
+    white.expect("Illegal move.");
+    white.say("e2e4");
+    black.expect("Black's move.");
+    black.say("whose turn");
+    black.expect("Your move.");
+    // Black's terminal stops, and comes back: told where the game stands.
+    drop(black);
+    let mut again = Terminal::open(&table, "black");
+    again.expect("Said to you last");
+    again.expect("Your move.");
+}

@@ -98,6 +98,8 @@ pub(super) struct Seated {
     pub(super) lang: Lang,
     pub(super) own_board: Option<String>,
     pub(super) last: Option<String>,
+    /// Whose move it is, told with it: a player coming back knows where the game stands.
+    pub(super) turn: Option<super::words::Turn>,
 }
 
 /// Gives the seat `h` asks for to this connection, or says why not.
@@ -164,6 +166,7 @@ pub(super) fn seat(
         lang,
         own_board,
         last,
+        turn: t.turn(h.color),
     })
 }
 

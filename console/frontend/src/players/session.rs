@@ -21,7 +21,7 @@ use crate::credentials::RoundSecret;
 use super::handshake::{hello, read_hello, refusal_words, seat, Hello, Refusal, Seated};
 use super::limits::{Bucket, BURST, PER_SECOND, QUEUE, TABLE_WAIT};
 use super::typed::{man_on, my_men, typed, Typed};
-use super::words::{say, Said};
+use super::words::{say, Said, Turn};
 use super::OWN_BOARD;
 
 /// A table as the players' channel knows it.
@@ -43,6 +43,19 @@ pub(super) struct TableState {
 }
 
 impl TableState {
+    /// Whose move it is, for `color` (none before the first position is known).
+    pub(super) fn turn(&self, color: Color) -> Option<Turn> {
+        if self.over {
+            return Some(Turn::Over);
+        }
+        let to_move = self.position.as_ref()?.turn();
+        Some(if to_move == color {
+            Turn::Yours
+        } else {
+            Turn::Theirs
+        })
+    }
+
     /// The words of an output for its hearers, if it has any.
     pub(super) fn text(&self, output: &Output) -> Option<String> {
         render::text(&self.wording, self.lang, output).filter(|s| !s.is_empty())
@@ -181,6 +194,7 @@ pub(super) fn serve(stream: UnixStream, shared: &Arc<Shared>) {
         lang,
         own_board,
         last,
+        turn,
     } = match seated {
         Ok(s) => s,
         Err((refusal, lang)) => {
@@ -222,6 +236,9 @@ pub(super) fn serve(stream: UnixStream, shared: &Arc<Shared>) {
     // words meant for him, marked as said before.
     if let Some(last) = last {
         let _ = tx.try_send(say(lang, Said::Earlier(&last)));
+    }
+    if let Some(turn) = turn {
+        let _ = tx.try_send(say(lang, Said::Turn(turn)));
     }
     if let Some(f) = own_board {
         let _ = tx.try_send(format!("{OWN_BOARD}{f}"));
@@ -308,7 +325,14 @@ pub(super) fn read_commands(
         };
         let answer = match typed(&line, color) {
             None => Ok(Some(say(lang, Said::NotUnderstood(&excerpt(&line))))),
-            Some(Typed::Help) => Ok(Some(say(lang, Said::Help))),
+            Some(Typed::Help) => Ok(Some(say(
+                lang,
+                Said::Help(table_state.as_ref().map(|t| t.wording.rules)),
+            ))),
+            Some(Typed::Turn) => Ok(table_state
+                .as_ref()
+                .and_then(|t| t.turn(color))
+                .map(|turn| say(lang, Said::Turn(turn)))),
             Some(Typed::Repeat) => Ok(Some(
                 table_state
                     .and_then(|t| t.last[color].clone())

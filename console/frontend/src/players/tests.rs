@@ -57,6 +57,25 @@ fn typed_lines() {
             role: Some(Role::King)
         })
     );
+    // Castling in words, as a player says it.
+    for (line, color, uci) in [
+        ("castle kingside", w, "e1g1"),
+        ("Castles short", Color::Black, "e8g8"),
+        ("castle queenside", w, "e1c1"),
+        ("castle long", Color::Black, "e8c8"),
+    ] {
+        assert_eq!(
+            typed(line, color),
+            Some(Typed::Try {
+                tried: t(uci),
+                role: Some(Role::King)
+            }),
+            "{line}"
+        );
+    }
+    for line in ["turn", "whose turn", "Whose move?"] {
+        assert_eq!(typed(line, w), Some(Typed::Turn), "{line}");
+    }
     assert_eq!(typed("My Men", w), Some(Typed::MyMen));
     assert_eq!(
         typed("promote knight", w),
@@ -79,6 +98,7 @@ fn typed_lines() {
         "promote king",
         "e2e4 e7e5",
         "castle",
+        "castle sideways",
         "Xe2e4",
     ] {
         assert_eq!(typed(bad, w), None, "{bad}");
@@ -211,4 +231,46 @@ fn a_bucket_allows_a_burst_then_a_steady_rate() {
     // A long pause gives no more than the burst.
     let much_later = later + Duration::from_secs(60);
     assert_eq!((0..10).filter(|_| b.take(much_later)).count(), 3);
+}
+
+/// Help names only the questions the table's rules have: "any" answered "Illegal move"
+/// where the rule set has no such question baffles a player who cannot see why.
+#[test]
+fn help_names_the_questions_of_the_tables_rules_only() {
+    use super::words::{say, Said};
+    use kriegspiel_referee::RuleSet;
+    let help = |rules| say(Lang::En, Said::Help(Some(rules)));
+    let wild16 = help(RuleSet::Wild16);
+    assert!(
+        !wild16.contains("any (") && !wild16.contains("rebuffs"),
+        "{wild16}"
+    );
+    let berkeley = help(RuleSet::BerkeleyAny);
+    assert!(
+        berkeley.contains("any (are there pawn captures?)"),
+        "{berkeley}"
+    );
+    assert!(!berkeley.contains("rebuffs"), "{berkeley}");
+    let rand = help(RuleSet::Rand);
+    assert!(
+        rand.contains("rebuffs (") && !rand.contains("any ("),
+        "{rand}"
+    );
+    for text in [&wild16, &berkeley, &rand] {
+        for words in [
+            "castle kingside",
+            "draw (offer a draw, or accept the one offered)",
+            "turn (whose move it is)",
+            "resign (at once)",
+        ] {
+            assert!(text.contains(words), "{words}: {text}");
+        }
+    }
+    for lang in [Lang::Fr, Lang::Ru] {
+        let text = say(lang, Said::Help(Some(RuleSet::Wild16)));
+        assert!(
+            !text.contains("any (") && text.contains("castle kingside"),
+            "{text}"
+        );
+    }
 }

@@ -17,6 +17,7 @@ pub(super) enum Typed {
     Repeat,
     MyMen,
     Help,
+    Turn,
 }
 
 /// Reads one typed line: a try (`g1f3`, `Ng1f3`, `e7e8n`, `O-O`, `O-O-O`) or a command.
@@ -36,6 +37,7 @@ pub(super) fn typed(line: &str, color: Color) -> Option<Typed> {
         ["repeat"] => Some(Typed::Repeat),
         ["my", "men"] => Some(Typed::MyMen),
         ["help"] | ["?"] => Some(Typed::Help),
+        ["turn"] | ["whose", "turn" | "move"] | ["whose", "turn?" | "move?"] => Some(Typed::Turn),
         ["resign"] => input(Input::Resign { color }),
         ["draw"] | ["offer", "draw"] => input(Input::Draw { color }),
         ["promote", piece] => {
@@ -48,9 +50,11 @@ pub(super) fn typed(line: &str, color: Color) -> Option<Typed> {
             };
             input(Input::Promote { color, role })
         }
-        [castle @ ("o-o" | "0-0" | "o-o-o" | "0-0-0")] => {
+        [castle @ ("o-o" | "0-0" | "o-o-o" | "0-0-0")]
+        | ["castle" | "castles", castle @ ("kingside" | "queenside" | "short" | "long")] => {
             let rank = if color == Color::White { '1' } else { '8' };
-            let to = if castle.len() == 3 { 'g' } else { 'c' };
+            let short = matches!(*castle, "o-o" | "0-0" | "kingside" | "short");
+            let to = if short { 'g' } else { 'c' };
             let tried = Try::from_uci(&format!("e{rank}{to}{rank}")).ok()?;
             Some(Typed::Try {
                 tried,

@@ -2,7 +2,7 @@
 
 use kriegspiel_hall::TableNo;
 use kriegspiel_referee::shakmaty::{Color, Role, Square};
-use kriegspiel_referee::Lang;
+use kriegspiel_referee::{Lang, RuleSet};
 use kriegspiel_table::role_name;
 
 use super::limits::PER_SECOND;
@@ -22,10 +22,10 @@ pub(super) fn say(lang: Lang, what: Said<'_>) -> String {
             color_word(c, lang)
         ),
         (Said::NotUnderstood(s), Lang::En) => {
-            format!("Not understood: {s}. Type help for the commands.")
+            format!("Not understood: {s}. A try is its two squares, as e2e4; type help for the commands.")
         }
-        (Said::NotUnderstood(s), Lang::Fr) => format!("Commande inconnue : {s}. Tapez help."),
-        (Said::NotUnderstood(s), Lang::Ru) => format!("Непонятно: {s}. Наберите help."),
+        (Said::NotUnderstood(s), Lang::Fr) => format!("Commande inconnue : {s}. Un coup s'écrit avec ses deux cases, comme e2e4 ; tapez help."),
+        (Said::NotUnderstood(s), Lang::Ru) => format!("Непонятно: {s}. Ход пишется двумя полями, как e2e4; наберите help."),
         (Said::NoSuchMan(r, sq), Lang::En) => format!("You have no {} on {sq}.", role_name(r, lang)),
         (Said::NoSuchMan(r, sq), Lang::Fr) => {
             format!("Vous n'avez pas de {} en {sq}.", role_name(r, lang))
@@ -39,9 +39,16 @@ pub(super) fn say(lang: Lang, what: Said<'_>) -> String {
         (Said::NothingYet, Lang::En) => "Nothing has been said to you yet.".to_owned(),
         (Said::NothingYet, Lang::Fr) => "Rien ne vous a encore été annoncé.".to_owned(),
         (Said::NothingYet, Lang::Ru) => "Вам пока ничего не сообщалось.".to_owned(),
-        (Said::Help, Lang::En) => "Commands: a try as g1f3, Ng1f3, e7e8n or O-O; any; rebuffs; promote q, r, b or n; repeat; my men; draw; resign; help.".to_owned(),
-        (Said::Help, Lang::Fr) => "Commandes : un coup comme g1f3, Ng1f3, e7e8n ou O-O ; any ; rebuffs ; promote q, r, b ou n ; repeat ; my men ; draw ; resign ; help.".to_owned(),
-        (Said::Help, Lang::Ru) => "Команды: ход как g1f3, Ng1f3, e7e8n или O-O; any; rebuffs; promote q, r, b или n; repeat; my men; draw; resign; help.".to_owned(),
+        (Said::Help(rules), lang) => help(rules, lang),
+        (Said::Turn(Turn::Yours), Lang::En) => "Your move.".to_owned(),
+        (Said::Turn(Turn::Yours), Lang::Fr) => "À vous de jouer.".to_owned(),
+        (Said::Turn(Turn::Yours), Lang::Ru) => "Ваш ход.".to_owned(),
+        (Said::Turn(Turn::Theirs), Lang::En) => "Your opponent's move.".to_owned(),
+        (Said::Turn(Turn::Theirs), Lang::Fr) => "À votre adversaire de jouer.".to_owned(),
+        (Said::Turn(Turn::Theirs), Lang::Ru) => "Ход соперника.".to_owned(),
+        (Said::Turn(Turn::Over), Lang::En) => "The game is over.".to_owned(),
+        (Said::Turn(Turn::Over), Lang::Fr) => "La partie est terminée.".to_owned(),
+        (Said::Turn(Turn::Over), Lang::Ru) => "Партия окончена.".to_owned(),
         (Said::TooFast(s), Lang::En) => format!("Too many commands: at most {PER_SECOND} a second. Not taken: {s}."),
         (Said::TooFast(s), Lang::Fr) => format!("Trop de commandes : au plus {PER_SECOND} par seconde. Non prise : {s}."),
         (Said::TooFast(s), Lang::Ru) => format!("Слишком много команд: не больше {PER_SECOND} в секунду. Не принято: {s}."),
@@ -85,7 +92,10 @@ pub(super) enum Said<'a> {
     NoSuchMan(Role, Square),
     MyMen(&'a str),
     NothingYet,
-    Help,
+    /// The commands, with the questions of the table's rule set only (all, when unknown).
+    Help(Option<RuleSet>),
+    /// Whose move it is ("turn"; and to a player who connects).
+    Turn(Turn),
     TooFast(&'a str),
     /// A line that could not be read or kept, and why: he types it again (never "error:",
     /// which his terminal takes for the end of the connection).
@@ -102,6 +112,50 @@ pub(super) enum Said<'a> {
     Stopped,
     /// The last words meant for him, said again when he connects.
     Earlier(&'a str),
+}
+
+/// Whose move it is, as a player may be told at any time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Turn {
+    Yours,
+    Theirs,
+    Over,
+}
+
+/// The commands a player may type, each with what it does when its name does not say it,
+/// and only the questions his rule set has: "any" answered "Illegal move" where the rules
+/// have no such question baffles a player who cannot see why.
+fn help(rules: Option<RuleSet>, lang: Lang) -> String {
+    let any = rules.is_none_or(RuleSet::has_any_question);
+    let rebuffs = rules.is_none_or(|r| r == RuleSet::Rand);
+    let (any_words, rebuffs_words, before, after) = match lang {
+        Lang::En => (
+            "any (are there pawn captures?); ",
+            "rebuffs (how many tries your opponent's last turn took); ",
+            "Commands: a try as g1f3 (from and to squares), Ng1f3 (with the man's letter), e7e8n (a promotion), O-O or castle kingside, O-O-O or castle queenside; ",
+            "promote q, r, b or n (the piece for your next promotion); repeat (the last message again); my men; turn (whose move it is); draw (offer a draw, or accept the one offered); resign (at once); help.",
+        ),
+        Lang::Fr => (
+            "any (y a-t-il des prises de pion ?) ; ",
+            "rebuffs (combien d'essais le dernier tour adverse a pris) ; ",
+            "Commandes : un coup comme g1f3 (case de départ et d'arrivée), Ng1f3 (avec la lettre de la pièce), e7e8n (une promotion), O-O ou castle kingside, O-O-O ou castle queenside ; ",
+            "promote q, r, b ou n (la pièce de votre prochaine promotion) ; repeat (le dernier message) ; my men (vos pièces) ; turn (à qui de jouer) ; draw (proposer la nulle, ou accepter celle proposée) ; resign (abandon immédiat) ; help.",
+        ),
+        Lang::Ru => (
+            "any (есть ли взятия пешкой?); ",
+            "rebuffs (сколько попыток сделал соперник в прошлый ход); ",
+            "Команды: ход как g1f3 (поле откуда и куда), Ng1f3 (с буквой фигуры), e7e8n (превращение), O-O или castle kingside, O-O-O или castle queenside; ",
+            "promote q, r, b или n (фигура для следующего превращения); repeat (последнее сообщение); my men (ваши фигуры); turn (чей ход); draw (предложить ничью или принять предложенную); resign (сдаться сразу); help.",
+        ),
+    };
+    let mut text = before.to_owned();
+    if any {
+        text.push_str(any_words);
+    }
+    if rebuffs {
+        text.push_str(rebuffs_words);
+    }
+    text + after
 }
 
 fn color_word(c: Color, lang: Lang) -> &'static str {
