@@ -454,7 +454,10 @@ fn a_player_is_told_whose_move_it_is_and_help_fits_the_rules() {
     black.expect("Your opponent's move.");
     white.say("help");
     let help = white.expect("Commands:");
-    assert!(!help.contains("any (") && !help.contains("rebuffs"), "{help}");
+    assert!(
+        !help.contains("any (") && !help.contains("rebuffs"),
+        "{help}"
+    );
     assert!(help.contains("castle kingside"), "{help}");
     white.say("castle kingside");
     white.expect("Illegal move.");

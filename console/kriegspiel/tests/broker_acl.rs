@@ -804,6 +804,30 @@ fn a_player_keeps_his_seat_through_a_broker_restart_and_a_second_terminal_takes_
     again.expect("Your men: king e1");
 }
 
+/// The broker down for longer than a terminal's patience with a silent console (20 s, as a
+/// machine rebooting): the terminal waits for the network instead of giving the console
+/// up, a try typed meanwhile is taken once the broker is back, and the console keeps the
+/// session, counting its grace from its own return.
+#[test]
+fn a_broker_down_for_twenty_seconds_loses_no_session_and_no_typed_line() {
+    use kriegspiel_tests::console::Terminal;
+    let (r, _dir, mut m, _proxy, _hall) = hall_behind_a_proxy(ROUND_OF_PLAYERS);
+    let white_file = r.seats.join("table-1-white.seat");
+    let mut white = Terminal::with_args(&["--seat-file", text(&white_file)]);
+    white.expect("Connected to table 1 as white");
+    m.stop();
+    white.expect("(the network is down; waiting for it");
+    std::thread::sleep(Duration::from_secs(3));
+    white.say("e2e4");
+    std::thread::sleep(Duration::from_secs(17));
+    m.restart().unwrap();
+    white.expect("(the network is back)");
+    white.expect("Black's move.");
+    white.say("my men");
+    white.expect("Your men: king e1");
+    never_said(&white, &["Lost the console", "no longer knows"]);
+}
+
 /// The console away from the broker for a few seconds (its network cut) while the player
 /// types: the broker keeps nothing for a client that is not there, and his lines are sent
 /// again until the console counts them, then answered once each, in order.

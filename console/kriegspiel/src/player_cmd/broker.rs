@@ -109,6 +109,7 @@ pub fn connect(seat: &Seat) -> Result<(UnixStream, UnixStream), String> {
         out: bridge,
         last_word: Instant::now(),
         done: false,
+        network_down: false,
     }));
     let (subscribed_tx, subscribed) = mpsc::sync_channel(1);
     let listener = Listener {
@@ -162,6 +163,8 @@ struct Intake {
     last_word: Instant,
     /// The terminal's end is closed: the session ended, or the console is lost.
     done: bool,
+    /// The broker is out of reach: the console's silence is the network's, not its own.
+    network_down: bool,
 }
 
 impl Intake {
@@ -206,6 +209,8 @@ impl Listener {
                     if self.said_down {
                         self.said_down = false;
                         let mut intake = lock(&self.shared);
+                        intake.network_down = false;
+                        intake.last_word = Instant::now();
                         intake.say("(the network is back)");
                         // The broker said we vanished: we are here, and want what we missed.
                         let back = intake.heard.back().encode();
@@ -244,7 +249,9 @@ impl Listener {
                     }
                     if !self.said_down {
                         self.said_down = true;
-                        lock(&self.shared).say("(the network is down; waiting for it)");
+                        let mut intake = lock(&self.shared);
+                        intake.network_down = true;
+                        intake.say("(the network is down; waiting for it; what you type is sent when it is back)");
                     }
                     std::thread::sleep(Duration::from_secs(1));
                 }
@@ -353,7 +360,10 @@ fn watch(shared: &Mutex<Intake>, client: &Client, input: &str) {
         // heard nothing meanwhile, through no fault of the console: the console's silence
         // counts from when it runs again, while the broker's client reconnects and asks
         // for what it missed (attack review: it once said it lost the console at once).
-        if woke.elapsed() >= PAUSED {
+        // Nor is the console's silence its own while the broker is out of reach: the
+        // terminal waits for the network, however long (attack review: a 20 s outage was
+        // said as the console lost, and a try typed meanwhile dropped).
+        if woke.elapsed() >= PAUSED || intake.network_down {
             intake.last_word = Instant::now();
         }
         woke = Instant::now();
