@@ -409,24 +409,51 @@ fn a_board_rebooted_into_an_earlier_time_moves_past_its_last_epoch() {
     );
 }
 
-/// The same round started twice: a second console, on a journal of its own, takes the
-/// same two boards mid-game. Each console's acknowledgements reach the other; the first
-/// tells its arbiter plainly that a board is taken by another console, and its game goes
-/// on with the referee's verdicts.
+/// The same table started twice: a second console, on a journal of its own, is refused
+/// before it begins a game (the broker says the table's console is online). A round file
+/// that gives the same two boards to another table of another console is not caught so:
+/// that console takes them mid-game, each console's acknowledgements reach the other, the
+/// first tells its arbiter plainly that a board is taken by another console, and its game
+/// goes on with the referee's verdicts.
 #[test]
 fn a_board_taken_by_a_second_console_is_said_to_the_arbiter() {
     let built = games::load("berkeley", SLACK).unwrap();
     let second_dir = tempfile::tempdir().unwrap();
+    let round = second_dir.path().join("round.toml");
+    std::fs::write(
+        &round,
+        "[[table]]\nname = \"elsewhere\"\nconsole = \"other\"\n\n\
+         [[table]]\nname = \"same boards\"\nrules = \"berkeley\"\n\
+         white = \"board:1\"\nblack = \"board:2\"\nconsole = \"second\"\n",
+    )
+    .unwrap();
+    let mut twice: Option<std::process::Child> = None;
     let mut second: Option<kriegspiel_tests::process::ChildGuard> = None;
     let mut told = Vec::new();
     let (game, run) = play("berkeley", SLACK, None, |answers, v, room, _| {
-        if answers == 6 && second.is_none() {
+        if answers == 6 && twice.is_none() {
             let child = std::process::Command::new(cargo_bin("kriegspiel", "kriegspiel"))
                 .args([
                     "table", "--white", "board:1", "--black", "board:2", "--broker",
                 ])
                 .arg(room.broker.url())
                 .args(built.table_args())
+                .arg("--journal")
+                .arg(second_dir.path().join("twice.sqlite"))
+                .arg("--no-speech")
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            twice = Some(child);
+        }
+        if answers == 8 && second.is_none() {
+            let child = std::process::Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+                .args(["hall", "--console", "second", "--broker"])
+                .arg(room.broker.url())
+                .arg("--config")
+                .arg(&round)
                 .arg("--journal")
                 .arg(second_dir.path().join("second.sqlite"))
                 .arg("--no-speech")
@@ -443,6 +470,13 @@ fn a_board_taken_by_a_second_console_is_said_to_the_arbiter() {
             second.take();
         }
     });
+    let twice = twice.unwrap().wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&twice.stderr);
+    assert_eq!(twice.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("console 'main' already runs on this round's broker"),
+        "{said}"
+    );
     assert!(
         told.first()
             .is_some_and(|m| m.contains("also taken by another console")),

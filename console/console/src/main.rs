@@ -469,6 +469,12 @@ fn refused_at_start(
         eprintln!("{PROGRAM}: {e}");
         return Err(ExitCode::from(2));
     }
+    if let Some(e) = network.and_then(|on| {
+        kriegspiel_frontend::elsewhere::runs_elsewhere(&on.hall.broker, &on.hall.console, numbers)
+    }) {
+        eprintln!("{PROGRAM}: {e}");
+        return Err(ExitCode::FAILURE);
+    }
     if let Some(n) = args.open.filter(|n| !numbers.contains(n)) {
         eprintln!(
             "{PROGRAM}: --open {n}: this console's tables are 1 to {}",

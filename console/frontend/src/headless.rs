@@ -44,6 +44,12 @@ pub fn play(
         eprintln!("{program}: {e}");
         return ExitCode::from(2);
     }
+    if let Some(e) = network.as_ref().and_then(|on| {
+        crate::elsewhere::runs_elsewhere(&on.hall.broker, &on.hall.console, &numbers)
+    }) {
+        eprintln!("{program}: {e}");
+        return ExitCode::FAILURE;
+    }
     let hall = match Hall::open_numbered(journal, specs, mode) {
         Ok(mut h) => {
             if let Some(network) = &network {

@@ -11,6 +11,7 @@
 pub mod args;
 pub mod credentials;
 pub mod demo;
+pub mod elsewhere;
 pub mod headless;
 pub mod journal;
 pub mod keypad;

@@ -919,6 +919,91 @@ white_player = "Ann"
 console = "east"
 "#;
 
+/// What `c` printed and how it ended; one still running after 20 s is killed (and fails
+/// the caller's status check).
+fn within_20_s(c: &mut Command) -> Output {
+    let child = c
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+            rx.recv().unwrap().unwrap()
+        }
+    }
+}
+
+/// A table runs on one console only: with main running (its round file giving it both
+/// tables), a second main (the journal forgotten) and an east that also names table 2 are
+/// refused before they begin a game, saying which console runs what.
+#[test]
+fn a_console_or_table_already_running_on_the_broker_is_refused() {
+    let (r, dir, m) = round_on_broker(ROUND_OF_TWO_CONSOLES);
+    let secret = RoundSecret::of_round(&r.file).unwrap();
+    let original = std::fs::read_to_string(&r.file).unwrap();
+    std::fs::write(&r.file, original.replace("console = \"east\"\n", "")).unwrap();
+    let _main = hall(&r, &dir.path().join("main.sqlite"));
+    std::fs::write(&r.file, &original).unwrap();
+    // Main's summary of table 2 is on the broker.
+    let arbiter = connect(m.port, "arbiter", &secret.password("arbiter")).unwrap();
+    arbiter.subscribe(&TableTopics::new(2).summary);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match arbiter.got.recv_timeout(left) {
+            Ok(Got::Message(_, p))
+                if String::from_utf8_lossy(&p).contains("\"console\":\"main\"") =>
+            {
+                break
+            }
+            Ok(_) => {}
+            Err(_) => panic!("main published no summary of table 2"),
+        }
+    }
+    let mut again = Command::new(env!("CARGO_BIN_EXE_kriegspiel"));
+    again
+        .args([
+            "hall",
+            "--no-speech",
+            "--config",
+            text(&r.file),
+            "--journal",
+        ])
+        .arg(dir.path().join("forgotten.sqlite"));
+    let again = within_20_s(&mut again);
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("console 'main' already runs on this round's broker"),
+        "{said}"
+    );
+    let east = within_20_s(east_hall(&r, dir.path()).stdin(std::process::Stdio::null()));
+    let said = String::from_utf8_lossy(&east.stderr);
+    assert_eq!(east.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("table 2 already runs on console 'main'"),
+        "{said}"
+    );
+    // Neither began a game: east's journal holds none.
+    let export = Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
+        .args(["export", "--journal"])
+        .arg(dir.path().join("east.sqlite"))
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&export.stdout).contains("[Event"),
+        "{export:?}"
+    );
+}
+
 #[test]
 fn a_console_keeps_its_tables_summaries_on_the_broker_and_takes_the_arbiters_actions() {
     let (r, dir, m) = round_on_broker(ROUND_OF_TWO_CONSOLES);

@@ -1,0 +1,173 @@
+//! Whether this console's tables already run on another console of the round: read from
+//! the broker's retained presence and table summaries before any game is begun. A second
+//! console on a table would take its boards, its players' seats and its public channel
+//! (a round started twice with the journal forgotten, or a table left in two round files).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use kriegspiel_hall::{TableNo, TableSummary};
+use kriegspiel_net::{round, Broker, Status};
+use rumqttc::{Client, Event, Packet, QoS};
+
+/// How long the broker is given to answer and send what it retains; a broker out of reach
+/// for longer is not a refusal here (the console says so itself, and retries).
+const ANSWER_WITHIN: Duration = Duration::from_secs(3);
+/// Retained messages follow the subscription's answer at once: this long with nothing
+/// new after both answers, and all were sent.
+const QUIET: Duration = Duration::from_millis(300);
+
+/// What the broker retains of the round: each console's presence and who runs each table.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Retained {
+    pub consoles: HashMap<String, Status>,
+    /// The console each table's latest summary names.
+    pub tables: HashMap<TableNo, String>,
+}
+
+/// A console of the round that would be run twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Elsewhere {
+    /// A console of this name is online already.
+    SameConsole { console: String },
+    /// Another console, online, runs one of this console's tables.
+    Table { table: TableNo, console: String },
+}
+
+impl std::fmt::Display for Elsewhere {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Elsewhere::SameConsole { console } => write!(
+                f,
+                "console '{console}' already runs on this round's broker: a second one would take its boards and its players' seats. Stop the first (one that died shows offline on the broker within 10 s), or run this one with another console name and tables of its own"
+            ),
+            Elsewhere::Table { table, console } => write!(
+                f,
+                "table {table} already runs on console '{console}' (online on the round's broker): a table runs on one console only. Stop it there first, or take table {table} out of this console's round"
+            ),
+        }
+    }
+}
+
+impl Retained {
+    /// The first reason `console` may not run `tables`, if any.
+    pub fn elsewhere(&self, console: &str, tables: &[TableNo]) -> Option<Elsewhere> {
+        let online = |name: &str| matches!(self.consoles.get(name), Some(Status::Online { .. }));
+        if online(console) {
+            return Some(Elsewhere::SameConsole {
+                console: console.to_owned(),
+            });
+        }
+        tables.iter().find_map(|table| {
+            let runs = self.tables.get(table)?;
+            (runs != console && online(runs)).then(|| Elsewhere::Table {
+                table: *table,
+                console: runs.clone(),
+            })
+        })
+    }
+
+    /// One retained message, by its topic.
+    fn take(&mut self, topic: &str, payload: &[u8]) {
+        if let Some(name) = round::console_of(topic) {
+            if let Some(status) = Status::decode(payload) {
+                self.consoles.insert(name.to_owned(), status);
+            }
+        } else if let Some(table) = round::table_of(topic, "summary") {
+            if let Ok(summary) = TableSummary::decode(payload) {
+                self.tables.insert(table, summary.console);
+            }
+        }
+    }
+}
+
+/// What `broker` retains of the round, read as `console`; `None` when it does not answer in
+/// time (then nothing can be told, and nothing is refused).
+pub fn retained(broker: &Broker, console: &str) -> Option<Retained> {
+    let id = format!("kriegspiel-console-{console}-check-{}", std::process::id());
+    let mut options = broker.options(&id).ok()?;
+    options.set_clean_session(true);
+    let (client, mut connection) = Client::new(options, 16);
+    connection
+        .eventloop
+        .set_network_options(kriegspiel_net::network_options());
+    let deadline = Instant::now() + ANSWER_WITHIN;
+    let mut seen = Retained::default();
+    let mut answers = 0;
+    let mut last_news = Instant::now();
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            let _ = client.try_disconnect();
+            return None;
+        }
+        if answers == 2 && now.duration_since(last_news) >= QUIET {
+            let _ = client.try_disconnect();
+            return Some(seen);
+        }
+        let wait = QUIET.min(deadline.saturating_duration_since(now));
+        match connection.recv_timeout(wait) {
+            Ok(Ok(Event::Incoming(Packet::ConnAck(_)))) => {
+                for filter in [round::CONSOLES, round::SUMMARIES] {
+                    if client.try_subscribe(filter, QoS::AtLeastOnce).is_err() {
+                        return None;
+                    }
+                }
+            }
+            Ok(Ok(Event::Incoming(Packet::SubAck(_)))) => {
+                answers += 1;
+                last_news = Instant::now();
+            }
+            Ok(Ok(Event::Incoming(Packet::Publish(p)))) => {
+                seen.take(&p.topic, &p.payload);
+                last_news = Instant::now();
+            }
+            Ok(Ok(_)) | Err(_) => {}
+            // Refused or out of reach: the console's own client says why.
+            Ok(Err(_)) => {
+                let _ = client.try_disconnect();
+                return None;
+            }
+        }
+    }
+}
+
+/// Why `console` may not run `tables` on `broker` now, said before any game is begun.
+pub fn runs_elsewhere(broker: &Broker, console: &str, tables: &[TableNo]) -> Option<Elsewhere> {
+    retained(broker, console)?.elsewhere(console, tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_console_online_or_a_table_on_another_online_console_is_elsewhere() {
+        let mut r = Retained::default();
+        assert_eq!(r.elsewhere("main", &[1, 2]), None);
+        r.consoles
+            .insert("main".to_owned(), Status::Online { epoch: 3 });
+        assert_eq!(
+            r.elsewhere("main", &[1]),
+            Some(Elsewhere::SameConsole {
+                console: "main".to_owned()
+            })
+        );
+        // Table 2's summary names main, which is online: east may not run it.
+        r.tables.insert(2, "main".to_owned());
+        assert_eq!(r.elsewhere("east", &[3]), None);
+        assert_eq!(
+            r.elsewhere("east", &[3, 2]),
+            Some(Elsewhere::Table {
+                table: 2,
+                console: "main".to_owned()
+            })
+        );
+        // Stopped cleanly or gone: its tables may be taken over.
+        for gone in [Status::Stopped, Status::Offline] {
+            r.consoles.insert("main".to_owned(), gone);
+            assert_eq!(r.elsewhere("east", &[2]), None);
+            assert_eq!(r.elsewhere("main", &[2]), None);
+        }
+    }
+}
