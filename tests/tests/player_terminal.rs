@@ -80,11 +80,18 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
     assert_eq!(out.status.code(), Some(1));
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("no console answers at"), "{said}");
+    assert!(said.contains("(nothing is there)"), "{said}");
     // Where to find the right socket: the console names it.
     assert!(
         said.contains(r#"give --socket the path its "players' terminals" line names"#),
         "{said}"
     );
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["player", "--table", "0", "--color", "white"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a table number is 1 or more"));
     let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
         .args(["player", "--color", "green"])
         .output()
@@ -318,7 +325,8 @@ fn a_terminal_whose_keys_end_answers_and_exits() {
 }
 
 /// A line too long to be a command is refused, and the terminal plays on: the plain one
-/// (the console refuses it) and the voice one (refused before it is sent).
+/// (the console refuses it) and the voice one (refused before it is sent; its missing
+/// microphone said first).
 #[test]
 fn a_line_too_long_is_refused_and_the_terminal_plays_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -335,8 +343,11 @@ fn a_line_too_long_is_refused_and_the_terminal_plays_on() {
         &table.socket,
         "black",
         table.code("black"),
-        &["--voice", "--no-moonshine"],
+        &["--voice", "--no-moonshine", "--mic", "nosuchdevice"],
     );
+    // A microphone that is not there is said at once, before he speaks into it.
+    let none = voice.expect("No microphone: ");
+    assert!(none.contains("nosuchdevice"), "{none}");
     voice.expect("Connected to table 1 as black");
     voice.say(&long);
     voice.expect("That line was too long to be a command");

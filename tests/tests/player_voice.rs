@@ -221,6 +221,11 @@ fn a_read_back_is_answered_by_one_key_on_a_real_terminal() {
     tmux.run(&["send-keys", "-t", "player", "-l", "help"]);
     tmux.press("Enter");
     wait_for(&transcript, "Space confirms and Escape cancels");
+    // After the console's commands, as he would read them: what he may say, then the keys.
+    let seen = std::fs::read_to_string(&transcript).unwrap();
+    let (commands, voice) = (seen.find("Commands:"), seen.find("Voice: Enter"));
+    assert!(commands.is_some() && commands < voice, "{seen}");
+    assert!(seen.contains("castle kingside or queenside"), "{seen}");
 
     tmux.press("Enter");
     wait_for(&transcript, "(listening; Enter to stop)");

@@ -32,6 +32,14 @@ fn ends_the_terminal(line: &str) -> bool {
     line.starts_with("error: ")
 }
 
+/// Tables are numbered from 1.
+fn table_number(arg: &str) -> Result<usize, String> {
+    match arg.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("a table number is 1 or more, as the arbiter gave it".to_owned()),
+    }
+}
+
 /// Asks the player for his seat code on the terminal (none: no keys to read).
 fn ask_code(table: usize, color: Color) -> Option<String> {
     let mut err = std::io::stderr();
@@ -49,7 +57,7 @@ const PROGRAM: &str = "kriegspiel player";
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The table number in the hall (1 for `kriegspiel table`); a seat file names it.
-    #[arg(long)]
+    #[arg(long, value_parser = table_number)]
     table: Option<usize>,
     /// Your colour: white or black; a seat file names it.
     #[arg(long, required_unless_present = "seat_file")]
@@ -347,6 +355,13 @@ fn connect(path: &Path) -> Result<(UnixStream, UnixStream), ExitCode> {
         }
     }
     let stream = UnixStream::connect(path).map_err(|e| {
+        let e = match e.kind() {
+            std::io::ErrorKind::NotFound => "nothing is there".to_owned(),
+            std::io::ErrorKind::ConnectionRefused => {
+                "a socket left by a console that has stopped".to_owned()
+            }
+            _ => e.to_string(),
+        };
         eprintln!(
             "{PROGRAM}: no console answers at {} ({e}); start one first (kriegspiel table or hall, or the window), or give --socket the path its \"players' terminals\" line names (the window's demo keeps its socket beside its own journal)",
             path.display()

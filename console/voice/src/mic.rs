@@ -109,6 +109,25 @@ impl Microphone {
     }
 }
 
+/// How long a device that cannot be opened takes at most to make arecord fail.
+const OPENS_WITHIN: std::time::Duration = std::time::Duration::from_millis(300);
+
+impl Microphone {
+    /// Whether the device records at all: said when the terminal starts, not after the
+    /// player has spoken into a microphone that is not there.
+    pub fn check(&self) -> Result<(), MicError> {
+        let mut r = self.start()?;
+        let deadline = std::time::Instant::now() + OPENS_WITHIN;
+        while std::time::Instant::now() < deadline {
+            if matches!(r.child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        r.stop().map(drop)
+    }
+}
+
 impl Recording {
     /// Stops arecord (the key came up) and returns the 16 kHz mono samples.
     pub fn stop(mut self) -> Result<Vec<i16>, MicError> {
@@ -174,5 +193,9 @@ mod tests {
         let r = Microphone::new("null").start().unwrap();
         wait_for_exit();
         assert!(r.stop().is_ok());
+        // And the same is found before any capture.
+        let e = Microphone::new("nosuchdevice").check().unwrap_err();
+        assert!(e.to_string().contains("nosuchdevice"), "{e}");
+        assert!(Microphone::new("null").check().is_ok());
     }
 }

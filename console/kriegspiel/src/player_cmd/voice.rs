@@ -178,10 +178,19 @@ pub fn run(
         capture: None,
         closed: false,
         keys_ended: false,
+        voice_help_due: false,
         have_board: false,
         hints_left: keys::HINTS,
         keys,
     };
+    if let Source::Mic(device) = &terminal.source {
+        if let Err(e) = Microphone::new(device).check() {
+            terminal.screen.show(
+                &format!("No microphone: {e}. Typed commands and keys still work; Enter tries the microphone again."),
+                true,
+            );
+        }
+    }
     loop {
         let event = match events.recv_timeout(terminal.wait()) {
             Ok(e) => Some(e),
@@ -253,6 +262,8 @@ struct Terminal {
     closed: bool,
     /// His keys ended: the console was told, and answers what it still has.
     keys_ended: bool,
+    /// He asked for help: the voice's words follow the console's answer.
+    voice_help_due: bool,
     /// The console has sent his board: his words can be recognised.
     have_board: bool,
     /// Read-backs still to be followed by how to answer them by key.
@@ -371,10 +382,9 @@ impl Terminal {
             if !self.send(line) {
                 return ControlFlow::Break(ExitCode::SUCCESS);
             }
-            // The console says the typed commands; the voice's own keys are this terminal's.
-            if matches!(line, "help" | "?") && !self.screen.show(keys::VOICE_HELP, true) {
-                return ControlFlow::Break(ExitCode::SUCCESS);
-            }
+            // The console says the typed commands; the voice's own words and keys follow
+            // them, with its answer.
+            self.voice_help_due |= matches!(line, "help" | "?");
             return ControlFlow::Continue(());
         }
         if !self.have_board {
@@ -444,6 +454,9 @@ impl Terminal {
                 .fetch_max(ms_since(self.t0) + reading_ms(line), Ordering::Relaxed);
         }
         if !self.screen.show(line, true) {
+            return ControlFlow::Break(ExitCode::SUCCESS);
+        }
+        if std::mem::take(&mut self.voice_help_due) && !self.screen.show(keys::VOICE_HELP, true) {
             return ControlFlow::Break(ExitCode::SUCCESS);
         }
         if super::ends_the_terminal(line) {

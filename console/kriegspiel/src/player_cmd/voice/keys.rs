@@ -16,7 +16,7 @@ use rustix::termios::{tcgetattr, tcsetattr, OptionalActions, SpecialCodeIndex, T
 pub const ESCAPE: char = '\u{1b}';
 
 /// The voice terminal's own keys, said after the console's help.
-pub const VOICE_HELP: &str = "Voice: Enter, speak, Enter. After a read-back, Space confirms and Escape cancels, or say confirm or cancel.";
+pub const VOICE_HELP: &str = "Voice: Enter, speak, Enter. Say a try as knight golf one to foxtrot three (files as letters, or as NATO or Anna names), castle kingside or queenside, a question as typed, my men, repeat, offer draw, resign, or queen, rook, bishop or knight for your next promotion. After a read-back, Space confirms and Escape cancels, or say confirm or cancel.";
 
 /// Said after a read-back.
 pub const HINT: &str = "Space confirms, Escape cancels.";
