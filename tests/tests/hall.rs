@@ -627,6 +627,24 @@ fn tables_put_in_another_order_are_refused_not_renumbered() {
         "{e}"
     );
     assert!(Hall::open(Journal::open(&path).unwrap(), round(), TimeMode::Real).is_ok());
+    // A table renamed ("Alfa" for "Alpha") would begin a new game beside its unfinished one:
+    // refused, naming both. Named again as it was, it resumes; a new game when asked.
+    let renamed = || vec![spec("first", "cincinnati"), spec("sceond", "wild16")];
+    let Err(e) = Hall::open(Journal::open(&path).unwrap(), renamed(), TimeMode::Real) else {
+        panic!("a renamed table began a new game beside its unfinished one");
+    };
+    assert!(
+        e.to_string().contains(
+            "table 2's unfinished game 2 is the table 'second', and the round file now names table 2 'sceond'"
+        ),
+        "{e}"
+    );
+    assert_eq!(Journal::open(&path).unwrap().games().unwrap().len(), 2);
+    let mut fresh = renamed();
+    for s in &mut fresh {
+        s.resume = kriegspiel_hall::Resume::New;
+    }
+    assert!(Hall::open(Journal::open(&path).unwrap(), fresh, TimeMode::Real).is_ok());
 }
 
 /// The wall clock as the journal stamps it (Unix milliseconds).

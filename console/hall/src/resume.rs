@@ -62,6 +62,7 @@ pub(crate) fn prepare(
     let mut known = Known {
         games: journal.games()?,
         events: HashMap::new(),
+        names: vec![spec.name.clone()],
     };
     prepare_among(journal, &mut known, no, spec, mode)
 }
@@ -73,6 +74,8 @@ pub(crate) fn prepare(
 pub(crate) struct Known {
     games: Vec<GameRecord>,
     events: HashMap<GameId, GameEvents>,
+    /// The names of the tables being opened: a game another of them takes up is theirs.
+    names: Vec<String>,
 }
 
 impl Known {
@@ -88,7 +91,12 @@ impl Known {
             }
         }
         let events = journal.events_of(&ids);
-        Ok(Known { games, events })
+        let names = specs.iter().map(|(_, s)| s.name.clone()).collect();
+        Ok(Known {
+            games,
+            events,
+            names,
+        })
     }
 
     /// The name the table of `spec` will go by: a game named by its number goes on under
@@ -144,6 +152,9 @@ pub(crate) fn prepare_among(
             });
         }
     }
+    if spec.resume == Resume::Last {
+        renamed(journal, known, no, &spec)?;
+    }
     let game = journal.new_game(&spec.name, &spec.setup, wall_ms())?;
     journal.table_number(game, no)?;
     let (table, started) = Table::new(config, 0).map_err(|e| HallError::Setup {
@@ -168,6 +179,48 @@ pub(crate) fn prepare_among(
         resume_at: 0,
         down_ms: None,
         spec,
+    })
+}
+
+/// A table renamed in the round file would begin a new game beside its unfinished one, whose
+/// boards and players it has (club rehearsal: "Alfa" for "Alpha" left game 1 unfinished
+/// without a word). Refused: the latest game begun at this number under a name no table of
+/// this round has, if it is unfinished.
+fn renamed(
+    journal: &Journal,
+    known: &mut Known,
+    no: TableNo,
+    spec: &TableSpec,
+) -> Result<(), HallError> {
+    let latest_of = |name: &str| known.games.iter().rev().find(|g| g.name == name);
+    let Some(g) = known
+        .games
+        .iter()
+        .rev()
+        .filter(|g| !known.names.contains(&g.name))
+        .filter(|g| latest_of(&g.name).is_some_and(|l| l.id == g.id))
+        .find(|g| journal.stored_table_number(g.id) == Some(no))
+        .cloned()
+    else {
+        return Ok(());
+    };
+    let read = known.events(journal, g.id);
+    let Ok(config) = g.setup.config() else {
+        return Ok(());
+    };
+    let Ok((mut table, _)) = Table::new(config, 0) else {
+        return Ok(());
+    };
+    replay(&mut table, &read.events);
+    if table.is_over() {
+        return Ok(());
+    }
+    Err(HallError::Resume {
+        table: spec.name.clone(),
+        error: format!(
+            "table {no}'s unfinished game {} is the table '{}', and the round file now names table {no} '{}': put the name back to take that game up, or start a new game with --new-game",
+            g.id, g.name, spec.name
+        ),
     })
 }
 

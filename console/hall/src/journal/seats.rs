@@ -80,6 +80,20 @@ impl Journal {
     }
 }
 
+impl Journal {
+    /// The table number stored for `game`, if any (none in a journal older than numbers).
+    pub fn stored_table_number(&self, game: GameId) -> Option<usize> {
+        self.conn
+            .query_row(
+                "SELECT no FROM table_numbers WHERE game = ?1",
+                params![game],
+                |r| r.get::<_, i64>(0),
+            )
+            .ok()
+            .and_then(|n| usize::try_from(n).ok())
+    }
+}
+
 fn is_code(s: &str) -> bool {
     s.len() == SEAT_CODE_DIGITS && s.bytes().all(|b| b.is_ascii_digit())
 }
