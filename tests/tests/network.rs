@@ -630,11 +630,12 @@ fn a_console_refused_by_the_broker_says_so_and_plays_on() {
         }
     }
     let refused = refused.expect("a refusal line");
+    let message = refused["message"].as_str().unwrap();
+    assert!(message.contains("refused this console"), "{refused}");
+    // What to do, for a round file's console as for a named user.
     assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains("refused this console"),
+        message.contains("run `kriegspiel broker-config` for this round again")
+            && message.contains("check the [broker] user name and password file"),
         "{refused}"
     );
     writeln!(stdin, r#"{{"color":"black","resign":true}}"#).unwrap();

@@ -439,6 +439,34 @@ fn after_a_crash_the_thinking_time_counts_and_the_downtime_does_not() {
         "White used {used} ms, the last heartbeat at {beat} ms: {paused}"
     );
     assert_eq!(paused["clock"]["black"], 300_000, "{paused}");
+    // Paused when it stopped, it comes back paused, and the arbiter is told how to resume.
+    let mut third = table(&args, empty.path(), data.path()).spawn().unwrap();
+    let _keypad = third.stdin.take().unwrap();
+    let err = BufReader::new(third.stderr.take().unwrap());
+    // Never said: the table is stopped after 20 s, which ends its standard error.
+    let pid = third.id().to_string();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let found = done.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(20));
+        if !found.load(std::sync::atomic::Ordering::Acquire) {
+            let _ = Command::new("kill").arg(pid).status();
+        }
+    });
+    let said = err
+        .lines()
+        .map_while(Result::ok)
+        .find(|l| l.contains("paused"))
+        .unwrap_or_default();
+    done.store(true, std::sync::atomic::Ordering::Release);
+    third.kill().unwrap();
+    third.wait().unwrap();
+    assert!(
+        said.ends_with(
+            "the game is paused, as it was when the console stopped: resume it with {\"table\":1,\"arbiter\":\"resume\"}"
+        ),
+        "{said}"
+    );
 }
 
 /// A clocked table with no board plugged in: no clock runs until the arbiter starts them,

@@ -197,6 +197,14 @@ impl Printer {
                     v.fen(),
                     v.to_move()
                 );
+                // Paused before the stop, it stays paused: said, or the arbiter waits for
+                // clocks that never run.
+                if v.paused {
+                    eprintln!(
+                        "{program}: table {}: the game is paused, as it was when the console stopped: resume it with {{\"table\":{},\"arbiter\":\"resume\"}}",
+                        v.table, v.table
+                    );
+                }
             }
             if v.clocks_waiting && self.waiting_said.insert(v.table) {
                 eprintln!(

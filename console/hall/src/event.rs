@@ -177,7 +177,7 @@ impl std::fmt::Display for BrokerNotice {
             }
             BrokerNotice::Refused { url, why } => write!(
                 f,
-                "broker {url} refused this console: {why}; check the [broker] user name and password file (not retried)"
+                "broker {url} refused this console: {why}; not retried. A round file's console is the user console-NAME, its password made from the round's secret: run `kriegspiel broker-config` for this round again (it adds consoles named since) and restart mosquitto with it, or check the [broker] user name and password file"
             ),
             BrokerNotice::Dropped { count } => write!(
                 f,

@@ -121,9 +121,7 @@ impl Router {
                         _ => None,
                     };
                     if let (false, Some(why)) = (said_down, why) {
-                        eprintln!(
-                            "{program}: players' seats on the broker: {why}; trying again every second"
-                        );
+                        eprintln!("{program}: players' seats on the broker: {why}; trying again every second (a refusal is said with the console's own line)");
                         said_down = true;
                     }
                     std::thread::sleep(Duration::from_secs(1));
