@@ -645,6 +645,8 @@ fn tables_put_in_another_order_are_refused_not_renumbered() {
         s.resume = kriegspiel_hall::Resume::New;
     }
     assert!(Hall::open(Journal::open(&path).unwrap(), fresh, TimeMode::Real).is_ok());
+    // The arbiter chose: later starts under the new name take up its own game.
+    assert!(Hall::open(Journal::open(&path).unwrap(), renamed(), TimeMode::Real).is_ok());
 }
 
 /// The wall clock as the journal stamps it (Unix milliseconds).

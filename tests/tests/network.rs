@@ -470,7 +470,14 @@ fn a_board_taken_by_a_second_console_is_said_to_the_arbiter() {
             second.take();
         }
     });
-    let twice = twice.unwrap().wait_with_output().unwrap();
+    // Refused at once; one still running after 20 s is stopped, and fails below.
+    let mut twice = twice.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while twice.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = twice.kill();
+    let twice = twice.wait_with_output().unwrap();
     let said = String::from_utf8_lossy(&twice.stderr);
     assert_eq!(twice.status.code(), Some(1), "{said}");
     assert!(

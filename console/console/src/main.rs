@@ -434,13 +434,16 @@ fn main() -> ExitCode {
     let followers = std::mem::take(&mut hall.followers);
     // Ctrl-C or SIGTERM: the hall stops (journaling the time up to the stop), then the
     // players' terminals are told and the socket file removed, and the window ends.
-    let on_stop = stop_then_tell_players(players.clone(), hall.handle.clone());
+    let window_closed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let on_stop =
+        stop_then_tell_players(players.clone(), hall.handle.clone(), window_closed.clone());
     let signalled = stop_on_signals(hall.handle.clone(), PROGRAM, Some(on_stop));
     options.signalled = Some(signalled.clone());
     options.seats = players
         .clone()
         .map(|p| std::sync::Arc::new(SeatsOf(p)) as std::sync::Arc<dyn kriegspiel_window::Seats>);
     let result = kriegspiel_window::run(hall, &specs, options);
+    window_closed.store(true, std::sync::atomic::Ordering::Release);
     if let Some(p) = &players {
         p.close_all("the console has stopped", true);
     }
@@ -549,6 +552,7 @@ fn round_feed(on: &kriegspiel_frontend::args::OnBroker) -> Option<kriegspiel_win
 fn stop_then_tell_players(
     players: Option<Players>,
     handle: kriegspiel_hall::HallHandle,
+    window_closed: std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> Box<dyn FnOnce(i32) + Send> {
     Box::new(move |signal| {
         wait_for_stop(&handle, Duration::from_secs(3));
@@ -556,6 +560,10 @@ fn stop_then_tell_players(
             p.close_all("the console has stopped", true);
         }
         std::thread::sleep(WINDOW_GRACE);
+        // Closed: the speakers are finishing what they had to say, and main ends after.
+        if window_closed.load(std::sync::atomic::Ordering::Acquire) {
+            return;
+        }
         eprintln!("{PROGRAM}: the window did not close: stopped at once");
         std::process::exit(128 + signal);
     })

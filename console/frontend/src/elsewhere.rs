@@ -83,7 +83,7 @@ impl Retained {
 
 /// What `broker` retains of the round, read as `console`; `None` when it does not answer in
 /// time (then nothing can be told, and nothing is refused).
-pub fn retained(broker: &Broker, console: &str) -> Option<Retained> {
+pub fn retained(broker: &Broker, console: &str, tables: &[TableNo]) -> Option<Retained> {
     let id = format!("kriegspiel-console-{console}-check-{}", std::process::id());
     let mut options = broker.options(&id).ok()?;
     options.set_clean_session(true);
@@ -102,6 +102,9 @@ pub fn retained(broker: &Broker, console: &str) -> Option<Retained> {
             return None;
         }
         if answers == 2 && now.duration_since(last_news) >= QUIET {
+            if seen.elsewhere(console, tables).is_none() {
+                clear_left_behind(&client, &mut connection, &seen, console, tables);
+            }
             let _ = client.try_disconnect();
             return Some(seen);
         }
@@ -132,9 +135,42 @@ pub fn retained(broker: &Broker, console: &str) -> Option<Retained> {
     }
 }
 
-/// Why `console` may not run `tables` on `broker` now, said before any game is begun.
+/// Clears (an empty retained message) the summaries `seen` holds from `console` of tables
+/// not among `tables`, waiting briefly for the broker to take them.
+fn clear_left_behind(
+    client: &Client,
+    connection: &mut rumqttc::Connection,
+    seen: &Retained,
+    console: &str,
+    tables: &[TableNo],
+) {
+    let stale: Vec<TableNo> = seen
+        .tables
+        .iter()
+        .filter(|(table, runs)| runs.as_str() == console && !tables.contains(table))
+        .map(|(table, _)| *table)
+        .collect();
+    for table in &stale {
+        let topic = kriegspiel_net::TableTopics::new(*table).summary;
+        let _ = client.try_publish(topic, QoS::AtLeastOnce, true, Vec::new());
+    }
+    let mut acked = 0;
+    let deadline = Instant::now() + QUIET;
+    while acked < stale.len() && Instant::now() < deadline {
+        match connection.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(Ok(Event::Incoming(Packet::PubAck(_)))) => acked += 1,
+            Ok(Ok(_)) => {}
+            Ok(Err(_)) | Err(_) => return,
+        }
+    }
+}
+
+/// Why `console` may not run `tables` on `broker` now, said before any game is begun. When
+/// it may, the summaries it left of tables it no longer runs (a table moved to another
+/// console) are cleared: else they would keep that table's new console out.
 pub fn runs_elsewhere(broker: &Broker, console: &str, tables: &[TableNo]) -> Option<Elsewhere> {
-    retained(broker, console)?.elsewhere(console, tables)
+    let seen = retained(broker, console, tables)?;
+    seen.elsewhere(console, tables)
 }
 
 #[cfg(test)]

@@ -193,10 +193,14 @@ fn renamed(
     spec: &TableSpec,
 ) -> Result<(), HallError> {
     let latest_of = |name: &str| known.games.iter().rev().find(|g| g.name == name);
+    // Only what came after this name's own last game: a new game the arbiter began under
+    // it (--new-game) settled the matter.
+    let since = latest_of(&spec.name).map(|g| g.id);
     let Some(g) = known
         .games
         .iter()
         .rev()
+        .take_while(|g| since.is_none_or(|own| g.id > own))
         .filter(|g| !known.names.contains(&g.name))
         .filter(|g| latest_of(&g.name).is_some_and(|l| l.id == g.id))
         .find(|g| journal.stored_table_number(g.id) == Some(no))

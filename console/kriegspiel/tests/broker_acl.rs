@@ -950,7 +950,7 @@ fn a_console_or_table_already_running_on_the_broker_is_refused() {
     let secret = RoundSecret::of_round(&r.file).unwrap();
     let original = std::fs::read_to_string(&r.file).unwrap();
     std::fs::write(&r.file, original.replace("console = \"east\"\n", "")).unwrap();
-    let _main = hall(&r, &dir.path().join("main.sqlite"));
+    let main = hall(&r, &dir.path().join("main.sqlite"));
     std::fs::write(&r.file, &original).unwrap();
     // Main's summary of table 2 is on the broker.
     let arbiter = connect(m.port, "arbiter", &secret.password("arbiter")).unwrap();
@@ -1002,6 +1002,19 @@ fn a_console_or_table_already_running_on_the_broker_is_refused() {
         !String::from_utf8_lossy(&export.stdout).contains("[Event"),
         "{export:?}"
     );
+    // Main restarted with table 2 given to east: the summary it left of table 2 is cleared,
+    // and east may run it while main runs table 1.
+    drop(main);
+    let _main = hall(&r, &dir.path().join("main.sqlite"));
+    let mut east = east_hall(&r, dir.path())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    let running = east.try_wait().unwrap().is_none();
+    let _ = east.kill();
+    let out = east.wait_with_output().unwrap();
+    assert!(running, "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]

@@ -109,8 +109,9 @@ impl Microphone {
     }
 }
 
-/// How long a device that cannot be opened takes at most to make arecord fail.
-const OPENS_WITHIN: std::time::Duration = std::time::Duration::from_millis(300);
+/// How long a device that cannot be opened takes at most to make arecord fail (it loads
+/// ALSA's configuration first, slowly on a busy machine).
+const OPENS_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Microphone {
     /// Whether the device records at all: said when the terminal starts, not after the

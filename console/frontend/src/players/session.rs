@@ -329,10 +329,12 @@ pub(super) fn read_commands(
                 lang,
                 Said::Help(table_state.as_ref().map(|t| t.wording.rules)),
             ))),
-            Some(Typed::Turn) => Ok(table_state
-                .as_ref()
-                .and_then(|t| t.turn(color))
-                .map(|turn| say(lang, Said::Turn(turn)))),
+            Some(Typed::Turn) => Ok(Some(
+                match table_state.as_ref().and_then(|t| t.turn(color)) {
+                    Some(turn) => say(lang, Said::Turn(turn)),
+                    None => say(lang, Said::NothingYet),
+                },
+            )),
             Some(Typed::Repeat) => Ok(Some(
                 table_state
                     .and_then(|t| t.last[color].clone())

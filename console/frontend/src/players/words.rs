@@ -52,9 +52,9 @@ pub(super) fn say(lang: Lang, what: Said<'_>) -> String {
         (Said::TooFast(s), Lang::En) => format!("Too many commands: at most {PER_SECOND} a second. Not taken: {s}."),
         (Said::TooFast(s), Lang::Fr) => format!("Trop de commandes : au plus {PER_SECOND} par seconde. Non prise : {s}."),
         (Said::TooFast(s), Lang::Ru) => format!("Слишком много команд: не больше {PER_SECOND} в секунду. Не принято: {s}."),
-        (Said::NotTaken(why), Lang::En) => format!("That line was not taken: {why}. Type it again."),
-        (Said::NotTaken(why), Lang::Fr) => format!("Ligne non prise : {why}. Tapez-la de nouveau."),
-        (Said::NotTaken(why), Lang::Ru) => format!("Строка не принята: {why}. Наберите её снова."),
+        (Said::NotTaken(why), Lang::En) => format!("That line was not taken: {why}."),
+        (Said::NotTaken(why), Lang::Fr) => format!("Ligne non prise : {why}."),
+        (Said::NotTaken(why), Lang::Ru) => format!("Строка не принята: {why}."),
         (Said::WrongCode(t, c), Lang::En) => format!("wrong seat code for table {t} {c}; the arbiter has the right one"),
         (Said::WrongCode(t, c), Lang::Fr) => format!("code de place erroné pour la table {t} ({}) ; l'arbitre a le bon", color_word(c, lang)),
         (Said::WrongCode(t, c), Lang::Ru) => format!("неверный код места: стол {t} ({}); верный код у арбитра", color_word(c, lang)),
@@ -97,8 +97,8 @@ pub(super) enum Said<'a> {
     /// Whose move it is ("turn"; and to a player who connects).
     Turn(Turn),
     TooFast(&'a str),
-    /// A line that could not be read or kept, and why: he types it again (never "error:",
-    /// which his terminal takes for the end of the connection).
+    /// A line that could not be read or kept, and why (never "error:", which his terminal
+    /// takes for the end of the connection).
     NotTaken(&'a str),
     WrongCode(TableNo, Color),
     TooManyWrong,

@@ -158,7 +158,6 @@ pub fn run(
     let (tx, events) = mpsc::channel::<Event>();
     // His terminal is put back as it was when this ends.
     let keys = keys::Keys::on_terminal();
-    keys.restore_on_signals();
     read_keys(tx.clone(), keys.on_a_terminal());
     read_console(stream, tx);
     let files = match &source {
@@ -312,6 +311,9 @@ impl Terminal {
             }
             Some(Event::KeysEnded) => {
                 // As the plain terminal: the console answers what it still has, then hangs up.
+                // No key can end a capture or answer a read-back any more: both are dropped.
+                self.capture = None;
+                self.channel.clear();
                 self.keys_ended = true;
                 let _ = self.to_console.shutdown(std::net::Shutdown::Write);
                 ControlFlow::Continue(())

@@ -54,6 +54,8 @@ impl Keys {
         let Ok(saved) = tcgetattr(&stdin) else {
             return Keys::default();
         };
+        // Ctrl-C from now on puts it back: heard before it is changed.
+        restore_on_signals(saved.clone());
         let mut escape = saved.clone();
         escape.special_codes[SpecialCodeIndex::VEOL] = ESCAPE as u8;
         match tcsetattr(&stdin, OptionalActions::Now, &escape) {
@@ -119,41 +121,43 @@ impl Keys {
     pub fn on_a_terminal(&self) -> bool {
         self.saved.is_some()
     }
+}
 
-    /// Ctrl-C, SIGTERM or a closed terminal window end the program without `Drop`: his
-    /// terminal is put back as it was first (Escape would go on ending his shell's lines).
-    pub fn restore_on_signals(&self) {
-        let Some(saved) = self.saved.clone() else {
+/// Ctrl-C, SIGTERM or a closed terminal window end the program without `Drop`: his
+/// terminal is put back as it was first (Escape would go on ending his shell's lines).
+/// Returns once the signals are heard (at most a second).
+fn restore_on_signals(saved: Termios) {
+    let (ready, listening) = std::sync::mpsc::sync_channel(1);
+    let spawned = std::thread::spawn(move || {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
             return;
         };
-        std::thread::spawn(move || {
-            use tokio::signal::unix::{signal, SignalKind};
-            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
+        let number = runtime.block_on(async {
+            let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+                signal(SignalKind::hangup()),
+            ) else {
+                return None;
             };
-            let number = runtime.block_on(async {
-                let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-                    signal(SignalKind::interrupt()),
-                    signal(SignalKind::terminate()),
-                    signal(SignalKind::hangup()),
-                ) else {
-                    return None;
-                };
-                tokio::select! {
-                    _ = int.recv() => Some(2),
-                    _ = term.recv() => Some(15),
-                    _ = hup.recv() => Some(1),
-                }
-            });
-            if let Some(number) = number {
-                let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, &saved);
-                std::process::exit(128 + number);
+            let _ = ready.send(());
+            tokio::select! {
+                _ = int.recv() => Some(2),
+                _ = term.recv() => Some(15),
+                _ = hup.recv() => Some(1),
             }
         });
-    }
+        if let Some(number) = number {
+            let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, &saved);
+            std::process::exit(128 + number);
+        }
+    });
+    drop(spawned);
+    let _ = listening.recv_timeout(std::time::Duration::from_secs(1));
 }
 
 /// One line of his keys.
@@ -208,7 +212,8 @@ impl<R: Read> KeyLines<R> {
                     self.overlong = true;
                 }
             }
-            if self.terminal && !self.line.is_empty() {
+            // A read that filled the buffer is a line longer than it: it goes on.
+            if self.terminal && !self.line.is_empty() && n < buf.len() {
                 self.end_line();
             }
         }
@@ -270,6 +275,23 @@ mod tests {
             "dropped, and said"
         );
         assert_eq!(flood.next_line(), line("my men"), "the next line is kept");
+        // From a terminal, read in pieces as long as the buffer: one line, too long.
+        let pasted = [b'a'; 3000];
+        let mut tty = KeyLines::new(Pieces(pasted.chunks(1024).collect()), true);
+        assert_eq!(tty.next_line(), Some(KeyLine::TooLong));
+    }
+
+    /// A terminal's reads, each piece one read.
+    struct Pieces<'a>(std::collections::VecDeque<&'a [u8]>);
+
+    impl Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some(piece) = self.0.pop_front() else {
+                return Ok(0);
+            };
+            buf[..piece.len()].copy_from_slice(piece);
+            Ok(piece.len())
+        }
     }
 
     #[test]
