@@ -20,6 +20,24 @@ use crate::players::{default_socket, Players};
 use crate::signals::stop_on_signals;
 use crate::speakers::speaking;
 
+/// Said before any game is begun in the journal: a broker setting that cannot be used, or
+/// a console or table already running on the round's broker.
+fn refused_on_the_broker(
+    network: Option<&crate::args::OnBroker>,
+    specs: &[(TableNo, TableSpec)],
+    numbers: &[TableNo],
+    program: &str,
+) -> Option<ExitCode> {
+    if let Some(e) = crate::args::broker_unusable(network, specs.iter().map(|(_, s)| s)) {
+        eprintln!("{program}: {e}");
+        return Some(ExitCode::from(2));
+    }
+    let on = network?;
+    let e = crate::elsewhere::runs_elsewhere(&on.hall.broker, &on.hall.console, numbers)?;
+    eprintln!("{program}: {e}");
+    Some(ExitCode::FAILURE)
+}
+
 /// Runs a hall until every table's game is over, printing JSON lines (tagged with the
 /// table when there are several) and speaking each table that has speakers: a subscriber
 /// thread per table, each with its own subscription (a slow one lags alone) and one queue
@@ -39,16 +57,8 @@ pub fn play(
     let setups: Vec<(TableNo, kriegspiel_hall::TableSetup)> =
         specs.iter().map(|(no, s)| (*no, s.setup.clone())).collect();
     let tables = specs.len();
-    // Said before any game is begun in the journal.
-    if let Some(e) = crate::args::broker_unusable(network.as_ref(), specs.iter().map(|(_, s)| s)) {
-        eprintln!("{program}: {e}");
-        return ExitCode::from(2);
-    }
-    if let Some(e) = network.as_ref().and_then(|on| {
-        crate::elsewhere::runs_elsewhere(&on.hall.broker, &on.hall.console, &numbers)
-    }) {
-        eprintln!("{program}: {e}");
-        return ExitCode::FAILURE;
+    if let Some(code) = refused_on_the_broker(network.as_ref(), &specs, &numbers, program) {
+        return code;
     }
     let hall = match Hall::open_numbered(journal, specs, mode) {
         Ok(mut h) => {
