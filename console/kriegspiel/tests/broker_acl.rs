@@ -1187,7 +1187,7 @@ fn an_onlooker_follows_one_tables_announcements_from_its_console() {
         (&[][..], "it follows one table; give --table N, 1 to 2"),
         (
             &["--table", "0"][..],
-            "there is no table 0 in this round; give --table N, 1 to 2",
+            "a table number is 1 or more, as the arbiter gave it",
         ),
         // Not left waiting in silence for a table the round has not.
         (

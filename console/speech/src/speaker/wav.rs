@@ -37,5 +37,7 @@ pub(super) fn append_transcript(dir: &Path, wav: &Path, text: &str) -> std::io::
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .open(dir.join("transcript.tsv"))?;
-    writeln!(f, "{name}\t{}", text.replace(['\t', '\n'], " "))
+    // One write: a reader never finds half a line (`writeln!` writes it in pieces).
+    let line = format!("{name}\t{}\n", text.replace(['\t', '\n'], " "));
+    f.write_all(line.as_bytes())
 }
