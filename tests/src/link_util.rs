@@ -245,6 +245,7 @@ pub fn check_reports(
             }
             LinkEvent::Disconnected { .. } => in_sync = false,
             LinkEvent::Connected { .. }
+            | LinkEvent::Back
             | LinkEvent::OpenFailed { .. }
             | LinkEvent::VersionMismatch { .. }
             | LinkEvent::Fault { .. } => {}

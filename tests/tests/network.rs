@@ -124,8 +124,20 @@ fn a_whole_game_through_the_broker_gives_the_referees_verdicts() {
     check("cincinnati", &game, &run);
 }
 
+/// Each board's last word to the arbiter once the game is over (none if it never had one
+/// after connecting): after a fault the boards came back from, it must not be "disconnected".
+fn last_link_events(run: &TableRun) -> [Option<String>; 2] {
+    [Color::White, Color::Black].map(|c| {
+        run.lines
+            .iter()
+            .rev()
+            .find(|v| v["link"] == c.to_string().as_str())
+            .and_then(|v| v["event"].as_str().map(str::to_owned))
+    })
+}
+
 /// Berkeley's game with `fault` done to the room once, right after answer `at`.
-fn berkeley_with_fault(at: usize, mut fault: impl FnMut(&mut Room)) {
+fn berkeley_with_fault(at: usize, mut fault: impl FnMut(&mut Room)) -> TableRun {
     let mut done = false;
     let (game, run) = play("berkeley", SLACK, None, |answers, _, room, _| {
         if answers == at && !done {
@@ -134,17 +146,25 @@ fn berkeley_with_fault(at: usize, mut fault: impl FnMut(&mut Room)) {
         }
     });
     check("berkeley", &game, &run);
+    run
 }
 
 /// The broker is killed (SIGKILL: everything it held is gone) in the middle of the game and
 /// comes back 2 s later: the boards send again what was not acknowledged.
 #[test]
 fn a_broker_killed_mid_game_loses_nothing() {
-    berkeley_with_fault(12, |room| {
+    let run = berkeley_with_fault(12, |room| {
         room.broker.kill();
         std::thread::sleep(Duration::from_secs(2));
         room.broker.restart().unwrap();
     });
+    assert!(
+        last_link_events(&run)
+            .iter()
+            .all(|e| e.as_deref() != Some("disconnected")),
+        "a board still said gone after the broker came back: {:?}",
+        last_link_events(&run)
+    );
 }
 
 /// The broker stalls for 3 s mid-game (SIGSTOP: every connection open, nothing moving), as
@@ -163,7 +183,7 @@ fn a_broker_stalled_for_3_s_judges_the_held_up_play_as_it_happened() {
 /// what they sense and send it once they are back; the table waits for them.
 #[test]
 fn boards_cut_off_for_5_s_lose_nothing() {
-    berkeley_with_fault(12, |room| {
+    let run = berkeley_with_fault(12, |room| {
         for proxy in &room.boards {
             proxy.cut();
         }
@@ -172,6 +192,14 @@ fn boards_cut_off_for_5_s_lose_nothing() {
             proxy.restore();
         }
     });
+    // Said gone while cut off, and back once they were.
+    assert_eq!(
+        last_link_events(&run),
+        [
+            Some("reconnected".to_owned()),
+            Some("reconnected".to_owned())
+        ]
+    );
 }
 
 /// The console is killed (SIGKILL) mid-game and started again on its journal 2 s later: the

@@ -63,6 +63,9 @@ pub enum LinkEvent {
     /// The board stopped talking (unplugged, powered off) or the port failed; the link keeps
     /// trying to reopen the port.
     Disconnected { reason: DisconnectReason },
+    /// A board on the network said unheard is heard again, in the same boot: what it kept
+    /// meanwhile follows. Without it the arbiter's last word on the board stays "unheard".
+    Back,
     /// The port cannot be opened (still retried); reported once per distinct error.
     OpenFailed { error: String },
     /// The board speaks another protocol version: its events are refused.

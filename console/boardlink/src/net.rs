@@ -79,6 +79,8 @@ impl NetLink {
             started,
             send: Box::new(send),
             pending_down: None,
+            said_down: false,
+            pending_back: None,
             progress: progress_tx,
             read_at: None,
         };
@@ -110,6 +112,10 @@ struct Driver {
     send: Box<dyn Fn(Vec<u8>) + Send>,
     /// A "board gone" noticed by the driver, delivered with the next flush.
     pending_down: Option<Report>,
+    /// Whether the board was said gone in this boot (its return is then said too).
+    said_down: bool,
+    /// A "board back" noticed by the driver, delivered before the frame that brought it.
+    pending_back: Option<Report>,
     progress: watch::Sender<Progress>,
     /// When the frame whose reports are being delivered was read.
     read_at: Option<Duration>,
@@ -182,6 +188,15 @@ impl Driver {
                 self.heard = Some(Silence::heard(now));
                 if !self.up {
                     self.up = true;
+                    if std::mem::take(&mut self.said_down) {
+                        self.pending_back = Some(Report {
+                            event: LinkEvent::Back,
+                            health: self.core.health(),
+                            seq: None,
+                            key: None,
+                            at: self.core.made_through().unwrap_or_default().min(now),
+                        });
+                    }
                     // Back after a silence: the table learns the board is there again from
                     // a snapshot, sent after whatever the board kept meanwhile.
                     if self.core.occupancy().is_some() {
@@ -200,6 +215,8 @@ impl Driver {
                 self.core.port_lost(DisconnectReason::Closed, now);
                 self.core.opened(now);
                 self.up = false;
+                // The new boot's hello says it is there.
+                self.said_down = false;
             }
             NetInput::Present(present) => {
                 if !present {
@@ -241,6 +258,7 @@ impl Driver {
     fn down(&mut self, now: Duration, reason: DisconnectReason) {
         if std::mem::replace(&mut self.up, false) {
             self.heard = None;
+            self.said_down = true;
             let mut health = self.core.health();
             health.disconnects += 1;
             self.pending_down = Some(Report {
@@ -264,8 +282,9 @@ impl Driver {
         }
         self.health.send_replace(self.core.health());
         let replayed = key.is_some_and(|k| self.applied.is_some_and(|a| k <= a));
+        let back = self.pending_back.take();
         let down = self.pending_down.take();
-        for mut report in step.reports.into_iter().chain(down) {
+        for mut report in back.into_iter().chain(step.reports).chain(down) {
             if report.key.is_none() && report.seq.is_some() {
                 report.key = key;
             }
@@ -390,6 +409,60 @@ mod tests {
                 at[2] - at[1],
                 Duration::from_millis(20),
                 "from the lift to the place"
+            );
+        });
+    }
+
+    /// A board said unheard that is heard again (same boot) is said back, before what it
+    /// kept: else the arbiter's last word on it stays "unheard" while it plays on.
+    #[test]
+    fn a_board_heard_again_after_it_was_unheard_is_said_back_before_its_kept_frames() {
+        use kriegspiel_link::BoardMsg;
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let (tx, rx) = mpsc::channel(16);
+            let (_link, mut reports) = NetLink::spawn(rx, |_| {}, LinkConfig::default());
+            let mut board = Board::new();
+            let mut seq = 0;
+            let mut frame = |bytes: Vec<u8>| {
+                seq += 1;
+                NetInput::Frame {
+                    key: NetKey { epoch: 1, seq },
+                    made_ms: wall_ms(),
+                    bytes,
+                }
+            };
+            let e2 = 12;
+            tx.send(frame(board.hello())).await.unwrap();
+            let snapshot = board.frame(BoardMsg::Snapshot {
+                occupancy: 1 << e2,
+                board_ms: 1_000,
+            });
+            tx.send(frame(snapshot)).await.unwrap();
+            tx.send(NetInput::Present(false)).await.unwrap();
+            let lift = board.frame(BoardMsg::Lift {
+                square: e2,
+                board_ms: 1_050,
+            });
+            tx.send(frame(lift)).await.unwrap();
+            let mut names = Vec::new();
+            while !names.contains(&"lift") {
+                let report = tokio::time::timeout(Duration::from_secs(5), reports.recv())
+                    .await
+                    .expect("a report")
+                    .expect("the link runs");
+                names.push(match report.event {
+                    LinkEvent::Connected { .. } => "connected",
+                    LinkEvent::Resync { .. } => "resync",
+                    LinkEvent::Disconnected { .. } => "disconnected",
+                    LinkEvent::Back => "back",
+                    LinkEvent::Lift { .. } => "lift",
+                    _ => continue,
+                });
+            }
+            assert_eq!(
+                names,
+                ["connected", "resync", "disconnected", "back", "lift"]
             );
         });
     }

@@ -36,6 +36,10 @@ impl Links {
     ) -> Option<&'static str> {
         let state = self.0.entry((table, color)).or_insert(LinkState::Never);
         Some(match event {
+            LinkEvent::Back => {
+                *state = LinkState::Up;
+                "reconnected"
+            }
             LinkEvent::Connected { .. } => {
                 let name = if *state == LinkState::Down {
                     "reconnected"
@@ -177,7 +181,8 @@ fn link_line(color: Color, name: &str, event: &LinkEvent) -> Value {
         LinkEvent::Lift { .. }
         | LinkEvent::Place { .. }
         | LinkEvent::Snapshot { .. }
-        | LinkEvent::Resync { .. } => {}
+        | LinkEvent::Resync { .. }
+        | LinkEvent::Back => {}
     }
     v
 }

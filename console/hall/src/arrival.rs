@@ -62,7 +62,8 @@ pub(crate) fn board_input(event: &LinkEvent) -> Option<(BoardInput, Option<u32>)
         LinkEvent::Disconnected { .. } => Some((BoardInput::Disconnected, None)),
         LinkEvent::OpenFailed { .. }
         | LinkEvent::VersionMismatch { .. }
-        | LinkEvent::Fault { .. } => None,
+        | LinkEvent::Fault { .. }
+        | LinkEvent::Back => None,
     }
 }
 

@@ -250,7 +250,9 @@ impl TableSummary {
             } if *table == self.table => {
                 use kriegspiel_boardlink::LinkEvent;
                 match event {
-                    LinkEvent::Connected { .. } => *self.links.get_mut(*color) = Some(true),
+                    LinkEvent::Connected { .. } | LinkEvent::Back => {
+                        *self.links.get_mut(*color) = Some(true);
+                    }
                     LinkEvent::Disconnected { .. } | LinkEvent::OpenFailed { .. } => {
                         *self.links.get_mut(*color) = Some(false);
                     }

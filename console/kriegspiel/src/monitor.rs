@@ -185,6 +185,10 @@ impl Filter {
                 self.known = None;
                 !std::mem::replace(&mut self.disconnected_shown, true)
             }
+            LinkEvent::Back => {
+                self.disconnected_shown = false;
+                true
+            }
             LinkEvent::OpenFailed { .. }
             | LinkEvent::VersionMismatch { .. }
             | LinkEvent::Fault { .. } => true,
@@ -318,6 +322,7 @@ pub fn report_json(report: &Report) -> Value {
             }
             value
         }
+        LinkEvent::Back => json!({"event": "reconnected", "health": health}),
         LinkEvent::OpenFailed { error } => {
             json!({"event": "open_failed", "error": error, "retry_ms": 250})
         }

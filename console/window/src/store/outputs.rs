@@ -102,6 +102,7 @@ pub fn link_words(event: &LinkEvent) -> String {
         LinkEvent::Snapshot { .. } => "snapshot".to_owned(),
         LinkEvent::Resync { reason, .. } => format!("resync: {reason}"),
         LinkEvent::Disconnected { reason } => format!("disconnected: {reason}"),
+        LinkEvent::Back => "heard again (what it kept follows)".to_owned(),
         LinkEvent::OpenFailed { error } => format!("cannot open the port: {error}"),
         LinkEvent::VersionMismatch { local, remote } => {
             format!("protocol {remote} on the board, {local} here")
@@ -119,7 +120,7 @@ fn square_name(i: u8) -> String {
 }
 
 /// Takes a link event of `c`'s board in: the link's state, counters and last event; a
-/// disconnection goes to the log too. What it changed for the window is returned.
+/// disconnection, and a networked board's return, go to the log too. What it changed for the window is returned.
 pub(super) fn link_in(
     t: &mut TableState,
     c: Color,
@@ -143,6 +144,7 @@ pub(super) fn link_in(
             l.problem = None;
         }
         LinkEvent::Disconnected { .. } => l.connected = Some(false),
+        LinkEvent::Back => l.connected = Some(true),
         LinkEvent::OpenFailed { .. } | LinkEvent::VersionMismatch { .. } => {
             l.connected = Some(false);
             l.problem = Some(l.last_event.clone());
@@ -157,7 +159,7 @@ pub(super) fn link_in(
             }
         }
     }
-    if matches!(event, LinkEvent::Disconnected { .. }) {
+    if matches!(event, LinkEvent::Disconnected { .. } | LinkEvent::Back) {
         let text = format!("{}'s board: {}", color_name(c), l.last_event);
         let at = t.view.as_ref().map_or(0, |v| v.at);
         t.log(at, ARBITER, text);
