@@ -158,6 +158,39 @@ fn the_seat_code_is_asked_for() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Seat code for table 1 black:"));
 }
 
+/// A code he types wrong is said wrong and asked again, and the right one seats him; a wrong
+/// `--code` (not typed at the terminal) ends it, status 1.
+#[test]
+fn a_seat_code_typed_wrong_is_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let right = table.code("black").to_owned();
+    let wrong = if right == "000000" { "111111" } else { "000000" };
+    let mut given = black_terminal(&table, &["--code", wrong]);
+    drop(given.stdin.take());
+    let out = given.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("wrong seat code for table 1 black"), "{said}");
+    assert!(!said.contains("#wrong-code"), "{said}");
+
+    let mut child = black_terminal(&table, &[]);
+    let mut keys = child.stdin.take().unwrap();
+    writeln!(keys, "{wrong}").unwrap();
+    writeln!(keys, "{right}").unwrap();
+    writeln!(keys, "my men").unwrap();
+    drop(keys);
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}{err}");
+    assert!(said.contains("wrong seat code for table 1 black"), "{said}");
+    assert!(said.contains("Connected to table 1 as black"), "{said}");
+    assert!(said.contains("Your men: king e8"), "{said}");
+    assert!(!said.contains("#wrong-code"), "{said}");
+    assert_eq!(err.matches("Seat code for table 1 black:").count(), 2, "{err}");
+}
+
 /// A line that is not text is said to him and goes no further; escape sequences he types
 /// never come back raw (quoted in "not understood", they would be his screen's commands).
 #[test]

@@ -53,6 +53,10 @@ pub const OWN_BOARD: &str = "#own-board ";
 /// closed, the console stopped): a terminal that is closed without it has lost the console.
 pub const CLOSED: &str = "#closed";
 
+/// The line after a wrong seat code's refusal: a terminal that asked its player for the
+/// code asks him again, instead of ending (the refusal's words are in his language).
+pub const WRONG_CODE: &str = "#wrong-code";
+
 /// The open players' socket. Feed it the hall's events as a subscriber of the hall
 /// ([`Players::subscriber`]), or one by one with [`Players::observe`].
 #[derive(Debug, Clone)]

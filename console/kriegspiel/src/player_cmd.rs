@@ -158,26 +158,39 @@ fn play(args: Args) -> Result<ExitCode, ExitCode> {
         // plays on is made after it, as the console gives a terminal 5 s to say its seat.
         drop(connect(path)?);
     }
-    let code = match &place.password {
-        Some(p) if args.code.is_none() => p.clone(),
-        _ => seat_code(args.code.clone(), table, color)?,
+    let (heard, to_console) = loop {
+        let code = match &place.password {
+            Some(p) if args.code.is_none() => p.clone(),
+            _ => seat_code(args.code.clone(), table, color)?,
+        };
+        let (stream, mut to_console) = match &place.via {
+            Via::Broker(seat) => broker::connect(seat).map_err(|e| {
+                eprintln!("{PROGRAM}: {e}");
+                ExitCode::FAILURE
+            })?,
+            Via::Socket(path) => connect(path)?,
+        };
+        let hello = if args.voice {
+            format!("{table} {color} {code} voice")
+        } else {
+            format!("{table} {color} {code}")
+        };
+        if writeln!(to_console, "{hello}").is_err() {
+            eprintln!("{PROGRAM}: the console hung up");
+            return Err(ExitCode::FAILURE);
+        }
+        match Answer::to_hello(stream) {
+            Answer::Heard(heard) => break (heard, to_console),
+            Answer::WrongCode(words) => {
+                println!("{words}");
+                // A code he typed wrong is asked again; one given on the command line is not
+                // typed again the same way.
+                if !asked {
+                    return Err(ExitCode::FAILURE);
+                }
+            }
+        }
     };
-    let (stream, mut to_console) = match &place.via {
-        Via::Broker(seat) => broker::connect(seat).map_err(|e| {
-            eprintln!("{PROGRAM}: {e}");
-            ExitCode::FAILURE
-        })?,
-        Via::Socket(path) => connect(path)?,
-    };
-    let hello = if args.voice {
-        format!("{table} {color} {code} voice")
-    } else {
-        format!("{table} {color} {code}")
-    };
-    if writeln!(to_console, "{hello}").is_err() {
-        eprintln!("{PROGRAM}: the console hung up");
-        return Err(ExitCode::FAILURE);
-    }
     if let Some(recognizer) = recognizer {
         let source = if args.mic_wav.is_empty() {
             voice::Source::Mic(args.mic)
@@ -186,10 +199,50 @@ fn play(args: Args) -> Result<ExitCode, ExitCode> {
         };
         let speak = args.speak.to();
         return Ok(voice::run(
-            stream, to_console, color, recognizer, source, speak,
+            heard, to_console, color, recognizer, source, speak,
         ));
     }
-    Ok(keys_and_lines(stream, to_console))
+    Ok(keys_and_lines(heard, to_console))
+}
+
+/// What the console says to him: its first answer (read before), then the connection.
+pub(crate) type Heard = std::io::Chain<std::io::Cursor<Vec<u8>>, UnixStream>;
+
+/// The console's answer to his hello.
+enum Answer {
+    /// Seated, or refused for good: the terminal goes on with all it hears.
+    Heard(Heard),
+    /// A wrong seat code (the refusal's words): the connection is over.
+    WrongCode(String),
+}
+
+impl Answer {
+    /// The longest first answer looked at; a longer one is passed on unread.
+    const FIRST: usize = 4096;
+
+    /// Reads the console's first line a byte at a time, leaving the rest to the terminal.
+    fn to_hello(mut stream: UnixStream) -> Answer {
+        let mut first = Vec::new();
+        let mut byte = [0u8];
+        while first.len() < Self::FIRST && !first.ends_with(b"\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => first.push(byte[0]),
+                _ => break,
+            }
+        }
+        if first.starts_with(b"error: ") {
+            // A refusal is the connection's end: what follows it comes at once.
+            let mut next = Vec::new();
+            let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(2)));
+            let _ = (&mut stream).take(64).read_to_end(&mut next);
+            let _ = stream.set_read_timeout(None);
+            if next.starts_with(kriegspiel_frontend::players::WRONG_CODE.as_bytes()) {
+                return Answer::WrongCode(String::from_utf8_lossy(&first).trim_end().to_owned());
+            }
+            first.extend(next);
+        }
+        Answer::Heard(std::io::Cursor::new(first).chain(stream))
+    }
 }
 
 /// Where the terminal connects, and as which seat.
@@ -398,7 +451,7 @@ fn seat_code(code: Option<String>, table: usize, color: Color) -> Result<String,
 }
 
 /// The plain terminal: what he types goes to the console, what he may hear is printed.
-fn keys_and_lines(stream: UnixStream, mut to_console: UnixStream) -> ExitCode {
+fn keys_and_lines(stream: Heard, mut to_console: UnixStream) -> ExitCode {
     // What he types goes to the console as it comes; when his keys end (Ctrl-D, or the end
     // of a script) the console is told, answers what it still has, and hangs up.
     let keys_ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

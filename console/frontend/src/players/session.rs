@@ -22,7 +22,7 @@ use super::handshake::{hello, read_hello, refusal_words, seat, Hello, Refusal, S
 use super::limits::{Bucket, BURST, PER_SECOND, QUEUE, TABLE_WAIT};
 use super::typed::{man_on, my_men, typed, Typed};
 use super::words::{say, Said, Turn};
-use super::OWN_BOARD;
+use super::{OWN_BOARD, WRONG_CODE};
 
 /// A table as the players' channel knows it.
 #[derive(Debug, Clone)]
@@ -212,6 +212,9 @@ pub(super) fn serve(stream: UnixStream, shared: &Arc<Shared>) {
             }
             let _ = stream.set_write_timeout(Some(Duration::from_millis(500)));
             let _ = writeln!(out, "error: {words}");
+            if matches!(refusal, Refusal::WrongCode) {
+                let _ = writeln!(out, "{WRONG_CODE}");
+            }
             return;
         }
     };

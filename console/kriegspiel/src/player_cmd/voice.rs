@@ -143,7 +143,7 @@ impl Screen {
 
 /// Runs the voice terminal on a connected socket (the handshake is sent).
 pub fn run(
-    stream: UnixStream,
+    stream: super::Heard,
     to_console: UnixStream,
     color: Color,
     recognizer: Recognizer,
@@ -222,7 +222,7 @@ fn read_keys(tx: mpsc::Sender<Event>, terminal: bool) {
 }
 
 /// The console's lines as events, until it hangs up.
-fn read_console(stream: UnixStream, tx: mpsc::Sender<Event>) {
+fn read_console(stream: super::Heard, tx: mpsc::Sender<Event>) {
     std::thread::spawn(move || {
         let mut heard = LineReader::new(stream);
         loop {
