@@ -165,7 +165,11 @@ fn a_seat_code_typed_wrong_is_asked_again() {
     let dir = tempfile::tempdir().unwrap();
     let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
     let right = table.code("black").to_owned();
-    let wrong = if right == "000000" { "111111" } else { "000000" };
+    let wrong = if right == "000000" {
+        "111111"
+    } else {
+        "000000"
+    };
     let mut given = black_terminal(&table, &["--code", wrong]);
     drop(given.stdin.take());
     let out = given.wait_with_output().unwrap();
@@ -188,7 +192,11 @@ fn a_seat_code_typed_wrong_is_asked_again() {
     assert!(said.contains("Connected to table 1 as black"), "{said}");
     assert!(said.contains("Your men: king e8"), "{said}");
     assert!(!said.contains("#wrong-code"), "{said}");
-    assert_eq!(err.matches("Seat code for table 1 black:").count(), 2, "{err}");
+    assert_eq!(
+        err.matches("Seat code for table 1 black:").count(),
+        2,
+        "{err}"
+    );
 }
 
 /// A line that is not text is said to him and goes no further; escape sequences he types

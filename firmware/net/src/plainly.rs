@@ -14,9 +14,12 @@ pub struct Plainly<'a>(pub &'a ConnectionError);
 impl fmt::Display for Plainly<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            ConnectionError::Io(e) | ConnectionError::MqttState(StateError::Io(e)) => {
-                f.write_str(&io_words(e))
-            }
+            // A broker going down mid-packet comes as the reader's failure.
+            ConnectionError::Io(e)
+            | ConnectionError::MqttState(StateError::Io(e))
+            | ConnectionError::MqttState(StateError::Deserialization(
+                rumqttc::mqttbytes::Error::Io(e),
+            )) => f.write_str(&io_words(e)),
             ConnectionError::MqttState(StateError::ConnectionAborted) => {
                 f.write_str("the broker closed the connection")
             }
@@ -111,6 +114,14 @@ mod tests {
         );
         assert_eq!(
             said(ConnectionError::Io(io::ErrorKind::ConnectionReset.into())),
+            "the connection to the broker was cut"
+        );
+        // As rumqttc says a broker killed while it was sending.
+        let reset = rumqttc::mqttbytes::Error::Io(io::ErrorKind::ConnectionReset.into());
+        assert_eq!(
+            said(ConnectionError::MqttState(StateError::Deserialization(
+                reset
+            ))),
             "the connection to the broker was cut"
         );
     }
