@@ -209,6 +209,8 @@ fn a_line_not_sent_is_said_and_nothing_comes_back_raw() {
     let mut keys = child.stdin.take().unwrap();
     keys.write_all(b"\xff\xfe my men\n").unwrap();
     keys.write_all(b"\x1b]0;owned\x07\x1b[2J\n").unwrap();
+    // Escape, and an arrow key before a command: keys, not words.
+    keys.write_all(b"\x1b\n\x1b[Amy men\n").unwrap();
     writeln!(keys, "my men").unwrap();
     drop(keys);
     let out = child.wait_with_output().unwrap();
@@ -228,6 +230,14 @@ fn a_line_not_sent_is_said_and_nothing_comes_back_raw() {
         !said.contains('\u{1b}') && !said.contains('\u{7}'),
         "{said:?}"
     );
+    assert_eq!(
+        said.matches("Escape and the arrow keys do nothing on this terminal")
+            .count(),
+        1,
+        "{said}"
+    );
+    assert_eq!(said.matches("Your men: king e8").count(), 2, "{said}");
+    assert!(!said.contains("Not understood: \u{fffd}\n"), "{said}");
 }
 
 /// A second terminal for a seat that is held is refused and the arbiter told, and cannot
@@ -279,7 +289,7 @@ fn a_seat_is_proven_and_held_by_one_terminal() {
 
     // The arbiter releases White's seat: his terminal is told, and another may take it.
     table.command(r#"{"arbiter":"release white"}"#);
-    white.expect("the arbiter has released your seat");
+    white.expect("the arbiter has released your seat; your game is kept: ask the arbiter, then start the terminal again");
     assert!(!white.exit().success());
     table.expect_seat("released", "white");
     let mut again = Terminal::open(&table, "white");

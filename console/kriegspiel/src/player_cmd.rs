@@ -23,6 +23,8 @@ use kriegspiel_frontend::{journal_path, Unnamed};
 const LOST: &str = "Lost the console: it stopped or failed without closing the table. Ask the arbiter; reconnect when it runs again.";
 /// Said when his keys end (Ctrl-D) and the console has answered what it still had.
 const KEYS_ENDED: &str = "This terminal is closed; your game goes on at the console. Start the terminal again with your seat code to play on.";
+/// Said for a line of nothing but keys such as Escape or the arrows.
+const NO_KEYS: &str = "Escape and the arrow keys do nothing on this terminal: type a command and Enter (help lists them).";
 /// Said for a line of keys too long to be a command.
 const TOO_LONG: &str = "That line was too long to be a command, and was not sent. Type it again.";
 
@@ -30,6 +32,36 @@ const TOO_LONG: &str = "That line was too long to be a command, and was not sent
 /// (a refused seat code, a seat released or taken over): the terminal ends there.
 fn ends_the_terminal(line: &str) -> bool {
     line.starts_with("error: ")
+}
+
+/// His line without the sequences keys such as Escape, the arrows or F1 put in it (a
+/// terminal in line mode passes them on as typed): the console is sent what he wrote.
+fn without_keys(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        // ESC [ parameters final, ESC O final, or ESC alone.
+        match chars.peek() {
+            Some('[') => {
+                chars.next();
+                while chars
+                    .next_if(|c| !('\u{40}'..='\u{7e}').contains(c))
+                    .is_some()
+                {}
+                chars.next();
+            }
+            Some('O') => {
+                chars.next();
+                chars.next();
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Tables are numbered from 1.
@@ -467,7 +499,12 @@ fn keys_and_lines(stream: Heard, mut to_console: UnixStream) -> ExitCode {
                     continue;
                 }
             };
-            if writeln!(to_console, "{line}").is_err() {
+            let typed = without_keys(&line);
+            if typed.trim().is_empty() && !line.trim().is_empty() {
+                println!("{NO_KEYS}");
+                continue;
+            }
+            if writeln!(to_console, "{typed}").is_err() {
                 return;
             }
         }
@@ -475,7 +512,8 @@ fn keys_and_lines(stream: Heard, mut to_console: UnixStream) -> ExitCode {
         let _ = to_console.shutdown(std::net::Shutdown::Write);
     });
     let mut heard = LineReader::new(stream);
-    let mut out = std::io::stdout().lock();
+    // Locked a line at a time: his keys' thread says some things too.
+    let out = std::io::stdout();
     let mut closed = false;
     loop {
         let line = match heard.next_line() {
@@ -492,18 +530,33 @@ fn keys_and_lines(stream: Heard, mut to_console: UnixStream) -> ExitCode {
                     return ExitCode::SUCCESS;
                 }
                 if keys_ended.load(std::sync::atomic::Ordering::Acquire) {
-                    let _ = writeln!(out, "{KEYS_ENDED}");
+                    let _ = writeln!(out.lock(), "{KEYS_ENDED}");
                     return ExitCode::SUCCESS;
                 }
-                let _ = writeln!(out, "{LOST}");
+                let _ = writeln!(out.lock(), "{LOST}");
                 return ExitCode::FAILURE;
             }
         };
+        let mut out = out.lock();
         if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
             return ExitCode::SUCCESS;
         }
         if ends_the_terminal(&line) {
             return ExitCode::FAILURE;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_keys;
+
+    #[test]
+    fn keys_that_are_not_text_are_taken_out_of_his_line() {
+        assert_eq!(without_keys("\u{1b}"), "");
+        assert_eq!(without_keys("\u{1b}[A\u{1b}[Ae2e4"), "e2e4");
+        assert_eq!(without_keys("my\u{1b}OP men"), "my men");
+        assert_eq!(without_keys("\u{1b}[1;5Dany"), "any");
+        assert_eq!(without_keys("e2e4"), "e2e4");
     }
 }
