@@ -499,7 +499,7 @@ fn keys_and_lines(stream: Heard, mut to_console: UnixStream) -> ExitCode {
                     continue;
                 }
             };
-            let typed = without_keys(&line);
+            let typed = without_keys(line);
             if typed.trim().is_empty() && !line.trim().is_empty() {
                 println!("{NO_KEYS}");
                 continue;
