@@ -333,6 +333,8 @@ fn a_terminal_whose_keys_end_answers_and_exits() {
     let mut table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
     let mut t = Terminal::start(&table.socket, "white", table.code("white"), &[]);
     t.say("my men");
+    // A try typed just before his keys end: its verdict still reaches him.
+    t.say("e2e4");
     drop(t.keys.take());
     assert!(t.exit().success());
     let said = t.drain(Duration::from_millis(200));
@@ -343,6 +345,10 @@ fn a_terminal_whose_keys_end_answers_and_exits() {
     assert!(
         said.iter().any(|l| l.contains("Your men: king e1")),
         "the last answer came first: {said:?}"
+    );
+    assert!(
+        said.iter().any(|l| l.contains("Black's move.")),
+        "the try's verdict was lost: {said:?}"
     );
     assert!(
         said.last()

@@ -160,6 +160,7 @@ pub(super) fn seat(
         stream,
         voice: h.voice,
         own_board: own_board.clone(),
+        heard: 0,
     });
     let last = t.last[h.color].clone();
     Ok(Seated {

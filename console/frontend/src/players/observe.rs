@@ -128,13 +128,16 @@ fn tell(state: &mut State, table: TableNo, output: &Output) -> Vec<Closing> {
     let lang = t.lang;
     let mut i = 0;
     while i < state.sessions.len() {
-        let s = &state.sessions[i];
+        let s = &mut state.sessions[i];
         if s.table != table || !hears(s.color) {
             i += 1;
             continue;
         }
         match s.tx.try_send(text.clone()) {
-            Ok(()) => i += 1,
+            Ok(()) => {
+                s.heard += 1;
+                i += 1;
+            }
             Err(TrySendError::Full(_)) => {
                 // He does not read: cut off rather than held without end.
                 cut.push(Closing {

@@ -75,6 +75,9 @@ pub(super) struct Session {
     pub(super) voice: bool,
     /// The own board last sent to a voice terminal.
     pub(super) own_board: Option<String>,
+    /// How many of the table's words were queued for him: a terminal whose keys end is
+    /// kept until the answer to its last command has come.
+    pub(super) heard: u64,
 }
 
 #[derive(Debug, Default)]
@@ -146,6 +149,9 @@ pub(super) fn tell_cut_off(stream: &UnixStream, change: Option<&SeatChange>) {
 }
 
 static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// The longest a terminal whose keys ended waits for the answer to its last command.
+const OWED_WAIT: Duration = Duration::from_secs(3);
 
 /// One player's connection: the handshake, then his lines.
 pub(super) fn serve(stream: UnixStream, shared: &Arc<Shared>) {
@@ -246,7 +252,19 @@ pub(super) fn serve(stream: UnixStream, shared: &Arc<Shared>) {
     if let Some(f) = own_board {
         let _ = tx.try_send(format!("{OWN_BOARD}{f}"));
     }
-    read_commands(stream, shared, session_id, &h, lang, &tx);
+    if let Some(owed) = read_commands(stream, shared, session_id, &h, lang, &tx) {
+        // His keys ended right after a try: its verdict is his before the connection ends.
+        let deadline = Instant::now() + OWED_WAIT;
+        while Instant::now() < deadline
+            && shared.state.lock().is_ok_and(|st| {
+                st.sessions
+                    .iter()
+                    .any(|s| s.id == session_id && s.heard <= owed)
+            })
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
     // He hung up (or his keys ended), or was cut off: the seat is free. The writer sends
     // every reply still queued, then closes.
     let was_seated = shared.state.lock().is_ok_and(|mut st| {
@@ -273,9 +291,19 @@ pub(super) fn read_commands(
     h: &Hello,
     lang: Lang,
     tx: &SyncSender<String>,
-) {
+) -> Option<u64> {
     let (table, color) = (h.table, h.color);
     let mut lines = LineReader::with_limit(stream, 1024);
+    // His words counted when his last input went to the table, until an answer came.
+    let mut owed: Option<u64> = None;
+    let heard = || {
+        shared.state.lock().ok().and_then(|st| {
+            st.sessions
+                .iter()
+                .find(|s| s.id == session_id)
+                .map(|s| s.heard)
+        })
+    };
     let mut bucket = Bucket::new(BURST, PER_SECOND, Instant::now());
     let mut warned: Option<Instant> = None;
     // A reply that does not fit his queue means he does not read: he is cut off.
@@ -292,11 +320,11 @@ pub(super) fn read_commands(
             Ok(Some(Ok(l))) => l.trim().to_owned(),
             Ok(Some(Err(e))) => {
                 if !reply(say(lang, Said::NotTaken(&e.to_string()))) {
-                    return;
+                    return None;
                 }
                 continue;
             }
-            Ok(None) | Err(_) => return,
+            Ok(None) | Err(_) => return owed,
         };
         if line.is_empty() {
             continue;
@@ -307,7 +335,7 @@ pub(super) fn read_commands(
             if warned.is_none_or(|w| now.duration_since(w) >= Duration::from_secs(1)) {
                 warned = Some(now);
                 if !reply(say(lang, Said::TooFast(&excerpt(&line)))) {
-                    return;
+                    return None;
                 }
             }
             continue;
@@ -326,7 +354,12 @@ pub(super) fn read_commands(
             Err(InputError::Refused(why)) => Ok(Some(say(lang, Said::NotTaken(&why)))),
             Err(InputError::Gone(_)) => Err(()),
         };
-        let answer = match typed(&line, color) {
+        let typed = typed(&line, color);
+        // Counted before the table can answer, so that its answer counts.
+        let before = matches!(typed, Some(Typed::Try { .. } | Typed::Input(_)))
+            .then(heard)
+            .flatten();
+        let answer = match typed {
             None => Ok(Some(say(lang, Said::NotUnderstood(&excerpt(&line))))),
             Some(Typed::Help) => Ok(Some(say(
                 lang,
@@ -357,11 +390,11 @@ pub(super) fn read_commands(
         match answer {
             Ok(Some(r)) => {
                 if !reply(r) {
-                    return;
+                    return None;
                 }
             }
-            Ok(None) => {}
-            Err(()) => return,
+            Ok(None) => owed = before.or(owed),
+            Err(()) => return None,
         }
     }
 }
