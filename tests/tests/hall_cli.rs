@@ -318,8 +318,11 @@ fn a_hall_resumes_its_unfinished_games_unless_told_new_game() {
     let again = run(&[], r#"{"color":"black","try":"e7e5"}"#);
     assert_eq!(again["game"], 1, "{again}");
     assert!(again["resumed_events"].as_u64().unwrap() >= 1);
+    assert!(again.get("set_aside").is_none(), "{again}");
     let fresh = run(&["--new-game"], r#"{"color":"white","try":"e2e4"}"#);
     assert_eq!(fresh["game"], 2, "{fresh}");
+    // The unfinished game it was begun beside is named, to be taken up again.
+    assert_eq!(fresh["set_aside"], 1, "{fresh}");
 }
 
 #[test]

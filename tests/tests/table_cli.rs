@@ -575,6 +575,7 @@ fn a_restart_with_a_changed_setting_resumes_the_game_and_says_so() {
     let mut fresh = Console::start(&journal, "wild16", &["--new-game"], true);
     assert_eq!(fresh.seen[0]["game"], 2, "{:?}", fresh.seen);
     assert!(fresh.seen[0].get("resumed_events").is_none());
+    assert_eq!(fresh.seen[0]["set_aside"], 1, "{:?}", fresh.seen);
     fresh.child.0.kill().unwrap();
     fresh.child.0.wait().unwrap();
 

@@ -106,6 +106,7 @@ impl Lines {
                 lang,
                 seats,
                 ignored,
+                set_aside,
                 ..
             } => {
                 self.wordings.insert(*table, (*wording, *lang));
@@ -117,6 +118,9 @@ impl Lines {
                 }
                 if !ignored.is_empty() {
                     v["ignored"] = json!(ignored);
+                }
+                if let Some(old) = set_aside {
+                    v["set_aside"] = json!(old);
                 }
                 (*table, v)
             }

@@ -33,6 +33,7 @@ impl Readable {
                 resumed_events,
                 wording,
                 lang,
+                set_aside,
                 ..
             } => {
                 self.wordings.insert(*table, (*wording, *lang));
@@ -40,6 +41,8 @@ impl Readable {
                     format!(
                         "  [table {name}: resuming the unfinished game after {resumed_events} events]"
                     )
+                } else if let Some(old) = set_aside {
+                    format!("  [table {name}: a new game; the unfinished game {old} is kept]")
                 } else {
                     format!("  [table {name}: a new game]")
                 }

@@ -88,6 +88,9 @@ pub enum HallEvent {
         heard: ByColor<Option<Output>>,
         /// When resumed: settings asked now that differ from the game's, which it keeps.
         ignored: Vec<String>,
+        /// A new game begun (`--new-game`) while this table's last game was unfinished:
+        /// that game, kept in the journal to be taken up again (`--resume`).
+        set_aside: Option<GameId>,
     },
     Output {
         table: TableNo,

@@ -24,6 +24,8 @@ pub(crate) struct Prepared {
     pub(crate) resumed: usize,
     /// When resumed: the settings asked that differ from the game's and were ignored.
     pub(crate) ignored: Vec<String>,
+    /// A new game: the table's unfinished game it was begun beside, if any.
+    pub(crate) set_aside: Option<GameId>,
     pub(crate) seats: ByColor<String>,
     /// When resumed: the outputs of the last input that had any for the players; the
     /// console may have died before they were said, so they are said again, marked.
@@ -155,6 +157,17 @@ pub(crate) fn prepare_among(
     if spec.resume == Resume::Last {
         renamed(journal, known, no, &spec)?;
     }
+    let set_aside = match spec.resume {
+        Resume::New => known
+            .games
+            .iter()
+            .rev()
+            .find(|g| g.name == spec.name)
+            .cloned()
+            .filter(|g| unfinished(journal, known, g))
+            .map(|g| g.id),
+        Resume::Last | Resume::Game(_) => None,
+    };
     let game = journal.new_game(&spec.name, &spec.setup, wall_ms())?;
     journal.table_number(game, no)?;
     let (table, started) = Table::new(config, 0).map_err(|e| HallError::Setup {
@@ -166,6 +179,7 @@ pub(crate) fn prepare_among(
     })?;
     Ok(Prepared {
         ignored: Vec::new(),
+        set_aside,
         seats: journal.seat_codes(game)?,
         unsaid: Vec::new(),
         heard: ByColor::default(),
@@ -208,15 +222,7 @@ fn renamed(
     else {
         return Ok(());
     };
-    let read = known.events(journal, g.id);
-    let Ok(config) = g.setup.config() else {
-        return Ok(());
-    };
-    let Ok((mut table, _)) = Table::new(config, 0) else {
-        return Ok(());
-    };
-    replay(&mut table, &read.events);
-    if table.is_over() {
+    if !unfinished(journal, known, &g) {
         return Ok(());
     }
     Err(HallError::Resume {
@@ -226,6 +232,20 @@ fn renamed(
             g.id, g.name, spec.name
         ),
     })
+}
+
+/// Whether a journaled game is not over (one whose set-up no longer makes a table counts as
+/// over: it cannot be taken up).
+fn unfinished(journal: &Journal, known: &mut Known, g: &GameRecord) -> bool {
+    let read = known.events(journal, g.id);
+    let Ok(config) = g.setup.config() else {
+        return false;
+    };
+    let Ok((mut table, _)) = Table::new(config, 0) else {
+        return false;
+    };
+    replay(&mut table, &read.events);
+    !table.is_over()
 }
 
 /// A player with no board plays by keys or voice: the table keeps his board, so that it
@@ -350,6 +370,7 @@ fn resume(
     let down = now.saturating_sub(heard_wall).max(0);
     Ok(Some(Prepared {
         ignored: differences.ignored,
+        set_aside: None,
         seats: journal.seat_codes(g.id)?,
         unsaid,
         heard,

@@ -129,7 +129,7 @@ pub(crate) async fn run_table(
     task.open(
         p.spec.name.clone(),
         p.resumed,
-        p.ignored,
+        (p.ignored, p.set_aside),
         p.seats,
         p.heard,
         p.started,
@@ -215,7 +215,7 @@ impl Task {
         &self,
         name: String,
         resumed: usize,
-        ignored: Vec<String>,
+        (ignored, set_aside): (Vec<String>, Option<GameId>),
         seats: ByColor<String>,
         heard: ByColor<Option<Output>>,
         started: Vec<Output>,
@@ -232,6 +232,7 @@ impl Task {
             seats,
             heard,
             ignored,
+            set_aside,
         });
         if resumed == 0 {
             for output in started {

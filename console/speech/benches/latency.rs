@@ -99,6 +99,7 @@ fn verdict_to_first_audio() -> Vec<Duration> {
             seats: Default::default(),
             heard: Default::default(),
             ignored: Vec::new(),
+            set_aside: None,
         })
         .unwrap();
     let mut sent = Vec::new();

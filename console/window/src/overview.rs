@@ -457,6 +457,7 @@ mod remote_tests {
                 seats: kriegspiel_referee::shakmaty::ByColor::new_with(|_| String::new()),
                 heard: kriegspiel_referee::shakmaty::ByColor::new_with(|_| None),
                 ignored: Vec::new(),
+                set_aside: None,
             },
             t0,
         );

@@ -360,6 +360,7 @@ mod tests {
             },
             heard: ByColor::default(),
             ignored: Vec::new(),
+            set_aside: None,
         }
     }
 

@@ -1517,6 +1517,7 @@ fn opened(table: usize) -> kriegspiel_hall::HallEvent {
         },
         heard: ByColor::default(),
         ignored: Vec::new(),
+        set_aside: None,
     }
 }
 

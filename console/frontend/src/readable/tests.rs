@@ -161,6 +161,7 @@ fn the_rarer_events_read_as_their_json_lines_did() {
         seats: ByColor::new_with(|_| "123456".to_owned()),
         heard: ByColor::default(),
         ignored: vec!["rules".to_owned()],
+        set_aside: None,
     };
     let clock = Output::Clock {
         remaining: ByColor {
