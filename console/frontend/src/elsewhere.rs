@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use kriegspiel_hall::{TableNo, TableSummary};
+use kriegspiel_hall::{RoundNews, TableNo};
 use kriegspiel_net::{round, Broker, Status};
 use rumqttc::{Client, Event, Packet, QoS};
 
@@ -67,23 +67,29 @@ impl Retained {
         })
     }
 
-    /// One retained message, by its topic.
-    fn take(&mut self, topic: &str, payload: &[u8]) {
-        if let Some(name) = round::console_of(topic) {
-            if let Some(status) = Status::decode(payload) {
-                self.consoles.insert(name.to_owned(), status);
+    /// One retained message.
+    fn take(&mut self, news: RoundNews) {
+        match news {
+            RoundNews::Console { name, status } => {
+                self.consoles.insert(name, status);
             }
-        } else if let Some(table) = round::table_of(topic, "summary") {
-            if let Ok(summary) = TableSummary::decode(payload) {
-                self.tables.insert(table, summary.console);
+            RoundNews::Summary(summary) => {
+                self.tables.insert(summary.table, summary.console);
             }
         }
     }
 }
 
+/// A connection to the round's broker that has read what it retains.
+struct Read {
+    client: Client,
+    connection: rumqttc::Connection,
+    seen: Retained,
+}
+
 /// What `broker` retains of the round, read as `console`; `None` when it does not answer in
 /// time (then nothing can be told, and nothing is refused).
-pub fn retained(broker: &Broker, console: &str, tables: &[TableNo]) -> Option<Retained> {
+fn read_retained(broker: &Broker, console: &str) -> Option<Read> {
     let id = format!("kriegspiel-console-{console}-check-{}", std::process::id());
     let mut options = broker.options(&id).ok()?;
     options.set_clean_session(true);
@@ -102,11 +108,11 @@ pub fn retained(broker: &Broker, console: &str, tables: &[TableNo]) -> Option<Re
             return None;
         }
         if answers == 2 && now.duration_since(last_news) >= QUIET {
-            if seen.elsewhere(console, tables).is_none() {
-                clear_left_behind(&client, &mut connection, &seen, console, tables);
-            }
-            let _ = client.try_disconnect();
-            return Some(seen);
+            return Some(Read {
+                client,
+                connection,
+                seen,
+            });
         }
         let wait = QUIET.min(deadline.saturating_duration_since(now));
         match connection.recv_timeout(wait) {
@@ -122,7 +128,9 @@ pub fn retained(broker: &Broker, console: &str, tables: &[TableNo]) -> Option<Re
                 last_news = Instant::now();
             }
             Ok(Ok(Event::Incoming(Packet::Publish(p)))) => {
-                seen.take(&p.topic, &p.payload);
+                if let Some(news) = RoundNews::of_message(&p.topic, &p.payload) {
+                    seen.take(news);
+                }
                 last_news = Instant::now();
             }
             Ok(Ok(_)) | Err(_) => {}
@@ -169,8 +177,19 @@ fn clear_left_behind(
 /// it may, the summaries it left of tables it no longer runs (a table moved to another
 /// console) are cleared: else they would keep that table's new console out.
 pub fn runs_elsewhere(broker: &Broker, console: &str, tables: &[TableNo]) -> Option<Elsewhere> {
-    let seen = retained(broker, console, tables)?;
-    seen.elsewhere(console, tables)
+    let mut read = read_retained(broker, console)?;
+    let found = read.seen.elsewhere(console, tables);
+    if found.is_none() {
+        clear_left_behind(
+            &read.client,
+            &mut read.connection,
+            &read.seen,
+            console,
+            tables,
+        );
+    }
+    let _ = read.client.try_disconnect();
+    found
 }
 
 #[cfg(test)]

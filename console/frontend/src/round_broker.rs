@@ -360,19 +360,7 @@ pub fn watch_round(
                         }
                     }
                     Ok(Event::Incoming(Packet::Publish(p))) => {
-                        let news = if let Some(name) = round::console_of(&p.topic) {
-                            Status::decode(&p.payload).map(|status| RoundNews::Console {
-                                name: name.to_owned(),
-                                status,
-                            })
-                        } else if round::table_of(&p.topic, "summary").is_some() {
-                            // A malformed summary is dropped: the next replaces it whole.
-                            TableSummary::decode(&p.payload)
-                                .ok()
-                                .map(|s| RoundNews::Summary(Box::new(s)))
-                        } else {
-                            None
-                        };
+                        let news = RoundNews::of_message(&p.topic, &p.payload);
                         if let Some(news) = news {
                             if let Err(std::sync::mpsc::TrySendError::Disconnected(_)) =
                                 tx.try_send(news)

@@ -302,6 +302,26 @@ pub enum RoundNews {
     },
 }
 
+impl RoundNews {
+    /// The news a message of the round's consoles or summaries topics carries (none for
+    /// another topic, or a payload that does not decode: the next replaces it whole).
+    pub fn of_message(topic: &str, payload: &[u8]) -> Option<RoundNews> {
+        use kriegspiel_net::round;
+        if let Some(name) = round::console_of(topic) {
+            kriegspiel_net::Status::decode(payload).map(|status| RoundNews::Console {
+                name: name.to_owned(),
+                status,
+            })
+        } else if round::table_of(topic, "summary").is_some() {
+            TableSummary::decode(payload)
+                .ok()
+                .map(|s| RoundNews::Summary(Box::new(s)))
+        } else {
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use kriegspiel_referee::shakmaty::Square;
