@@ -200,7 +200,7 @@ fn seat_line(n: &SeatNotice) -> Value {
         SeatChange::CutOff { reason } | SeatChange::Refused { reason } => {
             v["reason"] = json!(reason);
         }
-        SeatChange::Left | SeatChange::Released => {}
+        SeatChange::Left | SeatChange::Released | SeatChange::Replaced => {}
     }
     v
 }

@@ -226,6 +226,10 @@ pub enum SeatChange {
     Released,
     /// A terminal asked for the seat and was refused (a wrong code, the seat taken).
     Refused { reason: String },
+    /// A new terminal with the seat's file took the seat over from the one holding it
+    /// (the player started his program again, or someone has his file); the old one was
+    /// closed, and its leaving and the new one's taking follow.
+    Replaced,
 }
 
 impl SeatChange {
@@ -237,6 +241,7 @@ impl SeatChange {
             SeatChange::CutOff { .. } => "cut_off",
             SeatChange::Released => "released",
             SeatChange::Refused { .. } => "refused",
+            SeatChange::Replaced => "replaced",
         }
     }
 }
@@ -260,6 +265,10 @@ impl std::fmt::Display for SeatNotice {
                     "table {t}: a terminal asking for {c}'s seat was refused: {reason}"
                 )
             }
+            SeatChange::Replaced => write!(
+                f,
+                "table {t}: {c}'s seat was taken over by a new terminal with the same seat file (the old one is closed; if the player did not start it, someone has his seat file)"
+            ),
         }
     }
 }

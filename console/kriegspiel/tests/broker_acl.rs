@@ -615,6 +615,17 @@ fn east_hall(r: &Round, dir: &Path) -> Command {
 /// `kriegspiel hall` on a round, its standard error read until it serves seats on the
 /// broker.
 fn hall(round: &Round, journal: &Path) -> kriegspiel_tests::process::ChildGuard {
+    hall_heard(round, journal).0
+}
+
+/// The hall, and what it says on standard error from its ready line on.
+fn hall_heard(
+    round: &Round,
+    journal: &Path,
+) -> (
+    kriegspiel_tests::process::ChildGuard,
+    mpsc::Receiver<String>,
+) {
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_kriegspiel"))
         .args(["hall", "--no-speech", "--config", text(&round.file)])
@@ -640,7 +651,7 @@ fn hall(round: &Round, journal: &Path) -> kriegspiel_tests::process::ChildGuard 
             .expect("the hall never said it serves seats on the broker");
         if line.contains("players' terminals over the broker") {
             assert!(line.contains("kriegspiel seats writes them"), "{line}");
-            return guard;
+            return (guard, rx);
         }
     }
 }
@@ -802,6 +813,37 @@ fn a_player_keeps_his_seat_through_a_broker_restart_and_a_second_terminal_takes_
     assert_eq!(white.exit().code(), Some(1));
     again.say("my men");
     again.expect("Your men: king e1");
+}
+
+/// A second terminal started with White's seat file takes the seat over: the first is told
+/// why, and the arbiter is told it was taken over (not only that one left and one came).
+#[test]
+fn a_seat_taken_over_with_its_seat_file_is_said_to_the_arbiter() {
+    use kriegspiel_tests::console::Terminal;
+    let (r, dir, _m) = round_on_broker(ROUND_OF_PLAYERS);
+    let (_hall, notes) = hall_heard(&r, &dir.path().join("j.sqlite"));
+    let white_file = r.seats.join("table-1-white.seat");
+    let mut white = Terminal::with_args(&["--seat-file", text(&white_file)]);
+    white.expect("Connected to table 1 as white");
+    let mut again = Terminal::with_args(&["--seat-file", text(&white_file)]);
+    again.expect("Connected to table 1 as white");
+    white.expect("error: this seat was taken by another terminal with the same seat file");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut heard = Vec::new();
+    while !heard.iter().any(|l: &String| l.contains("taken over")) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let line = notes
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("the arbiter was not told: {heard:?}"));
+        heard.push(line);
+    }
+    let line = heard.last().unwrap();
+    assert!(
+        line.contains(
+            "table 1: white's seat was taken over by a new terminal with the same seat file"
+        ),
+        "{line}"
+    );
 }
 
 /// The broker down for longer than a terminal's patience with a silent console (20 s, as a

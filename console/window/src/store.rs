@@ -309,7 +309,7 @@ impl Store {
                 SeatChange::Left | SeatChange::CutOff { .. } | SeatChange::Released => {
                     t.seated[notice.color] = None;
                 }
-                SeatChange::Refused { .. } => {}
+                SeatChange::Refused { .. } | SeatChange::Replaced => {}
             }
             let at = t.view.as_ref().map_or(0, |v| v.at);
             t.log(at, ARBITER, format!("{notice}."));

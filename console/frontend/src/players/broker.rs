@@ -297,6 +297,11 @@ impl Seat {
                 let why =
                     lock(&old.said).say(&super::words::say(lang, super::words::Said::Replaced));
                 self.publish(&why);
+                self.shared.hall.seat(kriegspiel_hall::SeatNotice {
+                    table: self.table,
+                    color: self.color,
+                    change: kriegspiel_hall::SeatChange::Replaced,
+                });
             }
             let _ = old.stream.shutdown(std::net::Shutdown::Both);
             if let Some(r) = old.reader.take() {
