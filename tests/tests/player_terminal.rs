@@ -158,6 +158,29 @@ fn the_seat_code_is_asked_for() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Seat code for table 1 black:"));
 }
 
+/// Tries typed as chess players write moves (`e4`, `Nf6`, `Qh5`) are read against the
+/// player's own men: a move none of them can make is said so, and nothing is tried.
+#[test]
+fn tries_written_as_chess_players_write_moves_are_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mut white = Terminal::open(&table, "white");
+    let mut black = Terminal::open(&table, "black");
+    white.say("Qh5");
+    white.expect("No queen of yours can go to h5. Type the try as its two squares.");
+    white.say("e4");
+    white.expect("Black's move.");
+    black.say("Nf6");
+    black.expect("White's move.");
+    white.say("Qh5");
+    white.expect("Black's move.");
+    black.say("Nxh5");
+    black.expect("White's move.");
+    white.say("my men");
+    let men = white.expect("Your men:");
+    assert!(!men.contains("queen"), "{men}");
+}
+
 /// A code he types wrong is said wrong and asked again, and the right one seats him; a wrong
 /// `--code` (not typed at the terminal) ends it, status 1.
 #[test]

@@ -24,6 +24,7 @@ mod broker;
 mod handshake;
 mod limits;
 mod observe;
+mod san;
 mod session;
 mod socket;
 mod typed;

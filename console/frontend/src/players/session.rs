@@ -20,7 +20,8 @@ use crate::credentials::RoundSecret;
 
 use super::handshake::{hello, read_hello, refusal_words, seat, Hello, Refusal, Seated};
 use super::limits::{Bucket, BURST, PER_SECOND, QUEUE, TABLE_WAIT};
-use super::typed::{man_on, my_men, typed, Typed};
+use super::san::Unread;
+use super::typed::{man_on, my_men, typed_on, Typed};
 use super::words::{say, Said, Turn};
 use super::{OWN_BOARD, WRONG_CODE};
 
@@ -354,7 +355,7 @@ pub(super) fn read_commands(
             Err(InputError::Refused(why)) => Ok(Some(say(lang, Said::NotTaken(&why)))),
             Err(InputError::Gone(_)) => Err(()),
         };
-        let typed = typed(&line, color);
+        let typed = typed_on(&line, color, board.as_ref());
         // Counted before the table can answer, so that its answer counts.
         let before = matches!(typed, Some(Typed::Try { .. } | Typed::Input(_)))
             .then(heard)
@@ -386,6 +387,15 @@ pub(super) fn read_commands(
                 _ => send(Input::Play { color, tried }),
             },
             Some(Typed::Input(input)) => send(input),
+            Some(Typed::Unread(Unread::NoMan(role, to))) => {
+                Ok(Some(say(lang, Said::NoManGoes(role, to))))
+            }
+            Some(Typed::Unread(Unread::Which(role, from))) => {
+                Ok(Some(say(lang, Said::Which(role, &from))))
+            }
+            Some(Typed::Unread(Unread::NotAMove)) => {
+                Ok(Some(say(lang, Said::NotUnderstood(&excerpt(&line)))))
+            }
         };
         match answer {
             Ok(Some(r)) => {

@@ -14,6 +14,9 @@ pub(super) enum Typed {
         tried: Try,
         role: Option<Role>,
     },
+    /// A move written as chess players write it that is no try of his (none of his men, or
+    /// several, can make it).
+    Unread(super::san::Unread),
     Repeat,
     MyMen,
     Help,
@@ -77,6 +80,19 @@ pub(super) fn typed(line: &str, color: Color) -> Option<Typed> {
             Some(Typed::Try { tried, role })
         }
         _ => None,
+    }
+}
+
+/// Reads one typed line as [`typed`] does, and else as a move written as chess players write
+/// it (`Nf3`, `exd5`), read against his men on `board`.
+pub(super) fn typed_on(line: &str, color: Color, board: Option<&Board>) -> Option<Typed> {
+    if let Some(t) = typed(line, color) {
+        return Some(t);
+    }
+    match super::san::read(line, board?, color) {
+        Ok(tried) => Some(Typed::Try { tried, role: None }),
+        Err(super::san::Unread::NotAMove) => None,
+        Err(unread) => Some(Typed::Unread(unread)),
     }
 }
 

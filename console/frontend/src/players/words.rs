@@ -7,6 +7,16 @@ use kriegspiel_table::role_name;
 
 use super::limits::PER_SECOND;
 
+/// Squares in a list, the last after `or`: "b1 or f3", "a1, c1 or e1".
+fn squares(list: &[Square], or: &str) -> String {
+    let names: Vec<String> = list.iter().map(ToString::to_string).collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} {or} {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// Words of the players' channel itself, in the table's language.
 pub(super) fn say(lang: Lang, what: Said<'_>) -> String {
     match (what, lang) {
@@ -33,6 +43,12 @@ pub(super) fn say(lang: Lang, what: Said<'_>) -> String {
         (Said::NoSuchMan(r, sq), Lang::Ru) => {
             format!("На поле {sq} нет вашей фигуры: {}.", role_name(r, lang))
         }
+        (Said::NoManGoes(r, sq), Lang::En) => format!("No {} of yours can go to {sq}. Type the try as its two squares.", role_name(r, lang)),
+        (Said::NoManGoes(r, sq), Lang::Fr) => format!("Aucune de vos pièces ({}) ne peut aller en {sq}. Tapez le coup avec ses deux cases.", role_name(r, lang)),
+        (Said::NoManGoes(r, sq), Lang::Ru) => format!("Ни одна ваша фигура ({}) не может пойти на {sq}. Наберите ход двумя полями.", role_name(r, lang)),
+        (Said::Which(r, from), Lang::En) => format!("Which {}: {}? Type the try as its two squares.", role_name(r, lang), squares(from, "or")),
+        (Said::Which(r, from), Lang::Fr) => format!("Quelle pièce ({}) : {} ? Tapez le coup avec ses deux cases.", role_name(r, lang), squares(from, "ou")),
+        (Said::Which(r, from), Lang::Ru) => format!("Какая фигура ({}): {}? Наберите ход двумя полями.", role_name(r, lang), squares(from, "или")),
         (Said::MyMen(list), Lang::En) => format!("Your men: {list}."),
         (Said::MyMen(list), Lang::Fr) => format!("Vos pièces : {list}."),
         (Said::MyMen(list), Lang::Ru) => format!("Ваши фигуры: {list}."),
@@ -90,6 +106,10 @@ pub(super) enum Said<'a> {
     Connected(TableNo, Color),
     NotUnderstood(&'a str),
     NoSuchMan(Role, Square),
+    /// A move written as chess players write it (`Nf3`) that none of his men can make.
+    NoManGoes(Role, Square),
+    /// One that several of his men can make: the squares they stand on.
+    Which(Role, &'a [Square]),
     MyMen(&'a str),
     NothingYet,
     /// The commands, with the questions of the table's rule set only (all, when unknown).
@@ -132,19 +152,19 @@ fn help(rules: Option<RuleSet>, lang: Lang) -> String {
         Lang::En => (
             "any (are there pawn captures?); ",
             "rebuffs (how many tries your opponent's last turn took); ",
-            "Commands: a try as g1f3 (from and to squares), Ng1f3 (with the man's letter), e7e8n (a promotion), O-O or castle kingside, O-O-O or castle queenside; ",
+            "Commands: a try as g1f3 (from and to squares), Ng1f3 (with the man's letter), e7e8n (a promotion), Nf3 or exd5 (as chess players write moves, read on your own men), O-O or castle kingside, O-O-O or castle queenside; ",
             "promote q, r, b or n (the piece for your next promotion); repeat (the last message again); my men; turn (whose move it is); draw (offer a draw, or accept the one offered); resign (at once); help.",
         ),
         Lang::Fr => (
             "any (y a-t-il des prises de pion ?) ; ",
             "rebuffs (combien d'essais le dernier tour adverse a pris) ; ",
-            "Commandes : un coup comme g1f3 (case de départ et d'arrivée), Ng1f3 (avec la lettre de la pièce), e7e8n (une promotion), O-O ou castle kingside, O-O-O ou castle queenside ; ",
+            "Commandes : un coup comme g1f3 (case de départ et d'arrivée), Ng1f3 (avec la lettre de la pièce), e7e8n (une promotion), Nf3 ou exd5 (en notation algébrique, lue sur vos pièces), O-O ou castle kingside, O-O-O ou castle queenside ; ",
             "promote q, r, b ou n (la pièce de votre prochaine promotion) ; repeat (le dernier message) ; my men (vos pièces) ; turn (à qui de jouer) ; draw (proposer la nulle, ou accepter celle proposée) ; resign (abandon immédiat) ; help.",
         ),
         Lang::Ru => (
             "any (есть ли взятия пешкой?); ",
             "rebuffs (сколько попыток сделал соперник в прошлый ход); ",
-            "Команды: ход как g1f3 (поле откуда и куда), Ng1f3 (с буквой фигуры), e7e8n (превращение), O-O или castle kingside, O-O-O или castle queenside; ",
+            "Команды: ход как g1f3 (поле откуда и куда), Ng1f3 (с буквой фигуры), e7e8n (превращение), Nf3 или exd5 (алгебраическая запись, по вашим фигурам), O-O или castle kingside, O-O-O или castle queenside; ",
             "promote q, r, b или n (фигура для следующего превращения); repeat (последнее сообщение); my men (ваши фигуры); turn (чей ход); draw (предложить ничью или принять предложенную); resign (сдаться сразу); help.",
         ),
     };

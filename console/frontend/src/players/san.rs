@@ -1,0 +1,229 @@
+//! A try typed as a chess player writes a move (`Nf3`, `exd5`, `e4`, `e8=Q`), read against
+//! his own men only: the squares his men stand on are all he knows of the board, so which of
+//! them is meant is found without a look at his opponent's (what the referee then says of
+//! the try is the referee's).
+
+use kriegspiel_referee::shakmaty::{attacks, Bitboard, Board, Color, File, Rank, Role, Square};
+use kriegspiel_referee::Try;
+
+/// Why a move so written is no try.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Unread {
+    /// Not written as a move at all.
+    NotAMove,
+    /// No man of his of that kind can go there, on his own men's board.
+    NoMan(Role, Square),
+    /// Several can: the squares they stand on.
+    Which(Role, Vec<Square>),
+}
+
+/// The try `written` means on `board` for `color`'s men.
+pub(super) fn read(written: &str, board: &Board, color: Color) -> Result<Try, Unread> {
+    let written = written.trim().trim_end_matches(['+', '#', '!', '?']);
+    let mut chars: Vec<char> = written.chars().filter(|c| *c != 'x' && *c != ':').collect();
+    // The piece's letter leads (a capital; "b" is the b-file's pawn); a pawn's move starts
+    // with its file.
+    let role = match chars.first() {
+        Some(c @ ('K' | 'Q' | 'R' | 'B' | 'N' | 'k' | 'q' | 'r' | 'n')) => {
+            let role = Role::from_char(c.to_ascii_lowercase()).ok_or(Unread::NotAMove)?;
+            chars.remove(0);
+            role
+        }
+        _ => Role::Pawn,
+    };
+    chars.iter_mut().for_each(|c| c.make_ascii_lowercase());
+    // A promotion: "e8=Q", "e8Q".
+    let promotion = match chars.as_slice() {
+        [.., rank, '=', p] | [.., rank, p] if rank.is_ascii_digit() && p.is_ascii_alphabetic() => {
+            let role = Role::from_char(*p)
+                .filter(|r| matches!(r, Role::Queen | Role::Rook | Role::Bishop | Role::Knight))
+                .ok_or(Unread::NotAMove)?;
+            let cut = if chars.len() >= 2 && chars[chars.len() - 2] == '=' {
+                2
+            } else {
+                1
+            };
+            chars.truncate(chars.len() - cut);
+            Some(role)
+        }
+        _ => None,
+    };
+    let [hint @ .., to_file, to_rank] = chars.as_slice() else {
+        return Err(Unread::NotAMove);
+    };
+    let to = square(*to_file, *to_rank).ok_or(Unread::NotAMove)?;
+    let (mut file, mut rank) = (None, None);
+    for c in hint {
+        match (File::from_char(*c), Rank::from_char(*c)) {
+            (Some(f), _) if file.is_none() && rank.is_none() => file = Some(f),
+            (_, Some(r)) if rank.is_none() => rank = Some(r),
+            _ => return Err(Unread::NotAMove),
+        }
+    }
+    if promotion.is_some() && role != Role::Pawn {
+        return Err(Unread::NotAMove);
+    }
+    let mine = board.by_color(color);
+    let from: Vec<Square> = (board.by_role(role) & mine)
+        .into_iter()
+        .filter(|sq| file.is_none_or(|f| sq.file() == f) && rank.is_none_or(|r| sq.rank() == r))
+        .filter(|sq| !mine.contains(to) && reaches(role, *sq, to, mine, color, file.is_some()))
+        .collect();
+    match from.as_slice() {
+        [] => Err(Unread::NoMan(role, to)),
+        [from] => Ok(Try {
+            from: *from,
+            to,
+            promotion,
+        }),
+        _ => Err(Unread::Which(role, from)),
+    }
+}
+
+fn square(file: char, rank: char) -> Option<Square> {
+    Some(Square::from_coords(
+        File::from_char(file)?,
+        Rank::from_char(rank)?,
+    ))
+}
+
+/// Whether a `role` of `color`'s on `from` goes to `to` with only his own men in the way. A
+/// pawn named by its file (`exd5`) takes; one named by its target alone (`e4`) steps.
+fn reaches(
+    role: Role,
+    from: Square,
+    to: Square,
+    mine: Bitboard,
+    color: Color,
+    takes: bool,
+) -> bool {
+    match role {
+        Role::Pawn => {
+            let forward = |n: i32| {
+                let rank = i32::from(from.rank()) + if color == Color::White { n } else { -n };
+                u32::try_from(rank)
+                    .ok()
+                    .and_then(|r| Rank::try_from(r).ok())
+                    .map(|r| Square::from_coords(from.file(), r))
+            };
+            if takes && from.file() != to.file() {
+                attacks::pawn_attacks(color, from).contains(to)
+            } else {
+                let home = from.rank()
+                    == if color == Color::White {
+                        Rank::Second
+                    } else {
+                        Rank::Seventh
+                    };
+                from.file() == to.file()
+                    && (forward(1) == Some(to)
+                        || (home
+                            && forward(2) == Some(to)
+                            && forward(1).is_some_and(|s| !mine.contains(s))))
+            }
+        }
+        _ => attacks::attacks(from, role.of(color), mine).contains(to),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kriegspiel_referee::shakmaty::fen::Fen;
+    use kriegspiel_referee::shakmaty::{CastlingMode, Chess, Position};
+
+    use super::*;
+
+    fn board(fen: &str) -> Board {
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        pos.board().clone()
+    }
+
+    fn uci(r: Result<Try, Unread>) -> String {
+        r.map(Try::to_uci).unwrap_or_else(|e| format!("{e:?}"))
+    }
+
+    #[test]
+    fn a_move_as_a_chess_player_writes_it_is_his_try() {
+        let start = Board::default();
+        let white = |s| uci(read(s, &start, Color::White));
+        assert_eq!(white("e4"), "e2e4");
+        assert_eq!(white("e3"), "e2e3");
+        assert_eq!(white("Nf3"), "g1f3");
+        assert_eq!(white("nc3"), "b1c3");
+        assert_eq!(white("Nf3+"), "g1f3");
+        assert_eq!(white("NF3"), "g1f3");
+        // A pawn's take is tried whatever stands there: he cannot know.
+        assert_eq!(white("exd3"), "e2d3");
+        assert_eq!(white("ed3"), "e2d3");
+        assert_eq!(uci(read("e5", &start, Color::Black)), "e7e5");
+        assert_eq!(uci(read("Nf6", &start, Color::Black)), "g8f6");
+    }
+
+    #[test]
+    fn his_own_men_alone_decide_which_man_is_meant() {
+        // Two white knights reach d2 (b1 and f3); his own bishop on e2 blocks the queen.
+        let b = board("4k3/8/8/8/8/5N2/4B3/1N1QK3 w - - 0 1");
+        let white = |s| uci(read(s, &b, Color::White));
+        assert_eq!(
+            white("Nd2"),
+            format!(
+                "{:?}",
+                Unread::Which(Role::Knight, vec![Square::B1, Square::F3])
+            )
+        );
+        assert_eq!(white("Nbd2"), "b1d2");
+        assert_eq!(white("N3d2"), "f3d2");
+        assert_eq!(white("Nfd2"), "f3d2");
+        assert_eq!(white("Qd4"), "d1d4");
+        // Through his own bishop: no.
+        assert_eq!(
+            white("Qf3"),
+            format!("{:?}", Unread::NoMan(Role::Queen, Square::F3))
+        );
+        // Onto his own man: no.
+        assert_eq!(
+            white("Ke2"),
+            format!("{:?}", Unread::NoMan(Role::King, Square::E2))
+        );
+        // A man he does not have.
+        assert_eq!(
+            white("Rd1"),
+            format!("{:?}", Unread::NoMan(Role::Rook, Square::D1))
+        );
+    }
+
+    #[test]
+    fn pawns_step_take_and_promote() {
+        let b = board("4k3/3P4/8/8/4p3/8/5P2/4K3 b - - 0 1");
+        assert_eq!(uci(read("e3", &b, Color::Black)), "e4e3");
+        assert_eq!(uci(read("exf3", &b, Color::Black)), "e4f3");
+        assert_eq!(uci(read("d8=Q", &b, Color::White)), "d7d8q");
+        assert_eq!(uci(read("d8N", &b, Color::White)), "d7d8n");
+        assert_eq!(uci(read("dxc8=R+", &b, Color::White)), "d7c8r");
+        assert_eq!(uci(read("f4", &b, Color::White)), "f2f4");
+        // Two steps over his own man: no.
+        let blocked = board("4k3/8/8/8/8/5N2/5P2/4K3 w - - 0 1");
+        assert_eq!(
+            uci(read("f4", &blocked, Color::White)),
+            format!("{:?}", Unread::NoMan(Role::Pawn, Square::F4))
+        );
+        assert_eq!(
+            uci(read("d8=K", &b, Color::White)),
+            format!("{:?}", Unread::NotAMove)
+        );
+    }
+
+    #[test]
+    fn what_is_no_move_is_not_read_as_one() {
+        let start = Board::default();
+        for s in [
+            "", "hello", "z9", "Nf", "N", "e9", "e2e4e5", "Nb1c3d", "Kd1=Q",
+        ] {
+            assert_eq!(read(s, &start, Color::White), Err(Unread::NotAMove), "{s}");
+        }
+    }
+}
