@@ -5,6 +5,7 @@ use std::sync::mpsc::TrySendError;
 
 use kriegspiel_hall::{follower, HallEvent, SeatChange, Subscriber, TableNo, TableView};
 use kriegspiel_referee::shakmaty::{ByColor, Color};
+use kriegspiel_referee::Verdict;
 use kriegspiel_table::render::{self, Hearer};
 use kriegspiel_table::Output;
 use kriegspiel_voice::grammar::own_board_fen;
@@ -59,6 +60,7 @@ impl Players {
                         codes: seats.clone(),
                         wrong: ByColor::default(),
                         over: false,
+                        moved: None,
                     };
                     t.last = heard.as_ref().map(|o| o.as_ref().and_then(|o| t.text(o)));
                     state.tables.insert(*table, t);
@@ -90,6 +92,7 @@ fn see(state: &mut State, view: &TableView) {
     if let Some(t) = state.tables.get_mut(&view.table) {
         t.position = Some(view.position.clone());
         t.over = view.result.is_some();
+        t.moved = None;
     }
     for s in state
         .sessions
@@ -115,6 +118,14 @@ fn tell(state: &mut State, table: TableNo, output: &Output) -> Vec<Closing> {
     let Some(t) = state.tables.get_mut(&table) else {
         return cut;
     };
+    if let Output::Verdict {
+        color,
+        verdict: Verdict::Moved(_),
+        ..
+    } = output
+    {
+        t.moved = Some(color.other());
+    }
     let Some(hearer) = render::hearer(output) else {
         return cut;
     };
@@ -155,4 +166,62 @@ fn tell(state: &mut State, table: TableNo, output: &Output) -> Vec<Closing> {
         }
     }
     cut
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use kriegspiel_referee::shakmaty::{Chess, Square};
+    use kriegspiel_referee::{GameConfig, Lang, Options, Referee, RuleSet, Try, Wording};
+
+    use super::*;
+    use crate::players::words::Turn;
+
+    /// A player told "Black's move." who asks whose turn it is before the position after the
+    /// move has come is told it is his: the move that stood passed the turn.
+    #[test]
+    fn a_move_that_stood_passes_the_turn_before_its_position_comes() {
+        let rules = RuleSet::Wild16;
+        let mut state = State::default();
+        state.tables.insert(
+            1,
+            TableState {
+                wording: Wording::new(rules, Options::default(), Lang::En),
+                lang: Lang::En,
+                position: Some(Chess::default()),
+                last: ByColor::default(),
+                codes: ByColor::default(),
+                wrong: ByColor::default(),
+                over: false,
+                moved: None,
+            },
+        );
+        let mut referee = Referee::new(&GameConfig {
+            rules,
+            options: Options::default(),
+            fen: None,
+        })
+        .unwrap();
+        let turn = |state: &State, c| state.tables[&1].turn(c);
+        assert_eq!(turn(&state, Color::Black), Some(Turn::Theirs));
+        let refused = Try::from_uci("e2e5").unwrap();
+        let verdict = referee.try_move(refused).unwrap();
+        let output = |tried, verdict| Output::Verdict {
+            color: Color::White,
+            tried,
+            verdict,
+        };
+        tell(&mut state, 1, &output(refused, verdict));
+        assert_eq!(turn(&state, Color::Black), Some(Turn::Theirs));
+        let stood = Try {
+            from: Square::E2,
+            to: Square::E4,
+            promotion: None,
+        };
+        let verdict = referee.try_move(stood).unwrap();
+        tell(&mut state, 1, &output(stood, verdict));
+        assert_eq!(turn(&state, Color::Black), Some(Turn::Yours));
+        assert_eq!(turn(&state, Color::White), Some(Turn::Theirs));
+    }
 }

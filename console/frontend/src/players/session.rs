@@ -41,6 +41,9 @@ pub(super) struct TableState {
     /// Whether its game has ended: a console that stops before tells the players their
     /// game is kept.
     pub(super) over: bool,
+    /// Who is to move after a move that stood, until the position that follows it comes: a
+    /// player told "Black's move." who asks "turn" at once is not told the position before.
+    pub(super) moved: Option<Color>,
 }
 
 impl TableState {
@@ -49,7 +52,10 @@ impl TableState {
         if self.over {
             return Some(Turn::Over);
         }
-        let to_move = self.position.as_ref()?.turn();
+        let to_move = match self.moved {
+            Some(c) => c,
+            None => self.position.as_ref()?.turn(),
+        };
         Some(if to_move == color {
             Turn::Yours
         } else {
