@@ -562,3 +562,32 @@ fn a_player_is_told_whose_move_it_is_and_help_fits_the_rules() {
     again.expect("Said to you last");
     again.expect("Your move.");
 }
+
+/// A console that takes the connection and never answers (stuck, or something else at the
+/// socket) is said after 20 s, status 1: the terminal does not wait in silence for ever.
+#[test]
+fn a_console_that_never_answers_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("stuck.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+        }
+    });
+    let started = std::time::Instant::now();
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["player", "--color", "white", "--code", "123456", "--socket"])
+        .arg(&socket)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the console took the connection but did not answer in 20 s"),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(40));
+}

@@ -187,7 +187,13 @@ impl Printer {
         } = e
         {
             if let Some(old) = set_aside {
-                eprintln!("{program}: table '{name}': a new game {game}; its unfinished game {old} stays in the journal (--resume {old} takes it up again; kriegspiel export --table {old} writes it)");
+                // Only `kriegspiel table` takes a game up by its number.
+                let again = if program.ends_with("table") {
+                    format!("--resume {old} takes it up again; ")
+                } else {
+                    String::new()
+                };
+                eprintln!("{program}: table '{name}': a new game {game}; its unfinished game {old} stays in the journal ({again}kriegspiel export --table {old} writes it)");
             }
             if *resumed_events > 0 {
                 eprintln!("{program}: table '{name}': resuming its unfinished game {game} after {resumed_events} journaled events, with the settings it was started with");

@@ -261,8 +261,8 @@ impl TableSummary {
             }
             HallEvent::Seat(n) if n.table == self.table => {
                 *self.seated.get_mut(n.color) = matches!(n.change, SeatChange::Taken { .. });
-                if matches!(n.change, SeatChange::Refused { .. }) {
-                    // A refusal leaves the seat as it was.
+                if matches!(n.change, SeatChange::Refused { .. } | SeatChange::Replaced) {
+                    // A refusal leaves the seat as it was; a takeover's taking follows.
                     *self.seated.get_mut(n.color) = *before.seated.get(n.color);
                 }
             }

@@ -213,8 +213,15 @@ fn play(args: Args) -> Result<ExitCode, ExitCode> {
         }
         match Answer::to_hello(stream) {
             Answer::Heard(heard) => break (heard, to_console),
+            Answer::Silent => {
+                eprintln!(
+                    "{PROGRAM}: the console took the connection but did not answer in {} s; ask the arbiter whether it is stuck",
+                    Answer::WITHIN.as_secs()
+                );
+                return Err(ExitCode::FAILURE);
+            }
             Answer::WrongCode(words) => {
-                println!("{words}");
+                let _ = writeln!(std::io::stdout(), "{words}");
                 // A code he typed wrong is asked again; one given on the command line is not
                 // typed again the same way.
                 if !asked {
@@ -246,22 +253,37 @@ enum Answer {
     Heard(Heard),
     /// A wrong seat code (the refusal's words): the connection is over.
     WrongCode(String),
+    /// No answer at all: a console that accepts connections but is stuck.
+    Silent,
 }
 
 impl Answer {
     /// The longest first answer looked at; a longer one is passed on unread.
     const FIRST: usize = 4096;
 
+    /// How long the console may take to answer (a wrong code's second, and more).
+    const WITHIN: std::time::Duration = std::time::Duration::from_secs(20);
+
     /// Reads the console's first line a byte at a time, leaving the rest to the terminal.
     fn to_hello(mut stream: UnixStream) -> Answer {
         let mut first = Vec::new();
         let mut byte = [0u8];
+        let _ = stream.set_read_timeout(Some(Self::WITHIN));
         while first.len() < Self::FIRST && !first.ends_with(b"\n") {
             match stream.read(&mut byte) {
                 Ok(1) => first.push(byte[0]),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Answer::Silent;
+                }
                 _ => break,
             }
         }
+        let _ = stream.set_read_timeout(None);
         if first.starts_with(b"error: ") {
             // A refusal is the connection's end: what follows it comes at once.
             let mut next = Vec::new();
@@ -501,7 +523,7 @@ fn keys_and_lines(stream: Heard, mut to_console: UnixStream) -> ExitCode {
             };
             let typed = without_keys(line);
             if typed.trim().is_empty() && !line.trim().is_empty() {
-                println!("{NO_KEYS}");
+                let _ = writeln!(std::io::stdout(), "{NO_KEYS}");
                 continue;
             }
             if writeln!(to_console, "{typed}").is_err() {

@@ -110,6 +110,21 @@ fn see(state: &mut State, view: &TableView) {
     }
 }
 
+/// Whether an output answers something `color` did (his try, his question, his command):
+/// not his opponent's moves.
+fn answers(output: &Output, color: Color) -> bool {
+    match output {
+        Output::Verdict { color: c, .. }
+        | Output::Reply { color: c, .. }
+        | Output::Private { color: c, .. } => *c == color,
+        Output::Public { .. } | Output::Started { .. } => true,
+        Output::Arbiter { .. }
+        | Output::Note { .. }
+        | Output::Repeated { .. }
+        | Output::Clock { .. } => false,
+    }
+}
+
 /// Queues an output's words for the terminals of those who hear it (and keeps them as the
 /// last words each heard, for "repeat"); returns the sessions to cut off, whose queue is
 /// full.
@@ -146,7 +161,9 @@ fn tell(state: &mut State, table: TableNo, output: &Output) -> Vec<Closing> {
         }
         match s.tx.try_send(text.clone()) {
             Ok(()) => {
-                s.heard += 1;
+                if answers(output, s.color) {
+                    s.heard += 1;
+                }
                 i += 1;
             }
             Err(TrySendError::Full(_)) => {

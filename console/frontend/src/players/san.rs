@@ -20,7 +20,11 @@ pub(super) enum Unread {
 /// The try `written` means on `board` for `color`'s men.
 pub(super) fn read(written: &str, board: &Board, color: Color) -> Result<Try, Unread> {
     let written = written.trim().trim_end_matches(['+', '#', '!', '?']);
-    let mut chars: Vec<char> = written.chars().filter(|c| *c != 'x' && *c != ':').collect();
+    let takes = written.contains(['x', 'X', ':']);
+    let mut chars: Vec<char> = written
+        .chars()
+        .filter(|c| !matches!(c, 'x' | 'X' | ':'))
+        .collect();
     // The piece's letter leads (a capital; "b" is the b-file's pawn); a pawn's move starts
     // with its file.
     let role = match chars.first() {
@@ -61,6 +65,11 @@ pub(super) fn read(written: &str, board: &Board, color: Color) -> Result<Try, Un
         }
     }
     if promotion.is_some() && role != Role::Pawn {
+        return Err(Unread::NotAMove);
+    }
+    // A pawn's take names the file it takes from ("exd5"): "xd5" or "4xd5" would be read
+    // as a step, which he did not mean.
+    if role == Role::Pawn && takes && file.is_none() {
         return Err(Unread::NotAMove);
     }
     let mine = board.by_color(color);
@@ -156,6 +165,8 @@ mod tests {
         assert_eq!(white("nc3"), "b1c3");
         assert_eq!(white("Nf3+"), "g1f3");
         assert_eq!(white("NF3"), "g1f3");
+        assert_eq!(white("NXf3"), "g1f3");
+        assert_eq!(white("EXD3"), "e2d3");
         // A pawn's take is tried whatever stands there: he cannot know.
         assert_eq!(white("exd3"), "e2d3");
         assert_eq!(white("ed3"), "e2d3");

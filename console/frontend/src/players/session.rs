@@ -157,6 +157,55 @@ pub(super) fn tell_cut_off(stream: &UnixStream, change: Option<&SeatChange>) {
 
 static SESSIONS: AtomicUsize = AtomicUsize::new(0);
 
+/// Tells a terminal why its seat is refused, and the arbiter when he should know.
+fn refuse(
+    shared: &Shared,
+    stream: &UnixStream,
+    mut out: UnixStream,
+    refusal: &Refusal,
+    h: &Hello,
+    lang: Lang,
+) {
+    let (words, notice) = refusal_words(refusal, h, lang);
+    if matches!(refusal, Refusal::WrongCode) {
+        // A guess costs a second: codes cannot be tried quickly.
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    if let Some(reason) = notice {
+        shared.hall.seat(SeatNotice {
+            table: h.table,
+            color: h.color,
+            change: SeatChange::Refused { reason },
+        });
+    }
+    let _ = stream.set_write_timeout(Some(Duration::from_millis(500)));
+    let _ = writeln!(out, "error: {words}");
+    if matches!(refusal, Refusal::WrongCode) {
+        let _ = writeln!(out, "{WRONG_CODE}");
+    }
+}
+
+/// His keys ended right after a try: its answer is his before the connection ends (while
+/// his terminal still reads, and at most [`OWED_WAIT`]).
+fn wait_for_answer(
+    shared: &Shared,
+    session_id: u64,
+    owed: u64,
+    writer: &std::thread::JoinHandle<()>,
+) {
+    let deadline = Instant::now() + OWED_WAIT;
+    while Instant::now() < deadline
+        && !writer.is_finished()
+        && shared.state.lock().is_ok_and(|st| {
+            st.sessions
+                .iter()
+                .any(|s| s.id == session_id && s.heard <= owed)
+        })
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The longest a terminal whose keys ended waits for the answer to its last command.
 const OWED_WAIT: Duration = Duration::from_secs(3);
 
@@ -211,23 +260,7 @@ pub(super) fn serve(stream: UnixStream, shared: &Arc<Shared>) {
     } = match seated {
         Ok(s) => s,
         Err((refusal, lang)) => {
-            let (words, notice) = refusal_words(&refusal, &h, lang);
-            if matches!(refusal, Refusal::WrongCode) {
-                // A guess costs a second: codes cannot be tried quickly.
-                std::thread::sleep(Duration::from_secs(1));
-            }
-            if let Some(reason) = notice {
-                shared.hall.seat(SeatNotice {
-                    table: h.table,
-                    color: h.color,
-                    change: SeatChange::Refused { reason },
-                });
-            }
-            let _ = stream.set_write_timeout(Some(Duration::from_millis(500)));
-            let _ = writeln!(out, "error: {words}");
-            if matches!(refusal, Refusal::WrongCode) {
-                let _ = writeln!(out, "{WRONG_CODE}");
-            }
+            refuse(shared, &stream, out, &refusal, &h, lang);
             return;
         }
     };
@@ -260,17 +293,7 @@ pub(super) fn serve(stream: UnixStream, shared: &Arc<Shared>) {
         let _ = tx.try_send(format!("{OWN_BOARD}{f}"));
     }
     if let Some(owed) = read_commands(stream, shared, session_id, &h, lang, &tx) {
-        // His keys ended right after a try: its verdict is his before the connection ends.
-        let deadline = Instant::now() + OWED_WAIT;
-        while Instant::now() < deadline
-            && shared.state.lock().is_ok_and(|st| {
-                st.sessions
-                    .iter()
-                    .any(|s| s.id == session_id && s.heard <= owed)
-            })
-        {
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_for_answer(shared, session_id, owed, &writer);
     }
     // He hung up (or his keys ended), or was cut off: the seat is free. The writer sends
     // every reply still queued, then closes.
@@ -393,15 +416,7 @@ pub(super) fn read_commands(
                 _ => send(Input::Play { color, tried }),
             },
             Some(Typed::Input(input)) => send(input),
-            Some(Typed::Unread(Unread::NoMan(role, to))) => {
-                Ok(Some(say(lang, Said::NoManGoes(role, to))))
-            }
-            Some(Typed::Unread(Unread::Which(role, from))) => {
-                Ok(Some(say(lang, Said::Which(role, &from))))
-            }
-            Some(Typed::Unread(Unread::NotAMove)) => {
-                Ok(Some(say(lang, Said::NotUnderstood(&excerpt(&line)))))
-            }
+            Some(Typed::Unread(unread)) => Ok(Some(unread_words(lang, &unread, &line))),
         };
         match answer {
             Ok(Some(r)) => {
@@ -412,6 +427,15 @@ pub(super) fn read_commands(
             Ok(None) => owed = before.or(owed),
             Err(()) => return None,
         }
+    }
+}
+
+/// What he is told of a move he wrote that is no try of his.
+fn unread_words(lang: Lang, unread: &Unread, line: &str) -> String {
+    match unread {
+        Unread::NoMan(role, to) => say(lang, Said::NoManGoes(*role, *to)),
+        Unread::Which(role, from) => say(lang, Said::Which(*role, from)),
+        Unread::NotAMove => say(lang, Said::NotUnderstood(&excerpt(line))),
     }
 }
 
