@@ -138,6 +138,20 @@ fn black_terminal(table: &Console, more: &[&str]) -> std::process::Child {
         .unwrap()
 }
 
+/// A terminal fed `keys`, then its keys ended: its status, what it printed, and its errors.
+fn typed_into(
+    mut child: std::process::Child,
+    keys: &[u8],
+) -> (std::process::ExitStatus, String, String) {
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(keys).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status, said, err)
+}
+
 /// The code is asked for on the terminal, and the player may take his time to type it.
 #[test]
 fn the_seat_code_is_asked_for() {
@@ -201,16 +215,9 @@ fn a_seat_code_typed_wrong_is_asked_again() {
     assert!(said.contains("wrong seat code for table 1 black"), "{said}");
     assert!(!said.contains("#wrong-code"), "{said}");
 
-    let mut child = black_terminal(&table, &[]);
-    let mut keys = child.stdin.take().unwrap();
-    writeln!(keys, "{wrong}").unwrap();
-    writeln!(keys, "{right}").unwrap();
-    writeln!(keys, "my men").unwrap();
-    drop(keys);
-    let out = child.wait_with_output().unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{said}{err}");
+    let keys = format!("{wrong}\n{right}\nmy men\n");
+    let (status, said, err) = typed_into(black_terminal(&table, &[]), keys.as_bytes());
+    assert!(status.success(), "{said}{err}");
     assert!(said.contains("wrong seat code for table 1 black"), "{said}");
     assert!(said.contains("Connected to table 1 as black"), "{said}");
     assert!(said.contains("Your men: king e8"), "{said}");
@@ -228,18 +235,12 @@ fn a_seat_code_typed_wrong_is_asked_again() {
 fn a_line_not_sent_is_said_and_nothing_comes_back_raw() {
     let dir = tempfile::tempdir().unwrap();
     let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
-    let mut child = black_terminal(&table, &["--code", table.code("black")]);
-    let mut keys = child.stdin.take().unwrap();
-    keys.write_all(b"\xff\xfe my men\n").unwrap();
-    keys.write_all(b"\x1b]0;owned\x07\x1b[2J\n").unwrap();
-    // Escape, and an arrow key before a command: keys, not words.
-    keys.write_all(b"\x1b\n\x1b[Amy men\n").unwrap();
-    writeln!(keys, "my men").unwrap();
-    drop(keys);
-    let out = child.wait_with_output().unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{said}{err}");
+    let child = black_terminal(&table, &["--code", table.code("black")]);
+    // Not UTF-8; a terminal's escape sequences; Escape, and an arrow key before a command
+    // (keys, not words).
+    let keys = b"\xff\xfe my men\n\x1b]0;owned\x07\x1b[2J\n\x1b\n\x1b[Amy men\nmy men\n";
+    let (status, said, err) = typed_into(child, keys);
+    assert!(status.success(), "{said}{err}");
     assert!(
         err.contains("that line was not sent: invalid UTF-8 after 0 bytes"),
         "{err}"
