@@ -176,6 +176,45 @@ fn publish_summary(client: &Client, s: &TableSummary) {
     let _ = client.try_publish(topic, QoS::AtLeastOnce, true, s.encode());
 }
 
+/// Another console running this one's name or tables, said once each: two consoles that
+/// started together both passed the check at start.
+#[derive(Default)]
+struct Twins {
+    console: bool,
+    tables: std::collections::BTreeSet<TableNo>,
+}
+
+impl Twins {
+    fn check(&mut self, l: &Listener, epoch: u64, topic: &str, payload: &[u8]) {
+        let Some(name) = round::console_of(&l.status) else {
+            return;
+        };
+        match kriegspiel_hall::RoundNews::of_message(topic, payload) {
+            Some(kriegspiel_hall::RoundNews::Console {
+                name: other,
+                status: Status::Online { epoch: theirs },
+            }) if other == name && theirs != epoch && !self.console => {
+                self.console = true;
+                eprintln!(
+                    "{}: another console named '{name}' has come online on this round's broker: two consoles now take the same boards and seats. Stop the one started last",
+                    l.program
+                );
+            }
+            Some(kriegspiel_hall::RoundNews::Summary(s))
+                if s.console != name
+                    && lock(&l.tables).summaries.contains_key(&s.table)
+                    && self.tables.insert(s.table) =>
+            {
+                eprintln!(
+                    "{}: table {} is also run by console '{}' on this round's broker: two consoles now take its boards and seats. Stop it on one of them",
+                    l.program, s.table, s.console
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
 struct Listener {
     goodbye: kriegspiel_net::GoodbyeSent,
     client: Client,
@@ -190,9 +229,12 @@ impl Listener {
     fn run(mut self, connection: &mut rumqttc::Connection) {
         let mut said_down = false;
         let mut was_up = false;
+        // In milliseconds: a second console of this name started in the same second as this
+        // one still comes online with another epoch, and is noticed.
         let epoch = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let mut twins = Twins::default();
         for event in connection.iter() {
             if self.goodbye.is_done(&event) {
                 return;
@@ -205,9 +247,9 @@ impl Listener {
                     let _ = self
                         .client
                         .try_publish(&self.status, QoS::AtLeastOnce, true, online);
-                    let _ = self
-                        .client
-                        .try_subscribe(round::ARBITER_ACTIONS, QoS::AtLeastOnce);
+                    for filter in [round::ARBITER_ACTIONS, &self.status, round::SUMMARIES] {
+                        let _ = self.client.try_subscribe(filter, QoS::AtLeastOnce);
+                    }
                     // The broker may have lost what it kept: every summary again.
                     let all: Vec<TableSummary> =
                         lock(&self.tables).summaries.values().cloned().collect();
@@ -220,6 +262,10 @@ impl Listener {
                         if !p.retain {
                             self.arbiter(table, &p.payload);
                         }
+                    } else if !p.retain {
+                        // What the broker kept from before is judged at start; what comes
+                        // now is another console, live.
+                        twins.check(&self, epoch, &p.topic, &p.payload);
                     }
                 }
                 Ok(_) => {}

@@ -846,6 +846,58 @@ fn a_seat_taken_over_with_its_seat_file_is_said_to_the_arbiter() {
     );
 }
 
+/// Two consoles started together both pass the check at start; the one running learns of
+/// the other as soon as it comes online (another console of its name, or another console
+/// publishing one of its tables), and says so plainly, once each.
+#[test]
+fn a_console_says_a_second_console_of_its_name_or_tables_once_it_appears() {
+    let (r, dir, m) = round_on_broker(ROUND_OF_PLAYERS);
+    let (_hall, notes) = hall_heard(&r, &dir.path().join("j.sqlite"));
+    let twin = console(&r, m.port);
+    let expect = |what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut heard = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = notes
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("never said '{what}': {heard:?}"));
+            if line.contains(what) {
+                return heard;
+            }
+            heard.push(line);
+        }
+    };
+    // Its own presence echoed back is no twin: a twin's comes with another epoch.
+    std::thread::sleep(Duration::from_secs(1));
+    twin.publish("kriegspiel/console/main/status", "online 12345");
+    let before = expect("another console named 'main' has come online on this round's broker");
+    assert!(
+        !before.iter().any(|l| l.contains("another console")),
+        "{before:?}"
+    );
+    let east = kriegspiel_hall::TableSummary::new(1, "Board 1", "east", None);
+    twin.publish(
+        &TableTopics::new(1).summary,
+        &String::from_utf8(east.encode()).unwrap(),
+    );
+    expect("table 1 is also run by console 'east'");
+    // Said once each.
+    twin.publish("kriegspiel/console/main/status", "online 12346");
+    twin.publish(
+        &TableTopics::new(1).summary,
+        &String::from_utf8(east.encode()).unwrap(),
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let again: Vec<String> = notes.try_iter().collect();
+    assert!(
+        !again
+            .iter()
+            .any(|l| l.contains("also run by") || l.contains("another console named")),
+        "{again:?}"
+    );
+}
+
 /// The broker down for longer than a terminal's patience with a silent console (20 s, as a
 /// machine rebooting): the terminal waits for the network instead of giving the console
 /// up, a try typed meanwhile is taken once the broker is back, and the console keeps the
