@@ -780,3 +780,60 @@ fn a_table_whose_output_is_closed_says_so_and_fails() {
         "{err}"
     );
 }
+
+/// The arbiter's terminal closes (or the reader of its pipe dies): standard output and error
+/// are gone, and a signal still stops the table cleanly, its journal free for the next start.
+/// (A print that failed in the signal's thread used to end that thread before it asked the
+/// stop: the table ran on unseen, holding its journal, deaf to every signal but SIGKILL.)
+#[test]
+fn a_table_whose_terminal_is_gone_still_stops_on_a_signal() {
+    use std::io::BufRead;
+    for (signal, code) in [("-HUP", 129), ("-INT", 130)] {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join("j.sqlite");
+        let mut table = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+            .args(["table", "--no-speech", "--journal"])
+            .arg(&journal)
+            .arg("wild16")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = std::io::BufReader::new(table.stderr.take().unwrap());
+        let mut line = String::new();
+        while !line.contains("seat codes") {
+            line.clear();
+            assert!(err.read_line(&mut line).unwrap() > 0, "{signal}: no start");
+        }
+        // Nobody reads its standard error any more (its lines on standard output wait
+        // unread in the pipe: a closed one would stop it by itself, said, status 1).
+        drop(err);
+        let _unread = table.stdout.take();
+        std::thread::sleep(Duration::from_millis(300));
+        let pid = table.id().to_string();
+        assert!(Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .unwrap()
+            .success());
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(s) = table.try_wait().unwrap() {
+                break s;
+            }
+            if std::time::Instant::now() > deadline {
+                table.kill().unwrap();
+                panic!("{signal}: the table did not stop");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert_eq!(status.code(), Some(code), "{signal}");
+        let j = kriegspiel_hall::Journal::open_read_only(&journal).unwrap();
+        let game = j.games().unwrap()[0].id;
+        assert!(
+            j.last_beat(game).is_some(),
+            "{signal}: no clean stop journaled"
+        );
+    }
+}

@@ -4,6 +4,7 @@
 //! `kriegspiel table` and `kriegspiel hall` run.
 
 use std::collections::HashSet;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -135,7 +136,8 @@ pub fn play(
             if !print_line(&v) {
                 // Nobody reads our answers any more (`| head`, a supervisor gone): said, and
                 // not a success, so that no one takes it for the game's end.
-                eprintln!("{program}: standard output was closed: nobody reads the table's lines; stopping (the game is journaled and resumes when started again)");
+                // Said if standard error is still read (not when it went with standard output).
+                let _ = writeln!(std::io::stderr(), "{program}: standard output was closed: nobody reads the table's lines; stopping (the game is journaled and resumes when started again)");
                 code = ExitCode::FAILURE;
                 break;
             }

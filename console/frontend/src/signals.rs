@@ -1,6 +1,7 @@
 //! Stopping on signals: SIGINT (Ctrl-C), SIGTERM or SIGHUP (the arbiter's terminal or
 //! remote session closed) stops the hall cleanly, a second one at once.
 
+use std::io::Write;
 use std::time::Duration;
 
 use kriegspiel_hall::{HallCommand, HallHandle};
@@ -38,10 +39,17 @@ pub fn stop_on_signals(
             };
             let first = std::time::Instant::now();
             seen.store(number, Ordering::Release);
-            eprintln!(
+            let _ = hall.send(HallCommand::Shutdown);
+            // The stop is asked before anything is said: a terminal closed (SIGHUP) or a pipe
+            // whose reader died fails every print, and a failed `eprintln!` would end this
+            // thread with the stop unasked.
+            let said = writeln!(
+                std::io::stderr(),
                 "{program}: {name}: stopping; every event is journaled and an unfinished game resumes at the next start"
             );
-            let _ = hall.send(HallCommand::Shutdown);
+            if said.is_err() {
+                silence_std_streams();
+            }
             if let Some(then) = then {
                 // Off this thread, so that a second signal is still heard meanwhile.
                 std::thread::spawn(move || then(number));
@@ -56,7 +64,7 @@ pub fn stop_on_signals(
                     break;
                 }
             }
-            eprintln!("{program}: a second signal: stopped at once");
+            let _ = writeln!(std::io::stderr(), "{program}: a second signal: stopped at once");
             std::process::exit(128 + number);
         })
     };
@@ -66,6 +74,16 @@ pub fn stop_on_signals(
         }
     });
     caught
+}
+
+/// Points standard output and error at /dev/null once they are gone (the terminal closed,
+/// or the reader of a pipe): the prints still to come while the hall stops (its last lines,
+/// the speakers' notes) must not panic the threads that make them.
+fn silence_std_streams() {
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        let _ = rustix::stdio::dup2_stdout(&null);
+        let _ = rustix::stdio::dup2_stderr(&null);
+    }
 }
 
 /// Waits until the hall has stopped (its events closed), at most `limit`.
