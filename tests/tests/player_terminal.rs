@@ -195,6 +195,27 @@ fn tries_written_as_chess_players_write_moves_are_played() {
     assert!(!men.contains("queen"), "{men}");
 }
 
+/// What he types right after a try is answered after the try's verdict: "turn" typed
+/// ahead is never told the position before the try.
+#[test]
+fn commands_typed_ahead_are_answered_after_the_try() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    let mut white = Terminal::open(&table, "white");
+    white.expect("Your move.");
+    white.say("e2e4\nturn\nmy men");
+    let men = white.expect("Your men:");
+    assert!(men.contains("pawn e4"), "{men}");
+    let said = &white.transcript;
+    let verdict = said.iter().position(|l| l.contains("Black's move."));
+    let turn = said.iter().position(|l| l.contains("Your opponent's move."));
+    assert!(
+        verdict.is_some() && verdict < turn,
+        "the turn was told before the verdict: {said:?}"
+    );
+    assert!(!said[verdict.unwrap()..].iter().any(|l| l == "Your move."), "{said:?}");
+}
+
 /// A code he types wrong is said wrong and asked again, and the right one seats him; a wrong
 /// `--code` (not typed at the terminal) ends it, status 1.
 #[test]

@@ -185,17 +185,19 @@ fn refuse(
     }
 }
 
-/// His keys ended right after a try: its answer is his before the connection ends (while
-/// his terminal still reads, and at most [`OWED_WAIT`]).
+/// Waits for the answer to his last input, at most [`OWED_WAIT`] (and while his terminal
+/// still reads, when its `writer` is given): what he typed next is answered after it (a
+/// "turn" typed ahead of a try's verdict is not told the position before the try), and a
+/// try typed just before his keys ended has its verdict before the connection ends.
 fn wait_for_answer(
     shared: &Shared,
     session_id: u64,
     owed: u64,
-    writer: &std::thread::JoinHandle<()>,
+    writer: Option<&std::thread::JoinHandle<()>>,
 ) {
     let deadline = Instant::now() + OWED_WAIT;
     while Instant::now() < deadline
-        && !writer.is_finished()
+        && !writer.is_some_and(std::thread::JoinHandle::is_finished)
         && shared.state.lock().is_ok_and(|st| {
             st.sessions
                 .iter()
@@ -293,7 +295,7 @@ pub(super) fn serve(stream: UnixStream, shared: &Arc<Shared>) {
         let _ = tx.try_send(format!("{OWN_BOARD}{f}"));
     }
     if let Some(owed) = read_commands(stream, shared, session_id, &h, lang, &tx) {
-        wait_for_answer(shared, session_id, owed, &writer);
+        wait_for_answer(shared, session_id, owed, Some(&writer));
     }
     // He hung up (or his keys ended), or was cut off: the seat is free. The writer sends
     // every reply still queued, then closes.
@@ -369,6 +371,9 @@ pub(super) fn read_commands(
                 }
             }
             continue;
+        }
+        if let Some(owed) = owed.take() {
+            wait_for_answer(shared, session_id, owed, None);
         }
         let table_state = shared
             .state
