@@ -122,7 +122,7 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no seat code given"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no seat code typed"));
 }
 
 /// Black's terminal on `table`'s socket, its keys, lines and messages piped.
@@ -208,12 +208,17 @@ fn commands_typed_ahead_are_answered_after_the_try() {
     assert!(men.contains("pawn e4"), "{men}");
     let said = &white.transcript;
     let verdict = said.iter().position(|l| l.contains("Black's move."));
-    let turn = said.iter().position(|l| l.contains("Your opponent's move."));
+    let turn = said
+        .iter()
+        .position(|l| l.contains("Your opponent's move."));
     assert!(
         verdict.is_some() && verdict < turn,
         "the turn was told before the verdict: {said:?}"
     );
-    assert!(!said[verdict.unwrap()..].iter().any(|l| l == "Your move."), "{said:?}");
+    assert!(
+        !said[verdict.unwrap()..].iter().any(|l| l == "Your move."),
+        "{said:?}"
+    );
 }
 
 /// A code he types wrong is said wrong and asked again, and the right one seats him; a wrong
@@ -236,16 +241,28 @@ fn a_seat_code_typed_wrong_is_asked_again() {
     assert!(said.contains("wrong seat code for table 1 black"), "{said}");
     assert!(!said.contains("#wrong-code"), "{said}");
 
-    let keys = format!("{wrong}\n{right}\nmy men\n");
+    // An empty line, letters, Escape and an arrow: asked again, said plainly; spaces
+    // between groups of digits are his, not the code's.
+    let spaced = format!("{} {}", &right[..3], &right[3..]);
+    let keys = format!("\nabc\n\x1b[A\x1b\n{wrong}\n{spaced}\nmy men\n");
     let (status, said, err) = typed_into(black_terminal(&table, &[]), keys.as_bytes());
     assert!(status.success(), "{said}{err}");
+    assert!(
+        err.contains("Type the seat code the arbiter gave you, then Enter."),
+        "{err}"
+    );
+    assert!(
+        err.contains("A seat code is digits, as the arbiter gave it (not 'abc'): type it again."),
+        "{err}"
+    );
+    assert!(!err.contains('\u{fffd}'), "{err}");
     assert!(said.contains("wrong seat code for table 1 black"), "{said}");
     assert!(said.contains("Connected to table 1 as black"), "{said}");
     assert!(said.contains("Your men: king e8"), "{said}");
     assert!(!said.contains("#wrong-code"), "{said}");
     assert_eq!(
         err.matches("Seat code for table 1 black:").count(),
-        2,
+        5,
         "{err}"
     );
 }

@@ -72,16 +72,43 @@ fn table_number(arg: &str) -> Result<usize, String> {
     }
 }
 
-/// Asks the player for his seat code on the terminal (none: no keys to read).
+/// Asks the player for his seat code on the terminal until he types one that looks like a
+/// code (none: his keys ended). Keys such as Escape and the spaces he puts between groups
+/// of digits are taken out; anything else is said, and asked again.
 fn ask_code(table: usize, color: Color) -> Option<String> {
     let mut err = std::io::stderr();
-    let _ = write!(err, "Seat code for table {table} {color}: ");
-    let _ = err.flush();
-    let mut line = String::new();
-    let mut keys = std::io::stdin().lock().take(64);
-    std::io::BufRead::read_line(&mut keys, &mut line).ok()?;
-    let code = line.trim().to_owned();
-    (!code.is_empty()).then_some(code)
+    loop {
+        let _ = write!(err, "Seat code for table {table} {color}: ");
+        let _ = err.flush();
+        let mut line = String::new();
+        let mut keys = std::io::stdin().lock().take(256);
+        let read = std::io::BufRead::read_line(&mut keys, &mut line);
+        if read.is_err() || line.is_empty() {
+            let _ = writeln!(err);
+            return None;
+        }
+        let code: String = without_keys(&line)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        if is_code(&code) {
+            return Some(code);
+        }
+        let _ = if code.is_empty() {
+            writeln!(err, "Type the seat code the arbiter gave you, then Enter.")
+        } else {
+            writeln!(
+                err,
+                "A seat code is digits, as the arbiter gave it (not '{}'): type it again.",
+                bounded_lines::excerpt(&code)
+            )
+        };
+    }
+}
+
+/// Digits (and dashes), as the console makes them.
+fn is_code(code: &str) -> bool {
+    !code.is_empty() && code.len() <= 32 && code.chars().all(|c| c.is_ascii_digit() || c == '-')
 }
 
 const PROGRAM: &str = "kriegspiel player";
@@ -489,12 +516,12 @@ fn seat_code(code: Option<String>, table: usize, color: Color) -> Result<String,
         None => match ask_code(table, color) {
             Some(c) => c,
             None => {
-                eprintln!("{PROGRAM}: no seat code given (--code CODE; the arbiter has it)");
+                eprintln!("{PROGRAM}: no seat code typed: start again and type it, or give it with --code CODE (the arbiter has it)");
                 return Err(ExitCode::from(2));
             }
         },
     };
-    if code.is_empty() || code.len() > 32 || !code.chars().all(|c| c.is_ascii_digit() || c == '-') {
+    if !is_code(&code) {
         eprintln!(
             "{PROGRAM}: a seat code is digits, as the arbiter gave it (not '{}')",
             bounded_lines::excerpt(&code)
