@@ -181,7 +181,7 @@ fn tries_written_as_chess_players_write_moves_are_played() {
     let mut white = Terminal::open(&table, "white");
     let mut black = Terminal::open(&table, "black");
     white.say("Qh5");
-    white.expect("No queen of yours can go to h5. Type the try as its two squares.");
+    white.expect("No queen of yours can go to h5.");
     white.say("e4");
     white.expect("Black's move.");
     black.say("Nf6");

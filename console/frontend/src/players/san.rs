@@ -20,23 +20,33 @@ pub(super) enum Unread {
 /// The try `written` means on `board` for `color`'s men.
 pub(super) fn read(written: &str, board: &Board, color: Color) -> Result<Try, Unread> {
     let written = written.trim().trim_end_matches(['+', '#', '!', '?']);
-    let takes = written.contains(['x', 'X', ':']);
-    let mut chars: Vec<char> = written
-        .chars()
-        .filter(|c| !matches!(c, 'x' | 'X' | ':'))
-        .collect();
-    // The piece's letter leads (a capital; "b" is the b-file's pawn); a pawn's move starts
-    // with its file.
-    let role = match chars.first() {
-        Some(c @ ('K' | 'Q' | 'R' | 'B' | 'N' | 'k' | 'q' | 'r' | 'n')) => {
+    let written = written
+        .strip_suffix("e.p.")
+        .or_else(|| written.strip_suffix("ep"))
+        .map_or(written, str::trim_end);
+    let chars: Vec<char> = written.chars().collect();
+    // The piece's letter leads (a capital; "b" is first the b-file's pawn, then a bishop);
+    // a pawn's move starts with its file.
+    match chars.split_first() {
+        Some((c @ ('K' | 'Q' | 'R' | 'B' | 'N' | 'k' | 'q' | 'r' | 'n'), rest)) => {
             let role = Role::from_char(c.to_ascii_lowercase()).ok_or(Unread::NotAMove)?;
-            chars.remove(0);
-            role
+            read_as(role, rest, board, color)
         }
-        _ => Role::Pawn,
-    };
-    chars.iter_mut().for_each(|c| c.make_ascii_lowercase());
-    // A promotion: "e8=Q", "e8Q".
+        Some(('b', rest)) => match read_as(Role::Pawn, &chars, board, color) {
+            Ok(t) => Ok(t),
+            Err(pawn) => match read_as(Role::Bishop, rest, board, color) {
+                Err(Unread::NotAMove | Unread::NoMan(..)) => Err(pawn),
+                bishop => bishop,
+            },
+        },
+        _ => read_as(Role::Pawn, &chars, board, color),
+    }
+}
+
+/// The move of a `role` written `rest` (its letter taken off): `[file][rank][x|:|-]square`,
+/// then a pawn's promotion (`=Q`, `Q`).
+fn read_as(role: Role, rest: &[char], board: &Board, color: Color) -> Result<Try, Unread> {
+    let mut chars: Vec<char> = rest.iter().map(char::to_ascii_lowercase).collect();
     let promotion = match chars.as_slice() {
         [.., rank, '=', p] | [.., rank, p] if rank.is_ascii_digit() && p.is_ascii_alphabetic() => {
             let role = Role::from_char(*p)
@@ -56,27 +66,50 @@ pub(super) fn read(written: &str, board: &Board, color: Color) -> Result<Try, Un
         return Err(Unread::NotAMove);
     };
     let to = square(*to_file, *to_rank).ok_or(Unread::NotAMove)?;
-    let (mut file, mut rank) = (None, None);
-    for c in hint {
-        match (File::from_char(*c), Rank::from_char(*c)) {
-            (Some(f), _) if file.is_none() && rank.is_none() => file = Some(f),
-            (_, Some(r)) if rank.is_none() => rank = Some(r),
-            _ => return Err(Unread::NotAMove),
-        }
-    }
-    if promotion.is_some() && role != Role::Pawn {
+    let (hint, between) = match hint {
+        [h @ .., c @ ('x' | ':' | '-')] => (h, Some(*c)),
+        h => (h, None),
+    };
+    let (file, rank) = match hint {
+        [] => (None, None),
+        [f, r] => (
+            Some(File::from_char(*f).ok_or(Unread::NotAMove)?),
+            Some(Rank::from_char(*r).ok_or(Unread::NotAMove)?),
+        ),
+        [c] => (File::from_char(*c), Rank::from_char(*c)),
+        _ => return Err(Unread::NotAMove),
+    };
+    let takes = matches!(between, Some('x' | ':'));
+    let long = between == Some('-');
+    if (hint.len() == 1 && file.is_none() && rank.is_none())
+        || (long && hint.len() != 2)
+        || (promotion.is_some() && role != Role::Pawn)
+    {
         return Err(Unread::NotAMove);
     }
-    // A pawn's take names the file it takes from ("exd5"): "xd5" or "4xd5" would be read
-    // as a step, which he did not mean.
-    if role == Role::Pawn && takes && file.is_none() {
+    // A pawn's take names the file it takes from ("exd5", "ed5"); a pawn's step names no
+    // file but in full ("e2-e4"): "xd5", "4xd5" or "dd5" are no pawn's move.
+    if role == Role::Pawn
+        && !long
+        && (file.is_none() && (takes || rank.is_some()) || file.is_some_and(|f| f == to.file()))
+    {
         return Err(Unread::NotAMove);
     }
     let mine = board.by_color(color);
     let from: Vec<Square> = (board.by_role(role) & mine)
         .into_iter()
         .filter(|sq| file.is_none_or(|f| sq.file() == f) && rank.is_none_or(|r| sq.rank() == r))
-        .filter(|sq| !mine.contains(to) && reaches(role, *sq, to, mine, color, file.is_some()))
+        .filter(|sq| {
+            !mine.contains(to)
+                && reaches(
+                    role,
+                    *sq,
+                    to,
+                    mine,
+                    color,
+                    takes || (file.is_some() && !long),
+                )
+        })
         .collect();
     match from.as_slice() {
         [] => Err(Unread::NoMan(role, to)),
@@ -166,6 +199,12 @@ mod tests {
         assert_eq!(white("Nf3+"), "g1f3");
         assert_eq!(white("NF3"), "g1f3");
         assert_eq!(white("NXf3"), "g1f3");
+        assert_eq!(white("c2-c4"), "c2c4");
+        assert_eq!(white("Ng1-f3"), "g1f3");
+        assert_eq!(
+            white("Bb1"),
+            format!("{:?}", Unread::NoMan(Role::Bishop, Square::B1))
+        );
         assert_eq!(white("EXD3"), "e2d3");
         // A pawn's take is tried whatever stands there: he cannot know.
         assert_eq!(white("exd3"), "e2d3");
@@ -204,6 +243,25 @@ mod tests {
         assert_eq!(
             white("Rd1"),
             format!("{:?}", Unread::NoMan(Role::Rook, Square::D1))
+        );
+    }
+
+    #[test]
+    fn a_small_b_is_a_pawn_or_else_a_bishop() {
+        // White: bishop c1, pawns b2 and d2 gone; "bc3" is the pawn's take, "be3" the bishop.
+        let b = board("4k3/8/8/8/8/8/1P6/2B1K3 w - - 0 1");
+        let white = |s| uci(read(s, &b, Color::White));
+        assert_eq!(white("bc3"), "b2c3");
+        assert_eq!(white("bxc3"), "b2c3");
+        assert_eq!(white("be3"), "c1e3");
+        assert_eq!(white("bb4"), format!("{:?}", Unread::NotAMove));
+        assert_eq!(
+            uci(read(
+                "exd6 e.p.",
+                &board("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1"),
+                Color::White
+            )),
+            "e5d6"
         );
     }
 

@@ -32,10 +32,10 @@ pub(super) fn say(lang: Lang, what: Said<'_>) -> String {
             color_word(c, lang)
         ),
         (Said::NotUnderstood(s), Lang::En) => {
-            format!("Not understood: {s}. A try is its two squares, as e2e4; type help for the commands.")
+            format!("Not understood: {s}. A try is its two squares, as e2e4, or as chess players write it, as Nf3; type help for the commands.")
         }
-        (Said::NotUnderstood(s), Lang::Fr) => format!("Commande inconnue : {s}. Un coup s'écrit avec ses deux cases, comme e2e4 ; tapez help."),
-        (Said::NotUnderstood(s), Lang::Ru) => format!("Непонятно: {s}. Ход пишется двумя полями, как e2e4; наберите help."),
+        (Said::NotUnderstood(s), Lang::Fr) => format!("Commande inconnue : {s}. Un coup s'écrit avec ses deux cases, comme e2e4, ou en notation algébrique, comme Nf3 ; tapez help."),
+        (Said::NotUnderstood(s), Lang::Ru) => format!("Непонятно: {s}. Ход пишется двумя полями, как e2e4, или алгебраической записью, как Nf3; наберите help."),
         (Said::NoSuchMan(r, sq), Lang::En) => format!("You have no {} on {sq}.", role_name(r, lang)),
         (Said::NoSuchMan(r, sq), Lang::Fr) => {
             format!("Vous n'avez pas de {} en {sq}.", role_name(r, lang))
@@ -43,9 +43,9 @@ pub(super) fn say(lang: Lang, what: Said<'_>) -> String {
         (Said::NoSuchMan(r, sq), Lang::Ru) => {
             format!("На поле {sq} нет вашей фигуры: {}.", role_name(r, lang))
         }
-        (Said::NoManGoes(r, sq), Lang::En) => format!("No {} of yours can go to {sq}. Type the try as its two squares.", role_name(r, lang)),
-        (Said::NoManGoes(r, sq), Lang::Fr) => format!("Aucune de vos pièces ({}) ne peut aller en {sq}. Tapez le coup avec ses deux cases.", role_name(r, lang)),
-        (Said::NoManGoes(r, sq), Lang::Ru) => format!("Ни одна ваша фигура ({}) не может пойти на {sq}. Наберите ход двумя полями.", role_name(r, lang)),
+        (Said::NoManGoes(r, sq), Lang::En) => format!("No {} of yours can go to {sq}.", role_name(r, lang)),
+        (Said::NoManGoes(r, sq), Lang::Fr) => format!("Aucune de vos pièces ({}) ne peut aller en {sq}.", role_name(r, lang)),
+        (Said::NoManGoes(r, sq), Lang::Ru) => format!("Ни одна ваша фигура ({}) не может пойти на {sq}.", role_name(r, lang)),
         (Said::Which(r, from), Lang::En) => format!("Which {}: {}? Type the try as its two squares.", role_name(r, lang), squares(from, "or")),
         (Said::Which(r, from), Lang::Fr) => format!("Quelle pièce ({}) : {} ? Tapez le coup avec ses deux cases.", role_name(r, lang), squares(from, "ou")),
         (Said::Which(r, from), Lang::Ru) => format!("Какая фигура ({}): {}? Наберите ход двумя полями.", role_name(r, lang), squares(from, "или")),
