@@ -54,6 +54,7 @@ pub fn play(
 ) -> ExitCode {
     let mode = TimeMode::Real;
     let socket = players_socket.unwrap_or_else(|| default_socket(journal.path()));
+    let journal_path = journal.path().to_path_buf();
     let numbers: Vec<TableNo> = specs.iter().map(|(no, _)| *no).collect();
     let setups: Vec<(TableNo, kriegspiel_hall::TableSetup)> =
         specs.iter().map(|(no, s)| (*no, s.setup.clone())).collect();
@@ -106,6 +107,7 @@ pub fn play(
     let signalled = stop_on_signals(hall.handle.clone(), program, None);
     let mut printer = Printer {
         program,
+        journal: journal_path,
         tables,
         lines: Lines::new(tag_tables),
         waiting_said: HashSet::new(),
@@ -163,6 +165,8 @@ pub fn play(
 /// The JSON lines, and what the arbiter reads on standard error beside them.
 struct Printer {
     program: &'static str,
+    /// The journal's path, for the commands the notes name.
+    journal: PathBuf,
     tables: usize,
     lines: Lines,
     /// Tables whose waiting clocks were said.
@@ -190,12 +194,13 @@ impl Printer {
         {
             if let Some(old) = set_aside {
                 // Only `kriegspiel table` takes a game up by its number.
+                let journal = self.journal.display();
                 let again = if program.ends_with("table") {
-                    format!("--resume {old} takes it up again; ")
+                    format!("kriegspiel table --journal {journal} --resume {old} takes it up again; ")
                 } else {
                     String::new()
                 };
-                eprintln!("{program}: table '{name}': a new game {game}; its unfinished game {old} stays in the journal ({again}kriegspiel export --table {old} writes it)");
+                eprintln!("{program}: table '{name}': a new game {game}; its unfinished game {old} stays in the journal ({again}kriegspiel export --journal {journal} --table {old} writes it)");
             }
             if *resumed_events > 0 {
                 eprintln!("{program}: table '{name}': resuming its unfinished game {game} after {resumed_events} journaled events, with the settings it was started with");
