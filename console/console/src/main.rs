@@ -370,7 +370,9 @@ fn main() -> ExitCode {
     if let Err(code) = refused_at_start(&args, &numbers, network.as_ref(), &specs) {
         return code;
     }
-    let (journal, path) = match journal(&args, demo) {
+    let (journal, path) = match journal(&args, demo)
+        .and_then(|j| elsewhere(network.as_ref(), &j.0, &numbers, &specs).map(|()| j))
+    {
         Ok(j) => j,
         Err(code) => return code,
     };
@@ -472,12 +474,6 @@ fn refused_at_start(
         eprintln!("{PROGRAM}: {e}");
         return Err(ExitCode::from(2));
     }
-    if let Some(e) = network.and_then(|on| {
-        kriegspiel_frontend::elsewhere::runs_elsewhere(&on.hall.broker, &on.hall.console, numbers)
-    }) {
-        eprintln!("{PROGRAM}: {e}");
-        return Err(ExitCode::FAILURE);
-    }
     if let Some(n) = args.open.filter(|n| !numbers.contains(n)) {
         eprintln!(
             "{PROGRAM}: --open {n}: this console's tables are 1 to {}",
@@ -490,6 +486,34 @@ fn refused_at_start(
         return Err(ExitCode::FAILURE);
     }
     Ok(())
+}
+
+/// Refused on the round's broker, read on the journal before any game is begun in it: a
+/// console or table already running, or a game under way that the journal does not hold.
+fn elsewhere(
+    network: Option<&kriegspiel_frontend::args::OnBroker>,
+    journal: &Journal,
+    numbers: &[TableNo],
+    specs: &[TableSpec],
+) -> Result<(), ExitCode> {
+    let Some(on) = network else {
+        return Ok(());
+    };
+    let numbered: Vec<(TableNo, TableSpec)> =
+        numbers.iter().copied().zip(specs.iter().cloned()).collect();
+    let beginning = kriegspiel_frontend::elsewhere::beginning(journal, &numbered);
+    match kriegspiel_frontend::elsewhere::runs_elsewhere(
+        &on.hall.broker,
+        &on.hall.console,
+        numbers,
+        &beginning,
+    ) {
+        Some(e) => {
+            eprintln!("{PROGRAM}: {e}");
+            Err(ExitCode::FAILURE)
+        }
+        None => Ok(()),
+    }
 }
 
 /// The demo on networked boards: its boards' scripts written out, then its keypad commands

@@ -23,6 +23,20 @@ pub struct Retained {
     pub consoles: HashMap<String, Status>,
     /// The console each table's latest summary names.
     pub tables: HashMap<TableNo, String>,
+    /// The tables whose latest summary shows a game under way (moves made, not over).
+    pub under_way: std::collections::HashSet<TableNo>,
+}
+
+/// Whether a summary shows a game under way: not over, its men no longer where they began.
+fn under_way(s: &kriegspiel_hall::TableSummary) -> bool {
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+    let board = |fen: &str| fen.split(' ').next().unwrap_or_default().to_owned();
+    let start = s
+        .setup
+        .as_ref()
+        .and_then(|setup| setup.fen.as_deref())
+        .map_or_else(|| START.to_owned(), board);
+    !s.over && s.fen.as_deref().is_some_and(|f| board(f) != start)
 }
 
 /// A console of the round that would be run twice.
@@ -32,6 +46,9 @@ pub enum Elsewhere {
     SameConsole { console: String },
     /// Another console, online, runs one of this console's tables.
     Table { table: TableNo, console: String },
+    /// This console left a game under way at one of its tables that the journal it was
+    /// given does not hold (another journal's, or none): its `--journal` forgotten.
+    NotInJournal { table: TableNo, console: String },
 }
 
 impl std::fmt::Display for Elsewhere {
@@ -45,24 +62,45 @@ impl std::fmt::Display for Elsewhere {
                 f,
                 "table {table} already runs on console '{console}' (online on the round's broker): a table runs on one console only. Stop it there first, or take table {table} out of this console's round"
             ),
+            Elsewhere::NotInJournal { table, console } => write!(
+                f,
+                "table {table}'s game is under way on this round's broker (console '{console}' left it unfinished), and the journal given does not hold it: was --journal forgotten? Start with the journal that holds the game, or with --new-game to begin afresh (the game stays in its own journal)"
+            ),
         }
     }
 }
 
 impl Retained {
-    /// The first reason `console` may not run `tables`, if any.
-    pub fn elsewhere(&self, console: &str, tables: &[TableNo]) -> Option<Elsewhere> {
+    /// The first reason `console` may not run `tables`, if any; `beginning`: those of its
+    /// tables that would begin a new game though asked to take theirs up.
+    pub fn elsewhere(
+        &self,
+        console: &str,
+        tables: &[TableNo],
+        beginning: &[TableNo],
+    ) -> Option<Elsewhere> {
         let online = |name: &str| matches!(self.consoles.get(name), Some(Status::Online { .. }));
         if online(console) {
             return Some(Elsewhere::SameConsole {
                 console: console.to_owned(),
             });
         }
-        tables.iter().find_map(|table| {
+        let taken = tables.iter().find_map(|table| {
             let runs = self.tables.get(table)?;
             (runs != console && online(runs)).then(|| Elsewhere::Table {
                 table: *table,
                 console: runs.clone(),
+            })
+        });
+        taken.or_else(|| {
+            beginning.iter().find_map(|table| {
+                let left = self.tables.get(table)?;
+                (left == console && self.under_way.contains(table)).then(|| {
+                    Elsewhere::NotInJournal {
+                        table: *table,
+                        console: left.clone(),
+                    }
+                })
             })
         })
     }
@@ -74,6 +112,11 @@ impl Retained {
                 self.consoles.insert(name, status);
             }
             RoundNews::Summary(summary) => {
+                if under_way(&summary) {
+                    self.under_way.insert(summary.table);
+                } else {
+                    self.under_way.remove(&summary.table);
+                }
                 self.tables.insert(summary.table, summary.console);
             }
         }
@@ -173,12 +216,33 @@ fn clear_left_behind(
     }
 }
 
+/// The tables of `specs` that would begin a new game though asked to take theirs up (the
+/// journal holds no unfinished game of theirs): a game under way on the broker is then
+/// another journal's.
+pub fn beginning(
+    journal: &kriegspiel_hall::Journal,
+    specs: &[(TableNo, kriegspiel_hall::TableSpec)],
+) -> Vec<TableNo> {
+    // A journal that cannot be read here is said when the hall opens it.
+    let resuming = kriegspiel_hall::resuming(journal, specs).unwrap_or_default();
+    specs
+        .iter()
+        .filter(|(no, s)| s.resume == kriegspiel_hall::Resume::Last && !resuming.contains(no))
+        .map(|(no, _)| *no)
+        .collect()
+}
+
 /// Why `console` may not run `tables` on `broker` now, said before any game is begun. When
 /// it may, the summaries it left of tables it no longer runs (a table moved to another
 /// console) are cleared: else they would keep that table's new console out.
-pub fn runs_elsewhere(broker: &Broker, console: &str, tables: &[TableNo]) -> Option<Elsewhere> {
+pub fn runs_elsewhere(
+    broker: &Broker,
+    console: &str,
+    tables: &[TableNo],
+    beginning: &[TableNo],
+) -> Option<Elsewhere> {
     let mut read = read_retained(broker, console)?;
-    let found = read.seen.elsewhere(console, tables);
+    let found = read.seen.elsewhere(console, tables, beginning);
     if found.is_none() {
         clear_left_behind(
             &read.client,
@@ -199,20 +263,20 @@ mod tests {
     #[test]
     fn a_console_online_or_a_table_on_another_online_console_is_elsewhere() {
         let mut r = Retained::default();
-        assert_eq!(r.elsewhere("main", &[1, 2]), None);
+        assert_eq!(r.elsewhere("main", &[1, 2], &[]), None);
         r.consoles
             .insert("main".to_owned(), Status::Online { epoch: 3 });
         assert_eq!(
-            r.elsewhere("main", &[1]),
+            r.elsewhere("main", &[1], &[]),
             Some(Elsewhere::SameConsole {
                 console: "main".to_owned()
             })
         );
         // Table 2's summary names main, which is online: east may not run it.
         r.tables.insert(2, "main".to_owned());
-        assert_eq!(r.elsewhere("east", &[3]), None);
+        assert_eq!(r.elsewhere("east", &[3], &[]), None);
         assert_eq!(
-            r.elsewhere("east", &[3, 2]),
+            r.elsewhere("east", &[3, 2], &[]),
             Some(Elsewhere::Table {
                 table: 2,
                 console: "main".to_owned()
@@ -221,8 +285,8 @@ mod tests {
         // Stopped cleanly or gone: its tables may be taken over.
         for gone in [Status::Stopped, Status::Offline] {
             r.consoles.insert("main".to_owned(), gone);
-            assert_eq!(r.elsewhere("east", &[2]), None);
-            assert_eq!(r.elsewhere("main", &[2]), None);
+            assert_eq!(r.elsewhere("east", &[2], &[]), None);
+            assert_eq!(r.elsewhere("main", &[2], &[]), None);
         }
     }
 }

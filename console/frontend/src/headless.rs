@@ -25,6 +25,7 @@ use crate::speakers::speaking;
 /// a console or table already running on the round's broker.
 fn refused_on_the_broker(
     network: Option<&crate::args::OnBroker>,
+    journal: &Journal,
     specs: &[(TableNo, TableSpec)],
     numbers: &[TableNo],
     program: &str,
@@ -34,7 +35,9 @@ fn refused_on_the_broker(
         return Some(ExitCode::from(2));
     }
     let on = network?;
-    let e = crate::elsewhere::runs_elsewhere(&on.hall.broker, &on.hall.console, numbers)?;
+    let beginning = crate::elsewhere::beginning(journal, specs);
+    let e =
+        crate::elsewhere::runs_elsewhere(&on.hall.broker, &on.hall.console, numbers, &beginning)?;
     eprintln!("{program}: {e}");
     Some(ExitCode::FAILURE)
 }
@@ -59,7 +62,8 @@ pub fn play(
     let setups: Vec<(TableNo, kriegspiel_hall::TableSetup)> =
         specs.iter().map(|(no, s)| (*no, s.setup.clone())).collect();
     let tables = specs.len();
-    if let Some(code) = refused_on_the_broker(network.as_ref(), &specs, &numbers, program) {
+    if let Some(code) = refused_on_the_broker(network.as_ref(), &journal, &specs, &numbers, program)
+    {
         return code;
     }
     let hall = match Hall::open_numbered(journal, specs, mode) {
@@ -196,7 +200,9 @@ impl Printer {
                 // Only `kriegspiel table` takes a game up by its number.
                 let journal = self.journal.display();
                 let again = if program.ends_with("table") {
-                    format!("kriegspiel table --journal {journal} --resume {old} takes it up again; ")
+                    format!(
+                        "kriegspiel table --journal {journal} --resume {old} takes it up again; "
+                    )
                 } else {
                     String::new()
                 };

@@ -34,6 +34,7 @@ pub use journal::{
     SEAT_CODE_DIGITS,
 };
 pub use network::NetworkSpec;
+pub use resume::resuming;
 pub use service::{follower, start, Hall, Subscriber};
 pub use setup::{SetupError, TableSetup};
 pub use spec::{BoardSource, Resume, TableNo, TableSpec, TimeMode};

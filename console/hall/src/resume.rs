@@ -234,6 +234,32 @@ fn renamed(
     })
 }
 
+/// The tables of `specs` that would take up an unfinished game of their name from
+/// `journal` (those asked to resume their last game, not `--new-game` or a game by number):
+/// the others would begin a new game. Read only; nothing is begun.
+pub fn resuming(
+    journal: &Journal,
+    specs: &[(TableNo, TableSpec)],
+) -> Result<Vec<TableNo>, HallError> {
+    let mut known = Known::read(journal, specs)?;
+    let mut found = Vec::new();
+    for (no, spec) in specs {
+        if spec.resume != Resume::Last {
+            continue;
+        }
+        let latest = known
+            .games
+            .iter()
+            .rev()
+            .find(|g| g.name == spec.name)
+            .cloned();
+        if latest.is_some_and(|g| unfinished(journal, &mut known, &g)) {
+            found.push(*no);
+        }
+    }
+    Ok(found)
+}
+
 /// Whether a journaled game is not over (one whose set-up no longer makes a table counts as
 /// over: it cannot be taken up).
 fn unfinished(journal: &Journal, known: &mut Known, g: &GameRecord) -> bool {

@@ -898,6 +898,54 @@ fn a_console_says_a_second_console_of_its_name_or_tables_once_it_appears() {
     );
 }
 
+/// A console restarted with its journal forgotten would begin new games beside the game
+/// under way on the round's broker: refused, naming --journal; with the right journal it
+/// resumes, and --new-game begins afresh on purpose.
+#[test]
+fn a_console_restarted_without_the_journal_of_its_game_under_way_is_refused() {
+    use kriegspiel_tests::console::Terminal;
+    let (r, dir, _m) = round_on_broker(ROUND_OF_PLAYERS);
+    let journal = dir.path().join("j.sqlite");
+    let first = hall(&r, &journal);
+    let white_file = r.seats.join("table-1-white.seat");
+    let mut white = Terminal::with_args(&["--seat-file", text(&white_file)]);
+    white.expect("Connected to table 1 as white");
+    white.say("e2e4");
+    white.expect("Black's move.");
+    // The summary after the move reaches the broker, then the console dies.
+    std::thread::sleep(Duration::from_secs(1));
+    drop(first);
+    drop(white);
+    let mut forgotten = Command::new(env!("CARGO_BIN_EXE_kriegspiel"));
+    forgotten
+        .args([
+            "hall",
+            "--no-speech",
+            "--config",
+            text(&r.file),
+            "--journal",
+        ])
+        .arg(dir.path().join("forgotten.sqlite"))
+        .stdin(std::process::Stdio::null());
+    // Its last will says it is offline within the broker's keep-alive.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let said = loop {
+        let out = within_20_s(&mut forgotten);
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        if !said.contains("already runs") || Instant::now() > deadline {
+            assert_eq!(out.status.code(), Some(1), "{said}");
+            break said;
+        }
+        std::thread::sleep(Duration::from_secs(2));
+    };
+    assert!(
+        said.contains("table 1's game is under way on this round's broker (console 'main' left it unfinished), and the journal given does not hold it: was --journal forgotten?"),
+        "{said}"
+    );
+    // With its journal: resumed, not refused.
+    let _again = hall(&r, &journal);
+}
+
 /// The broker down for longer than a terminal's patience with a silent console (20 s, as a
 /// machine rebooting): the terminal waits for the network instead of giving the console
 /// up, a try typed meanwhile is taken once the broker is back, and the console keeps the
