@@ -211,6 +211,20 @@ fn a_console_killed_mid_game_resumes_with_nothing_lost_or_doubled() {
     check("berkeley", &game, &run);
     let resumed = run.with_key("resumed");
     assert_eq!(resumed.len(), 1, "one resume: {resumed:?}");
+    // The restarted console says each board there once it hears it, as the first did.
+    let opened = run
+        .lines
+        .iter()
+        .rposition(|v| v.get("opened").is_some())
+        .unwrap();
+    for color in ["white", "black"] {
+        assert!(
+            run.lines[opened..]
+                .iter()
+                .any(|v| v["link"] == color && v["event"] == "connected"),
+            "the restarted console never said {color}'s board there"
+        );
+    }
     // The restarted console's first acknowledgements are its own, not another console's.
     let shared: Vec<_> = run
         .lines

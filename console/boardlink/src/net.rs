@@ -80,6 +80,7 @@ impl NetLink {
             send: Box::new(send),
             pending_down: None,
             said_down: false,
+            announced: false,
             pending_back: None,
             progress: progress_tx,
             read_at: None,
@@ -114,6 +115,9 @@ struct Driver {
     pending_down: Option<Report>,
     /// Whether the board was said gone in this boot (its return is then said too).
     said_down: bool,
+    /// Whether the board was said there (connected, or back): a console restarted on its
+    /// journal applied the board's hello before, and says it there at its first frame.
+    announced: bool,
     /// A "board back" noticed by the driver, delivered before the frame that brought it.
     pending_back: Option<Report>,
     progress: watch::Sender<Progress>,
@@ -188,7 +192,8 @@ impl Driver {
                 self.heard = Some(Silence::heard(now));
                 if !self.up {
                     self.up = true;
-                    if std::mem::take(&mut self.said_down) {
+                    let resumed = !self.announced && self.applied.is_some();
+                    if std::mem::take(&mut self.said_down) || resumed {
                         self.pending_back = Some(Report {
                             event: LinkEvent::Back,
                             health: self.core.health(),
@@ -217,6 +222,7 @@ impl Driver {
                 self.up = false;
                 // The new boot's hello says it is there.
                 self.said_down = false;
+                self.announced = true;
             }
             NetInput::Present(present) => {
                 if !present {
@@ -285,6 +291,9 @@ impl Driver {
         let back = self.pending_back.take();
         let down = self.pending_down.take();
         for mut report in back.into_iter().chain(step.reports).chain(down) {
+            if matches!(report.event, LinkEvent::Connected { .. } | LinkEvent::Back) {
+                self.announced = true;
+            }
             if report.key.is_none() && report.seq.is_some() {
                 report.key = key;
             }

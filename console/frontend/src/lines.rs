@@ -36,9 +36,15 @@ impl Links {
     ) -> Option<&'static str> {
         let state = self.0.entry((table, color)).or_insert(LinkState::Never);
         Some(match event {
+            // Heard again, or first heard by a console restarted on its journal.
             LinkEvent::Back => {
+                let name = if *state == LinkState::Down {
+                    "reconnected"
+                } else {
+                    "connected"
+                };
                 *state = LinkState::Up;
-                "reconnected"
+                name
             }
             LinkEvent::Connected { .. } => {
                 let name = if *state == LinkState::Down {
