@@ -45,6 +45,9 @@ pub struct LineReader<R> {
     /// Line number of the line last returned (1-based).
     number: u64,
     at_start: bool,
+    /// The input ended: a terminal's Ctrl-D is its end, though the terminal would give more
+    /// after it (else Ctrl-D after a half-typed line sends the line and ends nothing).
+    ended: bool,
 }
 
 /// The read buffer: large reads, so that a fast producer is met with few system calls.
@@ -63,6 +66,7 @@ impl<R: Read> LineReader<R> {
             limit,
             number: 0,
             at_start: true,
+            ended: false,
         }
     }
 
@@ -81,6 +85,9 @@ impl<R: Read> LineReader<R> {
     /// used, or `None` at the end of the input. An I/O error is returned as such.
     pub fn next_line(&mut self) -> io::Result<Option<Result<&str, LineError>>> {
         self.buf.clear();
+        if self.ended {
+            return Ok(None);
+        }
         let mut len: u64 = 0;
         let mut saw_any = false;
         // The first line may carry a BOM beyond the limit: it is dropped below.
@@ -92,6 +99,7 @@ impl<R: Read> LineReader<R> {
                 Err(e) => return Err(e),
             };
             if chunk.is_empty() {
+                self.ended = true;
                 if !saw_any {
                     return Ok(None);
                 }
@@ -154,6 +162,29 @@ mod tests {
             out.push(l.map(str::to_owned));
         }
         out
+    }
+
+    /// A terminal: a half-typed line, Ctrl-D (a read of nothing), then more typed.
+    struct Terminal(Vec<&'static [u8]>);
+
+    impl Read for Terminal {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Ok(0);
+            }
+            let part = self.0.remove(0);
+            buf[..part.len()].copy_from_slice(part);
+            Ok(part.len())
+        }
+    }
+
+    #[test]
+    fn the_input_ends_at_its_first_end_though_a_terminal_gives_more() {
+        let mut r = LineReader::new(Terminal(vec![b"e2e4\n", b"Bg5", b"", b"my men\n"]));
+        assert_eq!(r.next_line().unwrap().unwrap().unwrap(), "e2e4");
+        assert_eq!(r.next_line().unwrap().unwrap().unwrap(), "Bg5");
+        assert!(r.next_line().unwrap().is_none());
+        assert!(r.next_line().unwrap().is_none());
     }
 
     #[test]
