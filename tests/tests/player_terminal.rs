@@ -615,7 +615,6 @@ fn a_console_that_never_answers_is_said() {
             held.push(stream);
         }
     });
-    let started = std::time::Instant::now();
     let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
         .args(["player", "--color", "white", "--code", "123456", "--socket"])
         .arg(&socket)
@@ -628,5 +627,4 @@ fn a_console_that_never_answers_is_said() {
         err.contains("the console took the connection but did not answer in 20 s"),
         "{err}"
     );
-    assert!(started.elapsed() < Duration::from_secs(40));
 }
