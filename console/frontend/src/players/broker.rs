@@ -84,7 +84,7 @@ pub(super) fn start(
 struct Router {
     shared: Arc<Shared>,
     client: Client,
-    seats: HashMap<(TableNo, Color), SyncSender<ToConsole>>,
+    seats: HashMap<(TableNo, Color), SyncSender<SeatInput>>,
     goodbye: kriegspiel_net::GoodbyeSent,
 }
 
@@ -104,6 +104,7 @@ impl Router {
                     }
                     said_down = false;
                     was_up = true;
+                    self.tell_seats(|| SeatInput::Back);
                     let _ = self.client.try_subscribe(INPUTS, QoS::AtLeastOnce);
                 }
                 Ok(Event::Incoming(Packet::Publish(p))) => self.route(&p.topic, &p.payload),
@@ -120,6 +121,7 @@ impl Router {
                         other if was_up => Some(kriegspiel_net::Plainly(&other).to_string()),
                         _ => None,
                     };
+                    self.tell_seats(|| SeatInput::Away);
                     if let (false, Some(why)) = (said_down, why) {
                         eprintln!("{program}: players' seats on the broker: {why}; trying again every second (a refusal is said with the console's own line)");
                         said_down = true;
@@ -159,6 +161,7 @@ impl Router {
                     topic: TableTopics::new(table).private.get(color).clone(),
                     current: None,
                     vanished: None,
+                    away: false,
                 };
                 let spawned = std::thread::Builder::new()
                     .name(format!("seat-{table}-{color}"))
@@ -170,7 +173,15 @@ impl Router {
                 tx
             }
         };
-        let _ = worker.try_send(message);
+        let _ = worker.try_send(SeatInput::Message(message));
+    }
+
+    /// Tells every seat's worker this console's link to the broker is lost or back.
+    fn tell_seats(&self, input: fn() -> SeatInput) {
+        for seat in self.seats.values() {
+            // A full queue is a flood of the terminal's own: the next change is told.
+            let _ = seat.try_send(input());
+        }
     }
 }
 
@@ -207,20 +218,41 @@ struct Seat {
     current: Option<Bridged>,
     /// When the current session's terminal vanished, if it has not spoken since.
     vanished: Option<Instant>,
+    /// This console is away from the broker now.
+    away: bool,
+}
+
+/// What a seat's worker is told: a message of its terminal, or this console's own link to
+/// the broker lost or back.
+enum SeatInput {
+    Message(ToConsole),
+    Away,
+    Back,
 }
 
 impl Seat {
-    fn run(mut self, inbox: &Receiver<ToConsole>) {
+    fn run(mut self, inbox: &Receiver<SeatInput>) {
         let mut alive_at = Instant::now();
         loop {
             match inbox.recv_timeout(ALIVE_EVERY) {
-                Ok(m) => self.take(m),
+                Ok(SeatInput::Message(m)) => self.take(m),
+                // Away from the broker, this console cannot tell a terminal gone from one it
+                // does not hear: no grace runs; back, a vanished terminal has the whole grace
+                // again from now (it says it is there every few seconds).
+                Ok(SeatInput::Away) => self.away = true,
+                Ok(SeatInput::Back) => {
+                    self.away = false;
+                    if self.vanished.is_some() {
+                        self.vanished = Some(Instant::now());
+                    }
+                }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
-            if self
-                .vanished
-                .is_some_and(|at| at.elapsed() >= VANISHED_GRACE)
+            if !self.away
+                && self
+                    .vanished
+                    .is_some_and(|at| at.elapsed() >= VANISHED_GRACE)
             {
                 // Not back: the session ends as if he had quit.
                 self.vanished = None;
