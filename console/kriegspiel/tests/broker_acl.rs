@@ -618,6 +618,37 @@ fn hall(round: &Round, journal: &Path) -> kriegspiel_tests::process::ChildGuard 
     hall_heard(round, journal).0
 }
 
+/// The hall's lines from `notes` until one holds `what` (returned last), within 20 s.
+fn heard_until(notes: &mpsc::Receiver<String>, what: &str) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut heard = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = notes
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("never said '{what}': {heard:?}"));
+        let found = line.contains(what);
+        heard.push(line);
+        if found {
+            return heard;
+        }
+    }
+}
+
+/// `kriegspiel hall` on `round` with `journal`, without speech.
+fn hall_command(round: &Round, journal: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kriegspiel"));
+    c.args([
+        "hall",
+        "--no-speech",
+        "--config",
+        text(&round.file),
+        "--journal",
+    ])
+    .arg(journal);
+    c
+}
+
 /// The hall, and what it says on standard error from its ready line on.
 fn hall_heard(
     round: &Round,
@@ -828,15 +859,7 @@ fn a_seat_taken_over_with_its_seat_file_is_said_to_the_arbiter() {
     let mut again = Terminal::with_args(&["--seat-file", text(&white_file)]);
     again.expect("Connected to table 1 as white");
     white.expect("error: this seat was taken by another terminal with the same seat file");
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let mut heard = Vec::new();
-    while !heard.iter().any(|l: &String| l.contains("taken over")) {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        let line = notes
-            .recv_timeout(left)
-            .unwrap_or_else(|_| panic!("the arbiter was not told: {heard:?}"));
-        heard.push(line);
-    }
+    let heard = heard_until(&notes, "taken over");
     let line = heard.last().unwrap();
     assert!(
         line.contains(
@@ -854,19 +877,11 @@ fn a_console_says_a_second_console_of_its_name_or_tables_once_it_appears() {
     let (r, dir, m) = round_on_broker(ROUND_OF_PLAYERS);
     let (_hall, notes) = hall_heard(&r, &dir.path().join("j.sqlite"));
     let twin = console(&r, m.port);
+    // What was said before the line that holds `what`.
     let expect = |what: &str| {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let mut heard = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = notes
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("never said '{what}': {heard:?}"));
-            if line.contains(what) {
-                return heard;
-            }
-            heard.push(line);
-        }
+        let mut heard = heard_until(&notes, what);
+        heard.pop();
+        heard
     };
     // Its own presence echoed back is no twin: a twin's comes with another epoch.
     std::thread::sleep(Duration::from_secs(1));
@@ -916,17 +931,8 @@ fn a_console_restarted_without_the_journal_of_its_game_under_way_is_refused() {
     std::thread::sleep(Duration::from_secs(1));
     drop(first);
     drop(white);
-    let mut forgotten = Command::new(env!("CARGO_BIN_EXE_kriegspiel"));
-    forgotten
-        .args([
-            "hall",
-            "--no-speech",
-            "--config",
-            text(&r.file),
-            "--journal",
-        ])
-        .arg(dir.path().join("forgotten.sqlite"))
-        .stdin(std::process::Stdio::null());
+    let mut forgotten = hall_command(&r, &dir.path().join("forgotten.sqlite"));
+    forgotten.stdin(std::process::Stdio::null());
     // Its last will says it is offline within the broker's keep-alive.
     let deadline = Instant::now() + Duration::from_secs(30);
     let said = loop {
@@ -1110,17 +1116,7 @@ fn a_console_or_table_already_running_on_the_broker_is_refused() {
             Err(_) => panic!("main published no summary of table 2"),
         }
     }
-    let mut again = Command::new(env!("CARGO_BIN_EXE_kriegspiel"));
-    again
-        .args([
-            "hall",
-            "--no-speech",
-            "--config",
-            text(&r.file),
-            "--journal",
-        ])
-        .arg(dir.path().join("forgotten.sqlite"));
-    let again = within_20_s(&mut again);
+    let again = within_20_s(&mut hall_command(&r, &dir.path().join("forgotten.sqlite")));
     let said = String::from_utf8_lossy(&again.stderr);
     assert_eq!(again.status.code(), Some(1), "{said}");
     assert!(

@@ -3,8 +3,8 @@
 //! them is meant is found without a look at his opponent's (what the referee then says of
 //! the try is the referee's).
 
-use kriegspiel_referee::shakmaty::{attacks, Bitboard, Board, Color, File, Rank, Role, Square};
-use kriegspiel_referee::Try;
+use kriegspiel_referee::shakmaty::{Board, Castles, CastlingMode, Color, File, Rank, Role, Square};
+use kriegspiel_referee::{own_board_targets_on, Try};
 
 /// Why a move so written is no try.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,17 +99,7 @@ fn read_as(role: Role, rest: &[char], board: &Board, color: Color) -> Result<Try
     let from: Vec<Square> = (board.by_role(role) & mine)
         .into_iter()
         .filter(|sq| file.is_none_or(|f| sq.file() == f) && rank.is_none_or(|r| sq.rank() == r))
-        .filter(|sq| {
-            !mine.contains(to)
-                && reaches(
-                    role,
-                    *sq,
-                    to,
-                    mine,
-                    color,
-                    takes || (file.is_some() && !long),
-                )
-        })
+        .filter(|sq| reaches(board, *sq, to, color, takes || (file.is_some() && !long)))
         .collect();
     match from.as_slice() {
         [] => Err(Unread::NoMan(role, to)),
@@ -129,43 +119,13 @@ fn square(file: char, rank: char) -> Option<Square> {
     ))
 }
 
-/// Whether a `role` of `color`'s on `from` goes to `to` with only his own men in the way. A
-/// pawn named by its file (`exd5`) takes; one named by its target alone (`e4`) steps.
-fn reaches(
-    role: Role,
-    from: Square,
-    to: Square,
-    mine: Bitboard,
-    color: Color,
-    takes: bool,
-) -> bool {
-    match role {
-        Role::Pawn => {
-            let forward = |n: i32| {
-                let rank = i32::from(from.rank()) + if color == Color::White { n } else { -n };
-                u32::try_from(rank)
-                    .ok()
-                    .and_then(|r| Rank::try_from(r).ok())
-                    .map(|r| Square::from_coords(from.file(), r))
-            };
-            if takes && from.file() != to.file() {
-                attacks::pawn_attacks(color, from).contains(to)
-            } else {
-                let home = from.rank()
-                    == if color == Color::White {
-                        Rank::Second
-                    } else {
-                        Rank::Seventh
-                    };
-                from.file() == to.file()
-                    && (forward(1) == Some(to)
-                        || (home
-                            && forward(2) == Some(to)
-                            && forward(1).is_some_and(|s| !mine.contains(s))))
-            }
-        }
-        _ => attacks::attacks(from, role.of(color), mine).contains(to),
-    }
+/// Whether his man on `from` goes to `to` on his own board (the referee's one move
+/// generator for it; castling is typed as such, not as a king's move). A pawn that `takes`
+/// (named by its file: `exd5`) goes aside; one named by its target alone (`e4`) steps.
+fn reaches(board: &Board, from: Square, to: Square, color: Color, takes: bool) -> bool {
+    let no_castling = Castles::empty(CastlingMode::Standard);
+    own_board_targets_on(board, &no_castling, color, from).contains(to)
+        && (board.role_at(from) != Some(Role::Pawn) || takes == (from.file() != to.file()))
 }
 
 #[cfg(test)]
