@@ -63,6 +63,7 @@ fn write_all(args: &Args) -> Result<String, Failure> {
         .map_err(Failure::Usage)?
         .map(|b| b.url);
     let port = listener_port(round, url.as_ref(), args.tls).map_err(Failure::Usage)?;
+    let bind = url.as_ref().and_then(loopback_bind);
     let hosts = if args.tls {
         certificate_hosts(args.host.as_deref(), url.as_ref()).map_err(Failure::Usage)?
     } else {
@@ -84,9 +85,14 @@ fn write_all(args: &Args) -> Result<String, Failure> {
         make_certificates(&dir, &round_id, &hosts).map_err(Failure::Machine)?;
         written.extend(["ca.crt", "ca.key", "server.crt", "server.key"]);
     }
-    let conf = configuration(dir_text, &round_id, round, port, args.tls);
+    let listener = Listener {
+        port,
+        bind,
+        tls: args.tls,
+    };
+    let conf = configuration(dir_text, &round_id, round, &listener);
     write_file(&dir.join("mosquitto.conf"), &conf, 0o644).map_err(Failure::Machine)?;
-    Ok(report(args, &members, &round_id, &dir, &written))
+    Ok(report(args, &members, &round_id, &dir, &written, &listener))
 }
 
 /// The listener's port: the round file's [broker] url's, else MQTT's (1883, 8883 with TLS).
@@ -104,6 +110,30 @@ fn listener_port(round: &Path, url: Option<&BrokerUrl>, tls: bool) -> Result<u16
              mqtts://{}:8883 in the round file, or leave out --tls",
             u.host
         )),
+    }
+}
+
+/// Where the broker listens: a round whose url names this machine's loopback is reached
+/// from this machine alone, so its broker listens there alone and no one else in the room
+/// (or on the club's wifi) can knock on it.
+struct Listener {
+    port: u16,
+    /// The loopback address to listen on; `None` is every interface.
+    bind: Option<&'static str>,
+    tls: bool,
+}
+
+/// The address to bind when the url's host is this machine's loopback.
+fn loopback_bind(url: &BrokerUrl) -> Option<&'static str> {
+    let host = url.host.trim_start_matches('[').trim_end_matches(']');
+    if host.eq_ignore_ascii_case("localhost") {
+        // mosquitto resolves it itself: 127.0.0.1 (and ::1 where the machine has it).
+        return Some("localhost");
+    }
+    match host.parse::<IpAddr>() {
+        Ok(IpAddr::V4(a)) if a.is_loopback() => Some("127.0.0.1"),
+        Ok(IpAddr::V6(a)) if a.is_loopback() => Some("::1"),
+        _ => None,
     }
 }
 
@@ -303,14 +333,16 @@ fn openssl(groups: &[&[&str]]) -> Result<(), String> {
 
 /// mosquitto's configuration: every message kept (on disk each second, queues that do not
 /// overflow in an evening, sessions kept a day), only the round's users, each to its topics.
-fn configuration(dir: &str, round_id: &str, round: &Path, port: u16, tls: bool) -> String {
-    let listener = if tls {
+fn configuration(dir: &str, round_id: &str, round: &Path, l: &Listener) -> String {
+    let port = l.port;
+    let bind = l.bind.map(|b| format!(" {b}")).unwrap_or_default();
+    let listener = if l.tls {
         format!(
-            "listener {port}\ncafile {dir}/ca.crt\ncertfile {dir}/server.crt\n\
+            "listener {port}{bind}\ncafile {dir}/ca.crt\ncertfile {dir}/server.crt\n\
              keyfile {dir}/server.key\nrequire_certificate false\n"
         )
     } else {
-        format!("listener {port}\n")
+        format!("listener {port}{bind}\n")
     };
     format!(
         "# Kriegspiel round {round_id}: the broker of its boards, seats and consoles.\n\
@@ -350,6 +382,7 @@ fn report(
     round_id: &str,
     dir: &Path,
     written: &[&str],
+    listener: &Listener,
 ) -> String {
     let users = members.principals();
     let count = |f: fn(&Principal<'_>) -> bool| users.iter().filter(|p| f(p)).count();
@@ -374,6 +407,20 @@ fn report(
     let _ = writeln!(text, "  sudo systemctl stop mosquitto");
     let _ = writeln!(text, "  sudo chown -R mosquitto: {d}");
     let _ = writeln!(text, "  sudo mosquitto -c {d}/mosquitto.conf");
+    let port = listener.port;
+    let _ = match listener.bind {
+        Some(b) => writeln!(
+            text,
+            "It listens on {b} port {port} only, as the round file's [broker] url says: boards \
+             and players on other machines cannot reach it (write this machine's address in \
+             the url, and run this again, for them)."
+        ),
+        None => writeln!(
+            text,
+            "It listens on port {port} of every network interface of this machine; only the \
+             round's users get in."
+        ),
+    };
     let _ = writeln!(
         text,
         "It says nothing on the terminal while it runs; its log is {d}/mosquitto.log (tail -f it to watch)."
@@ -450,5 +497,31 @@ mod tests {
         assert!(listener_port(round, Some(&url), false)
             .unwrap_err()
             .contains("add --tls"));
+    }
+
+    #[test]
+    fn a_round_on_loopback_gets_a_broker_that_listens_on_loopback_alone() {
+        let bind = |u: &str| loopback_bind(&u.parse::<BrokerUrl>().unwrap());
+        assert_eq!(bind("mqtt://127.0.0.1:1883"), Some("127.0.0.1"));
+        assert_eq!(bind("mqtt://127.0.1.1:1883"), Some("127.0.0.1"));
+        assert_eq!(bind("mqtt://LOCALHOST:1884"), Some("localhost"));
+        assert_eq!(bind("mqtt://[::1]:1883"), Some("::1"));
+        assert_eq!(bind("mqtt://hall.local:1883"), None);
+        assert_eq!(bind("mqtt://192.168.1.10:1883"), None);
+        let conf = |bind, tls| {
+            let l = Listener {
+                port: 1884,
+                bind,
+                tls,
+            };
+            configuration("/srv/b", "r1", Path::new("r.toml"), &l)
+        };
+        assert!(conf(Some("127.0.0.1"), false)
+            .lines()
+            .any(|l| l == "listener 1884 127.0.0.1"));
+        assert!(conf(Some("localhost"), true)
+            .lines()
+            .any(|l| l == "listener 1884 localhost"));
+        assert!(conf(None, false).lines().any(|l| l == "listener 1884"));
     }
 }

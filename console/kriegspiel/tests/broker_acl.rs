@@ -416,12 +416,37 @@ fn mode(p: &Path) -> u32 {
 }
 
 #[test]
+fn a_round_reached_by_the_rooms_network_gets_a_broker_on_every_interface() {
+    let r = round(&ROUND.replace("mqtt://127.0.0.1:1883", "mqtt://hall.local:1884"));
+    let said = r.configure(&[]);
+    assert!(
+        said.contains("It listens on port 1884 of every network interface"),
+        "{said}"
+    );
+    let conf = std::fs::read_to_string(r.broker.join("mosquitto.conf")).unwrap();
+    assert!(conf.lines().any(|l| l == "listener 1884"), "{conf}");
+    // And the loopback round's says it is reached from this machine alone.
+    let local = round(ROUND);
+    let said = local.configure(&[]);
+    assert!(
+        said.contains("It listens on 127.0.0.1 port 1883 only")
+            && said.contains("other machines cannot reach it"),
+        "{said}"
+    );
+}
+
+#[test]
 fn the_written_configuration_starts_mosquitto_with_tls_and_keeps_messages() {
     let r = round(&ROUND.replace("mqtt://127.0.0.1:1883", "mqtts://localhost:8883"));
     let said = r.configure(&["--tls", "--host", "localhost"]);
     assert!(said.contains("sudo chown -R mosquitto:"), "{said}");
     assert!(said.contains("/mosquitto.conf"), "{said}");
     assert!(said.contains("its log is "), "{said}");
+    // The url is this machine's loopback: no one else in the room may knock.
+    assert!(
+        said.contains("It listens on localhost port 8883 only"),
+        "{said}"
+    );
     for (name, m) in [
         ("passwd", 0o600),
         ("ca.key", 0o600),
@@ -438,7 +463,7 @@ fn the_written_configuration_starts_mosquitto_with_tls_and_keeps_messages() {
         "persistence true",
         "autosave_interval 1",
         "allow_anonymous false",
-        "listener 8883",
+        "listener 8883 localhost",
         "require_certificate false",
         "max_packet_size 65536",
         &format!("log_dest file {}/mosquitto.log", r.broker.display()),
@@ -447,9 +472,12 @@ fn the_written_configuration_starts_mosquitto_with_tls_and_keeps_messages() {
     }
     let acl = std::fs::read_to_string(r.broker.join("acl")).unwrap();
     assert!(!acl.contains("pattern"), "{acl}");
-    // The written configuration, on a free port of 127.0.0.1 instead of 8883.
+    // The written configuration, on a free port instead of 8883.
     let tls_port = free_port().unwrap();
-    let conf = conf.replace("listener 8883", &format!("listener {tls_port} 127.0.0.1"));
+    let conf = conf.replace(
+        "listener 8883 localhost",
+        &format!("listener {tls_port} localhost"),
+    );
     let dir = tempfile::tempdir().unwrap();
     let m = Mosquitto::start(dir.path(), &conf).unwrap();
     let password = dir.path().join("arbiter.password");
