@@ -370,12 +370,14 @@ fn main() -> ExitCode {
     if let Err(code) = refused_at_start(&args, &numbers, network.as_ref(), &specs) {
         return code;
     }
-    let (journal, path) = match journal(&args, demo)
-        .and_then(|j| elsewhere(network.as_ref(), &j.0, &numbers, &specs).map(|()| j))
-    {
+    let (journal, path) = match journal(&args, demo) {
         Ok(j) => j,
         Err(code) => return code,
     };
+    if let Err(code) = elsewhere(network.as_ref(), &journal, &numbers, &specs) {
+        journal.close_refused();
+        return code;
+    }
     if let Err(code) = prepare_network_demo(&args, network_demo.as_ref(), &mut specs) {
         return code;
     }

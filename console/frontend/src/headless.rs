@@ -64,6 +64,7 @@ pub fn play(
     let tables = specs.len();
     if let Some(code) = refused_on_the_broker(network.as_ref(), &journal, &specs, &numbers, program)
     {
+        journal.close_refused();
         return code;
     }
     let hall = match Hall::open_numbered(journal, specs, mode) {

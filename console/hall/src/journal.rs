@@ -56,6 +56,8 @@ pub struct Journal {
     /// replaced under a running console is found at the next commit, not at the restart
     /// that finds its game gone (attack review).
     file: Option<(u64, u64)>,
+    /// Whether this program made the journal's file when it opened it.
+    made: bool,
     /// The locks held while this journal may be written (none when read only). They are
     /// the last field: dropped after the connection is closed, which frees the journal for
     /// the next writer (and closing the journal file's second descriptor before SQLite's

@@ -384,3 +384,29 @@ fn a_journal_deleted_while_written_refuses_the_next_event() {
         )
     );
 }
+
+#[test]
+fn a_journal_made_for_a_refused_start_is_removed_and_any_other_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = |path: &Path| {
+        ["", "-wal", "-shm", ".lock"]
+            .iter()
+            .filter(|s| with_suffix(path, s).exists())
+            .count()
+    };
+    // Made by this start, no game in it: nothing is left.
+    let new = dir.path().join("new.sqlite");
+    Journal::open(&new).unwrap().close_refused();
+    assert_eq!(files(&new), 0);
+    // There before (even without a game): kept as it is.
+    let old = dir.path().join("old.sqlite");
+    drop(Journal::open(&old).unwrap());
+    Journal::open(&old).unwrap().close_refused();
+    assert!(old.exists());
+    // Made by this start but holding a game: kept, with its game.
+    let played = dir.path().join("played.sqlite");
+    let mut j = Journal::open(&played).unwrap();
+    j.new_game("t", &TableSetup::default(), 0).unwrap();
+    j.close_refused();
+    assert_eq!(Journal::open(&played).unwrap().games().unwrap().len(), 1);
+}

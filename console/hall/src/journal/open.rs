@@ -43,10 +43,11 @@ impl Journal {
         }
         let mut lock = take_lock(path)?;
         match open_locked(path, &mut lock) {
-            Ok(conn) => Ok(Journal {
+            Ok((conn, existed)) => Ok(Journal {
                 conn,
                 path: path.to_owned(),
                 file: identity(path),
+                made: !existed,
                 _lock: Some(lock),
             }),
             Err(e) => {
@@ -73,8 +74,35 @@ impl Journal {
             conn,
             path: path.to_owned(),
             file: None,
+            made: false,
             _lock: None,
         })
+    }
+
+    /// Closes a journal whose program was refused before its first game (the table runs
+    /// elsewhere, a setting cannot be used): a file this program made for it, still empty
+    /// of games, is removed with its `-wal`, `-shm` and lock, so that a refused start
+    /// leaves nothing a later start would take for a journal of its own. A journal that
+    /// was there before, or has a game, is closed as it is.
+    pub fn close_refused(self) {
+        let unused = self.made
+            && self.still_there().is_ok()
+            && self
+                .conn
+                .query_row("SELECT COUNT(*) FROM games", [], |r| r.get::<_, i64>(0))
+                .is_ok_and(|games| games == 0);
+        let Journal {
+            conn, path, _lock, ..
+        } = self;
+        drop(conn);
+        if unused {
+            for file in super::files::files_of(&path) {
+                let _ = std::fs::remove_file(file);
+            }
+            if let Some(lock) = _lock {
+                lock.refused();
+            }
+        }
     }
 
     /// Whether the journal's file is still the one this journal writes: not deleted,
@@ -102,7 +130,7 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
 
 /// Opens the journal whose lock file is held: its own file locked too, created private or
 /// found to be a journal (and then made private), its schema created or checked.
-fn open_locked(path: &Path, lock: &mut WriterLock) -> Result<Connection, JournalError> {
+fn open_locked(path: &Path, lock: &mut WriterLock) -> Result<(Connection, bool), JournalError> {
     let existed = create_private(path)?;
     lock.hold_journal(path)?;
     let mut conn = connect(
@@ -127,7 +155,7 @@ fn open_locked(path: &Path, lock: &mut WriterLock) -> Result<Connection, Journal
     if existed {
         make_journal_private(path);
     }
-    Ok(conn)
+    Ok((conn, existed))
 }
 
 /// Opens the SQLite file, one connection per journal (no mutex of SQLite's own).
