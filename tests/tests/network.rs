@@ -733,6 +733,64 @@ fn a_board_stopped_cleanly_is_kept_as_stopped_not_offline() {
     }
 }
 
+/// A board program stopped by SIGTERM (`systemctl stop`, `kill`) in the middle of its game
+/// says "stopped" on the broker, as a board that ended: killed by the signal's default
+/// action it left its last will's "offline", and the arbiter heard a board lost.
+#[test]
+fn a_board_stopped_by_sigterm_says_stopped_not_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Mosquitto::start(dir.path(), "").unwrap();
+    let script = dir.path().join("long.txt");
+    std::fs::write(
+        &script,
+        "occupied white\n100 lift e2\n200 place e4\n600000 lift d2\n",
+    )
+    .unwrap();
+    acknowledge_every_event(broker.port);
+    let mut board = std::process::Command::new(cargo_bin("kriegspiel-board", "kriegspiel-board"))
+        .arg("simulate")
+        .arg("--script")
+        .arg(&script)
+        .args(["--broker", &broker.url(), "--board-id", "21"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let topic = kriegspiel_net::BoardTopics::new(21).status;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !retained(broker.port, &topic).is_some_and(|s| s.starts_with("online")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the board never came online"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Its lift and place sent and held.
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &board.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out = board.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert!(
+        stderr.contains("kriegspiel-board: SIGTERM: stopped"),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("lift e2"),
+        "{out:?}"
+    );
+    assert_eq!(
+        retained(broker.port, &topic).as_deref(),
+        Some("stopped"),
+        "the broker's log: {}",
+        broker.log_text()
+    );
+}
+
 /// The console's part, without a console: every board's events held, and acknowledged
 /// (retained, as a console does).
 fn acknowledge_every_event(port: u16) {

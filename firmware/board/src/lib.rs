@@ -10,3 +10,4 @@ pub mod script;
 pub mod selftest;
 pub mod serial;
 pub mod simulate;
+pub mod stop;

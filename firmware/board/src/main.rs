@@ -10,6 +10,7 @@ use kriegspiel_board::script::{Script, MAX_SCRIPT_BYTES};
 use kriegspiel_board::selftest::{self, SimFaults};
 use kriegspiel_board::serial;
 use kriegspiel_board::simulate::{self, Sent};
+use kriegspiel_board::stop::Stop;
 use kriegspiel_board_core::{Board, BoardConfig, BoardError, Square};
 use kriegspiel_net::{BoardTransport, Broker, BrokerUrl, TransportConfig, TransportWriter};
 use std::sync::mpsc::Receiver;
@@ -309,27 +310,69 @@ fn simulate_cmd(
         }
     };
     let name = link.name();
+    let stop = Stop::on_signals();
     let result = match link.open(serial::DEFAULT_BAUD, config.board_id) {
         Err(code) => return code,
-        Ok(Link::Serial(writer, incoming)) => {
-            simulate::run(&script, config, start, writer, &incoming, &mut on_sent)
-                .map_err(|e| e.to_string())
-        }
-        Ok(Link::Net(writer, incoming, transport)) => {
-            simulate::run(&script, config, start, writer, &incoming, &mut on_sent)
-                .map_err(|e| e.to_string())
-                .and_then(|()| flush(&transport, config.board_id))
-        }
+        Ok(Link::Serial(writer, incoming)) => simulate::run(
+            &script,
+            config,
+            start,
+            writer,
+            &incoming,
+            &mut on_sent,
+            &stop,
+        )
+        .map_err(|e| e.to_string()),
+        Ok(Link::Net(writer, incoming, transport)) => simulate::run(
+            &script,
+            config,
+            start,
+            writer,
+            &incoming,
+            &mut on_sent,
+            &stop,
+        )
+        .map_err(|e| e.to_string())
+        .and_then(|()| match stop.asked() {
+            None => flush(&transport, config.board_id),
+            Some(_) => Ok(stopping(&transport, config.board_id)),
+        }),
     };
-    match result {
-        Ok(()) => {
+    match (result, stop.asked()) {
+        (Ok(()), None) => {
             if !quiet {
                 say(sent);
             }
             ExitCode::SUCCESS
         }
-        Err(e) => fail(1, format!("{name}: {e}")),
+        (Ok(()), Some((number, name))) => {
+            if !quiet {
+                say(sent);
+            }
+            stopped_by(number, name)
+        }
+        (Err(e), _) => fail(1, format!("{name}: {e}")),
     }
+}
+
+/// How long a board stopped by a signal waits for the console to hold its last events:
+/// long enough for a console on the room's network, short enough for `systemctl stop`.
+const STOP_FLUSH_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// A board stopped by a signal gives the console a moment to hold its last events; the
+/// transport, dropped after, says "stopped" when it holds them all, else "offline".
+fn stopping(transport: &BoardTransport, board_id: u32) {
+    if let Err(left) = transport.flush(STOP_FLUSH_LIMIT) {
+        eprintln!(
+            "kriegspiel-board: board {board_id}: {left} events were not yet held by the console; they are lost with this program (the console resyncs the board from its next start)"
+        );
+    }
+}
+
+/// The exit of a board stopped by a signal, said.
+fn stopped_by(number: i32, name: &str) -> ExitCode {
+    eprintln!("kriegspiel-board: {name}: stopped");
+    ExitCode::from(u8::try_from(128 + number).unwrap_or(1))
 }
 
 /// How long a simulated board waits at its end for the console to hold its last events.
@@ -378,24 +421,40 @@ fn run(config_path: &std::path::Path, link: &LinkArgs, board_id: Option<u32>) ->
         "kriegspiel-board: board {} scanning at {} Hz, serving {name}",
         config.board.board_id, config.board.scan_hz
     );
-    match link.open(config.baud, config.board.board_id) {
+    let stop = Stop::on_signals();
+    let board_id = config.board.board_id;
+    match link.open(config.baud, board_id) {
         Err(code) => code,
-        Ok(Link::Serial(writer, incoming)) => scan(scanner, writer, &incoming, &config, &name),
-        Ok(Link::Net(writer, incoming, _transport)) => {
-            scan(scanner, writer, &incoming, &config, &name)
+        Ok(Link::Serial(writer, incoming)) => {
+            match scan(scanner, writer, &incoming, &config, &name, &stop) {
+                Ok((number, signal)) => stopped_by(number, signal),
+                Err(code) => code,
+            }
+        }
+        Ok(Link::Net(writer, incoming, transport)) => {
+            match scan(scanner, writer, &incoming, &config, &name, &stop) {
+                Ok((number, signal)) => {
+                    stopping(&transport, board_id);
+                    // Says "stopped" on the broker when the console holds every event.
+                    drop(transport);
+                    stopped_by(number, signal)
+                }
+                Err(code) => code,
+            }
         }
     }
 }
 
-/// Scans for ever; a console that is away is complained about every 5 s, a refusal by the
-/// broker stops the board.
+/// Scans until a signal stops it; a console that is away is complained about every 5 s, a
+/// refusal by the broker stops the board.
 fn scan<W: kriegspiel_board_core::FrameWriter>(
     scanner: PiScanner,
     writer: W,
     incoming: &Receiver<Vec<u8>>,
     config: &Config,
     name: &str,
-) -> ExitCode
+    stop: &Stop,
+) -> Result<(i32, &'static str), ExitCode>
 where
     W::Error: std::fmt::Display + Fatal,
 {
@@ -403,12 +462,17 @@ where
     let mut pacer = kriegspiel_board::pacer::Pacer::new();
     let mut last_complaint: Option<u32> = None;
     loop {
+        if let Some(signal) = stop.asked() {
+            return Ok(signal);
+        }
         let now = pacer.now_ms();
         let result = board
             .tick(now)
             .and_then(|()| pacer.wait(&mut board, incoming));
         match result {
-            Err(BoardError::Write(e)) if e.is_fatal() => return fail(1, format!("{name}: {e}")),
+            Err(BoardError::Write(e)) if e.is_fatal() => {
+                return Err(fail(1, format!("{name}: {e}")))
+            }
             Err(e) => {
                 // The console end may be unplugged: keep scanning, it reconnects with a Hello.
                 if last_complaint.is_none_or(|at| now.wrapping_sub(at) >= 5000) {

@@ -128,6 +128,7 @@ pub fn run<W: FrameWriter + fmt::Debug>(
     writer: W,
     incoming: &Receiver<Vec<u8>>,
     on_sent: impl FnMut(&BoardMsg),
+    stop: &crate::stop::Stop,
 ) -> Result<(), BoardError<W::Error>> {
     let pins = PinBoard::new();
     pins.set_magnets(script.initial);
@@ -158,6 +159,9 @@ pub fn run<W: FrameWriter + fmt::Debug>(
     // changes are further apart than a debounce and never wait. The first scan sees the
     // script's starting men.
     loop {
+        if stop.asked().is_some() {
+            return Ok(());
+        }
         let now_ms = pacer.now_ms();
         if board.occupancy() == Some(pins.magnets()) {
             if let Some(event) = script
@@ -263,9 +267,16 @@ mod tests {
             board_id: 3,
             ..BoardConfig::default()
         };
-        run(&script, config, None, Wire::default(), &incoming, |m| {
-            seen.push(*m)
-        })
+        let never = crate::stop::Stop::never();
+        run(
+            &script,
+            config,
+            None,
+            Wire::default(),
+            &incoming,
+            |m| seen.push(*m),
+            &never,
+        )
         .unwrap();
         assert!(
             matches!(seen[0], BoardMsg::Hello { board_id: 3, .. }),
@@ -285,6 +296,35 @@ mod tests {
 
     /// Moves 8 ms apart, later squares first: a scan loop held up for 60 ms (here by the
     /// first frame's writer) must still report them in the script's order, one per scan.
+    /// A stop asked before the script ends ends the run at the next scan, with what was
+    /// sent so far, and sends nothing more.
+    #[test]
+    fn a_stop_ends_the_run_at_the_next_scan() {
+        let script = Script::parse("occupied white\n20 lift e2\n600000 place e4\n").unwrap();
+        let (_tx, incoming) = std::sync::mpsc::channel();
+        let stop = crate::stop::Stop::never();
+        let mut lifted = false;
+        let mut placed = false;
+        run(
+            &script,
+            BoardConfig::default(),
+            None,
+            Wire::default(),
+            &incoming,
+            |m| match m {
+                BoardMsg::Lift { .. } => {
+                    lifted = true;
+                    stop.ask(15);
+                }
+                BoardMsg::Place { .. } => placed = true,
+                _ => {}
+            },
+            &stop,
+        )
+        .unwrap();
+        assert!(lifted && !placed);
+    }
+
     #[test]
     fn a_held_up_scan_loop_delays_the_script_instead_of_reordering_it() {
         let script =
@@ -306,6 +346,7 @@ mod tests {
                     lifts.push(String::from_utf8_lossy(&square_name(square)).into_owned());
                 }
             },
+            &crate::stop::Stop::never(),
         )
         .unwrap();
         assert_eq!(lifts, ["a2", "h2", "d2", "b2"]);
@@ -329,6 +370,7 @@ mod tests {
                     sent.push((what, SystemTime::now()));
                 }
             },
+            &crate::stop::Stop::never(),
         )
         .unwrap();
         sent
