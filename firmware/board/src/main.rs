@@ -335,7 +335,10 @@ fn simulate_cmd(
         .map_err(|e| e.to_string())
         .and_then(|()| match stop.asked() {
             None => flush(&transport, config.board_id),
-            Some(_) => Ok(stopping(&transport, config.board_id)),
+            Some(_) => {
+                stopping(&transport, config.board_id);
+                Ok(())
+            }
         }),
     };
     match (result, stop.asked()) {
