@@ -747,7 +747,7 @@ fn a_board_stopped_by_sigterm_says_stopped_not_offline() {
     )
     .unwrap();
     acknowledge_every_event(broker.port);
-    let mut board = std::process::Command::new(cargo_bin("kriegspiel-board", "kriegspiel-board"))
+    let board = std::process::Command::new(cargo_bin("kriegspiel-board", "kriegspiel-board"))
         .arg("simulate")
         .arg("--script")
         .arg(&script)
