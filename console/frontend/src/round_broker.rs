@@ -241,6 +241,12 @@ impl Listener {
             }
             match event {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                    if said_down {
+                        eprintln!(
+                            "{}: the round's broker answers again; its windows show this console's tables again",
+                            self.program
+                        );
+                    }
                     said_down = false;
                     was_up = true;
                     let online = Status::Online { epoch }.encode();

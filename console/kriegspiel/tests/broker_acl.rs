@@ -832,13 +832,16 @@ fn hall_behind_a_proxy(
     tempfile::TempDir,
     Mosquitto,
     CuttableProxy,
-    kriegspiel_tests::process::ChildGuard,
+    (
+        kriegspiel_tests::process::ChildGuard,
+        mpsc::Receiver<String>,
+    ),
 ) {
     let (r, dir, m) = round_on_broker(template);
     let proxy = CuttableProxy::start(m.port).unwrap();
     // The seat files name the broker itself; the console's round names the proxy.
     std::fs::write(&r.file, template.replace("PORT", &proxy.port.to_string())).unwrap();
-    let hall = hall(&r, &dir.path().join("j.sqlite"));
+    let hall = hall_heard(&r, &dir.path().join("j.sqlite"));
     (r, dir, m, proxy, hall)
 }
 
@@ -988,7 +991,7 @@ fn a_console_restarted_without_the_journal_of_its_game_under_way_is_refused() {
 #[test]
 fn a_broker_down_for_twenty_seconds_loses_no_session_and_no_typed_line() {
     use kriegspiel_tests::console::Terminal;
-    let (r, _dir, mut m, _proxy, _hall) = hall_behind_a_proxy(ROUND_OF_PLAYERS);
+    let (r, _dir, mut m, _proxy, (_hall, notes)) = hall_behind_a_proxy(ROUND_OF_PLAYERS);
     let white_file = r.seats.join("table-1-white.seat");
     let mut white = Terminal::with_args(&["--seat-file", text(&white_file)]);
     white.expect("Connected to table 1 as white");
@@ -1003,6 +1006,14 @@ fn a_broker_down_for_twenty_seconds_loses_no_session_and_no_typed_line() {
     white.say("my men");
     white.expect("Your men: king e1");
     never_said(&white, &["Lost the console", "no longer knows"]);
+    // The arbiter was told the round's broker was lost, and then that it is back.
+    let lost = heard_until(&notes, "the round's broker: ");
+    let lost = lost.last().unwrap();
+    assert!(
+        lost.contains("(stopped, killed or restarted)") && lost.contains("until it answers again"),
+        "{lost}"
+    );
+    heard_until(&notes, "the round's broker answers again");
 }
 
 /// The console away from the broker for a few seconds (its network cut) while the player

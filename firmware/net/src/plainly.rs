@@ -20,9 +20,7 @@ impl fmt::Display for Plainly<'_> {
             | ConnectionError::MqttState(StateError::Deserialization(
                 rumqttc::mqttbytes::Error::Io(e),
             )) => f.write_str(&io_words(e)),
-            ConnectionError::MqttState(StateError::ConnectionAborted) => {
-                f.write_str("the broker closed the connection")
-            }
+            ConnectionError::MqttState(StateError::ConnectionAborted) => f.write_str(CLOSED),
             ConnectionError::MqttState(StateError::AwaitPingResp)
             | ConnectionError::NetworkTimeout
             | ConnectionError::FlushTimeout => f.write_str("the broker stopped answering"),
@@ -56,16 +54,21 @@ pub fn refusal(code: ConnectReturnCode) -> &'static str {
     }
 }
 
+/// A connection the broker's side ended. Whether mosquitto was stopped (SIGTERM), killed
+/// (SIGKILL: the kernel closes its sockets just as cleanly) or restarted cannot be told
+/// from here, so the words do not guess.
+const CLOSED: &str = "the broker ended the connection (stopped, killed or restarted)";
+
 /// The words for the kinds an arbiter can act on; the system's own message otherwise.
 fn io_words(e: &io::Error) -> String {
     let what = match e.kind() {
         io::ErrorKind::ConnectionRefused => "nothing answers at the broker's address",
+        // A reset: the broker's machine or the network between dropped it, or the broker
+        // ended it with unread data in flight (killed while it sent).
         io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => {
-            "the connection to the broker was cut"
+            "the connection to the broker was cut (the broker stopped, or the network dropped it)"
         }
-        io::ErrorKind::BrokenPipe | io::ErrorKind::UnexpectedEof => {
-            "the broker closed the connection"
-        }
+        io::ErrorKind::BrokenPipe | io::ErrorKind::UnexpectedEof => CLOSED,
         io::ErrorKind::TimedOut => "the broker did not answer in time",
         io::ErrorKind::HostUnreachable | io::ErrorKind::NetworkUnreachable => {
             "the broker's machine cannot be reached from here"
@@ -106,7 +109,7 @@ mod tests {
     fn a_broker_that_went_away_is_said_so() {
         assert_eq!(
             said(ConnectionError::MqttState(StateError::ConnectionAborted)),
-            "the broker closed the connection"
+            CLOSED
         );
         assert_eq!(
             said(ConnectionError::MqttState(StateError::AwaitPingResp)),
@@ -114,7 +117,7 @@ mod tests {
         );
         assert_eq!(
             said(ConnectionError::Io(io::ErrorKind::ConnectionReset.into())),
-            "the connection to the broker was cut"
+            "the connection to the broker was cut (the broker stopped, or the network dropped it)"
         );
         // As rumqttc says a broker killed while it was sending.
         let reset = rumqttc::mqttbytes::Error::Io(io::ErrorKind::ConnectionReset.into());
@@ -122,7 +125,7 @@ mod tests {
             said(ConnectionError::MqttState(StateError::Deserialization(
                 reset
             ))),
-            "the connection to the broker was cut"
+            "the connection to the broker was cut (the broker stopped, or the network dropped it)"
         );
     }
 
