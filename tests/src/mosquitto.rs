@@ -131,7 +131,7 @@ fn is_root() -> bool {
 /// A TCP proxy in the test process between clients and the broker, which can cut every
 /// connection for a while, as a pulled network cable or a dead switch would: connections
 /// open are closed, new ones refused until the cut ends.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct CuttableProxy {
     pub port: u16,
     state: std::sync::Arc<ProxyState>,

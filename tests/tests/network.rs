@@ -180,18 +180,45 @@ fn a_broker_stalled_for_3_s_judges_the_held_up_play_as_it_happened() {
 
 /// Both boards are cut off from the broker for 5 s in the middle of the game (their
 /// connections closed, new ones refused), as by a pulled cable or a dead switch: they keep
-/// what they sense and send it once they are back; the table waits for them.
+/// what they sense and send it once they are back; the table waits for them. Each is said
+/// gone at once: the second's word was held back for the first board's frames (up to the
+/// table's 10 s hold for a board that may come back with what it kept), though the word
+/// changes nothing in the game.
 #[test]
 fn boards_cut_off_for_5_s_lose_nothing() {
-    let run = berkeley_with_fault(12, |room| {
-        for proxy in &room.boards {
-            proxy.cut();
+    let mut cut_at: Option<std::time::Instant> = None;
+    let mut said_gone: Vec<(String, Duration)> = Vec::new();
+    let (game, run) = play("berkeley", SLACK, None, |answers, v, room, _| {
+        if answers >= 12 && cut_at.is_none() {
+            // A second apart, as two cables pulled one after the other, and both back 5 s
+            // after the first was pulled.
+            let [white, black] = room.boards.clone();
+            white.cut();
+            cut_at = Some(std::time::Instant::now());
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_secs(1));
+                black.cut();
+                std::thread::sleep(Duration::from_secs(4));
+                white.restore();
+                black.restore();
+            });
         }
-        std::thread::sleep(Duration::from_secs(5));
-        for proxy in &room.boards {
-            proxy.restore();
+        if let Some(at) = cut_at.filter(|_| v["event"] == "disconnected") {
+            let board = v["link"].as_str().unwrap_or_default().to_owned();
+            said_gone.push((board, at.elapsed()));
         }
     });
+    check("berkeley", &game, &run);
+    let mut boards: Vec<&str> = said_gone.iter().map(|(b, _)| b.as_str()).collect();
+    boards.sort_unstable();
+    assert_eq!(boards, ["black", "white"], "{said_gone:?}");
+    // The broker says each gone at once (its last will); the hold for a lagging board is 10 s.
+    assert!(
+        said_gone
+            .iter()
+            .all(|(_, after)| *after < Duration::from_secs(5)),
+        "{said_gone:?}"
+    );
     // Said gone while cut off, and back once they were.
     assert_eq!(
         last_link_events(&run),

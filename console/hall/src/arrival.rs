@@ -2,6 +2,7 @@
 //! link: never later than their arrival there), commands when the hall routes them; a
 //! table takes what is waiting earliest first.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use kriegspiel_boardlink::{BoardLinkHandle, DisconnectReason, LinkEvent, Progress, Report};
@@ -75,6 +76,9 @@ pub(crate) struct BoardFeed {
     pub(crate) reports: Reports,
     /// A report taken in to compare arrivals, not yet handed to the table.
     pub(crate) held: Option<Held>,
+    /// Reports read past a held one, to find news behind it (at most [`AHEAD`]); they come
+    /// before the channel's.
+    ahead: VecDeque<Held>,
     pub(crate) ended: bool,
     /// The board's id when it is on the network: its events carry their frame's number
     /// into the journal.
@@ -135,6 +139,18 @@ pub(crate) enum Held {
 }
 
 impl Held {
+    /// Whether it is news for the arbiter only (a board said gone or back, a fault, a DGT
+    /// board's notice), no input to the game: it need not wait, in time order, for the
+    /// other board's late frames, which it cannot change. A board said gone waited so for
+    /// the other one pulled a second earlier, up to [`MAX_HOLD`] (club trial).
+    pub(crate) fn is_news_only(&self) -> bool {
+        match self {
+            Held::Link(r) | Held::Dgt(DgtItem::Link(r)) => board_input(&r.event).is_none(),
+            Held::Dgt(DgtItem::Notice { .. }) => true,
+            Held::Dgt(DgtItem::Promote { .. }) => false,
+        }
+    }
+
     /// When the board made it (at the latest when it reached the link), on the link's clock.
     fn at(&self) -> Duration {
         match self {
@@ -155,6 +171,7 @@ impl BoardFeed {
             link,
             reports,
             held: None,
+            ahead: VecDeque::new(),
             ended: false,
             net_board,
         }
@@ -162,6 +179,9 @@ impl BoardFeed {
 
     /// The arrival of the next report already here, without waiting.
     pub(crate) fn ready(&mut self) -> Option<Instant> {
+        if self.held.is_none() {
+            self.held = self.ahead.pop_front();
+        }
         if self.held.is_none() && !self.ended {
             match self.reports.try_recv() {
                 Ok(r) => self.held = Some(r),
@@ -172,8 +192,24 @@ impl BoardFeed {
         self.held.as_ref().map(|r| self.link.started() + r.at())
     }
 
+    /// While its next report is held for the other board, news behind it (the board said
+    /// gone a second after the other was): read on without waiting, and taken out of turn.
+    pub(crate) fn news_behind(&mut self) -> Option<Held> {
+        if self.held.is_some() {
+            while self.ahead.len() < AHEAD && !self.ended {
+                match self.reports.try_recv() {
+                    Ok(r) => self.ahead.push_back(r),
+                    Err(TryRecvError::Disconnected) => self.ended = true,
+                    Err(TryRecvError::Empty) => break,
+                }
+            }
+        }
+        let news = self.ahead.iter().position(Held::is_news_only)?;
+        self.ahead.remove(news)
+    }
+
     pub(crate) async fn next(&mut self) -> Option<Held> {
-        if let Some(r) = self.held.take() {
+        if let Some(r) = self.held.take().or_else(|| self.ahead.pop_front()) {
             return Some(r);
         }
         if self.ended {
@@ -217,6 +253,9 @@ const QUIET: Duration = Duration::from_millis(400);
 /// The longest the table waits for a lagging board before it goes on without it: a
 /// network cut of some seconds, the broker's reconnection and the boards' re-send.
 pub(crate) const MAX_HOLD: Duration = Duration::from_secs(10);
+/// The most reports read past a held one in search of news: a board's stream behind a
+/// held report otherwise waits in its link's bounded channel.
+const AHEAD: usize = 64;
 /// How often a held table looks again at the lagging board's progress.
 pub(crate) const HOLD_POLL: Duration = Duration::from_millis(20);
 
