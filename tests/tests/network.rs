@@ -238,6 +238,19 @@ fn a_console_killed_mid_game_resumes_with_nothing_lost_or_doubled() {
     check("berkeley", &game, &run);
     let resumed = run.with_key("resumed");
     assert_eq!(resumed.len(), 1, "one resume: {resumed:?}");
+    // The boards kept what was played while the console was down, timed as played: that
+    // time counted, and the journal and the arbiter's note say so.
+    let restarts: Vec<String> = journal(&run)
+        .prepare("SELECT line FROM events WHERE line LIKE '% restarted %'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        restarts.len() == 1 && restarts[0].ends_with(" counted"),
+        "{restarts:?}"
+    );
     // The restarted console says each board there once it hears it, as the first did.
     let opened = run
         .lines

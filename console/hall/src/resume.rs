@@ -14,6 +14,18 @@ use crate::setup::SetupError;
 use crate::spec::{BoardSource, Resume, TableNo, TableSpec, TimeMode};
 
 /// A table ready to run: its table (replayed when resumed) and its journal place.
+/// The longest console outage a networked table's time runs through.
+const CATCH_UP_MS: u64 = 60_000;
+
+impl Prepared {
+    /// Whether the time the console was down runs on the table's clock: a networked
+    /// table's boards kept what was played meanwhile, timed as played (within a minute; a
+    /// longer outage starts the clock afresh).
+    pub(crate) fn downtime_counts(&self) -> bool {
+        self.spec.has_networked_board() && self.down_ms.is_some_and(|d| d <= CATCH_UP_MS)
+    }
+}
+
 pub(crate) struct Prepared {
     pub(crate) no: TableNo,
     pub(crate) spec: TableSpec,

@@ -245,7 +245,7 @@ async fn run(
         // A networked table's boards kept what happened while the console was down: that
         // time is the game's (within a minute; a longer outage starts the clock afresh).
         let clock = match p.down_ms {
-            Some(down) if p.spec.has_networked_board() && down <= CATCH_UP_MS => {
+            Some(down) if p.downtime_counts() => {
                 TableClock::resumed(p.resume_at, std::time::Duration::from_millis(down))
             }
             _ => TableClock::starting_at(p.resume_at),
@@ -337,9 +337,6 @@ async fn run(
         t.abort();
     }
 }
-
-/// The longest console outage a networked table's time runs through.
-const CATCH_UP_MS: u64 = 60_000;
 
 /// The broker to start on the hall's runtime, if the round has one.
 struct Networking {

@@ -107,6 +107,7 @@ pub(crate) async fn run_table(
         open_source(source, color, clock, network.as_ref())
             .map(|l| BoardFeed::new(color, l, net_board))
     };
+    let counted = p.downtime_counts();
     let mut feeds = [
         feed(&p.spec.white, Color::White),
         feed(&p.spec.black, Color::Black),
@@ -146,7 +147,7 @@ pub(crate) async fn run_table(
             at: Some(p.resume_at),
             ..Arrival::default()
         };
-        (Input::Restarted { down_ms }, arrival)
+        (Input::Restarted { down_ms, counted }, arrival)
     });
     loop {
         let input = match pending.take() {

@@ -45,11 +45,14 @@ pub fn parse_event(line: &str) -> Result<Event, String> {
         };
     }
     if first == "restarted" {
-        let down_ms = match (words.next(), words.next()) {
-            (Some(ms), None) => number(ms)?,
-            _ => return Err("restarted takes the milliseconds the console was down".to_owned()),
+        let (down_ms, counted) = match (words.next(), words.next(), words.next()) {
+            (Some(ms), None, None) => (number(ms)?, false),
+            (Some(ms), Some("counted"), None) => (number(ms)?, true),
+            _ => {
+                return Err("restarted takes the milliseconds the console was down, and 'counted' when that time counted on the clocks".to_owned())
+            }
         };
-        return Ok(Event::new(at, Input::Restarted { down_ms }));
+        return Ok(Event::new(at, Input::Restarted { down_ms, counted }));
     }
     if first == "arbiter" {
         let rest: Vec<&str> = words.collect();
@@ -165,8 +168,11 @@ pub fn render_event(event: &Event) -> String {
     let mut s = event.at.to_string();
     match &event.input {
         Input::Tick => s.push_str(" tick"),
-        Input::Restarted { down_ms } => {
+        Input::Restarted { down_ms, counted } => {
             let _ = write!(s, " restarted {down_ms}");
+            if *counted {
+                s.push_str(" counted");
+            }
         }
         Input::Arbiter(action) => {
             let _ = write!(s, " arbiter {}", render_action(action));

@@ -136,12 +136,14 @@ pub enum ArbiterNote {
         action: &'static str,
         reason: String,
     },
-    /// The console was down this long (since the table's last journaled event or heartbeat);
-    /// that time did not run on the clocks.
+    /// The console was down this long (since the table's last journaled event or heartbeat).
     Restarted {
         down_ms: Millis,
         /// Whether the game has clocks (without, the note says nothing about them).
         clocks: bool,
+        /// Whether that time ran on the clocks: a networked table's boards kept what was
+        /// played meanwhile, timed as played; else it did not.
+        counted: bool,
     },
     /// A player's e-board shows something that is not his men (guess men, a foreign
     /// object, a promotion piece of the wrong colour): never an input, shown to the arbiter.
@@ -277,23 +279,39 @@ impl ArbiterNote {
             (ArbiterNote::Refused { action, reason }, Lang::Ru) => {
                 format!("Действие арбитра «{action}» отклонено: {reason}.")
             }
-            (ArbiterNote::Restarted { down_ms, clocks }, lang) => {
+            (
+                ArbiterNote::Restarted {
+                    down_ms,
+                    clocks,
+                    counted,
+                },
+                lang,
+            ) => {
                 let s = down_ms / 1000;
-                match (lang, clocks) {
-                    (Lang::En, true) => format!(
+                match (lang, clocks, counted) {
+                    (Lang::En, true, false) => format!(
                         "The console restarted after {s} s down; that time did not count on the clocks."
                     ),
-                    (Lang::En, false) => format!("The console restarted after {s} s down."),
-                    (Lang::Fr, true) => format!(
+                    (Lang::En, true, true) => format!(
+                        "The console restarted after {s} s down; the boards kept what was played meanwhile, and that time counted on the clocks as it was played."
+                    ),
+                    (Lang::En, false, _) => format!("The console restarted after {s} s down."),
+                    (Lang::Fr, true, false) => format!(
                         "La console a redémarré après {s} s d'arrêt ; ce temps n'a pas compté aux pendules."
                     ),
-                    (Lang::Fr, false) => {
+                    (Lang::Fr, true, true) => format!(
+                        "La console a redémarré après {s} s d'arrêt ; les échiquiers ont gardé ce qui a été joué entre-temps, et ce temps a compté aux pendules comme il a été joué."
+                    ),
+                    (Lang::Fr, false, _) => {
                         format!("La console a redémarré après {s} s d'arrêt.")
                     }
-                    (Lang::Ru, true) => format!(
+                    (Lang::Ru, true, false) => format!(
                         "Консоль перезапущена после {s} с простоя; это время не учтено на часах."
                     ),
-                    (Lang::Ru, false) => format!("Консоль перезапущена после {s} с простоя."),
+                    (Lang::Ru, true, true) => format!(
+                        "Консоль перезапущена после {s} с простоя; доски сохранили сыгранное за это время, и оно учтено на часах так, как было сыграно."
+                    ),
+                    (Lang::Ru, false, _) => format!("Консоль перезапущена после {s} с простоя."),
                 }
             }
         }

@@ -57,9 +57,12 @@ pub enum Input {
     },
     /// An arbiter's action.
     Arbiter(ArbiterAction),
-    /// The console came back after being down this long (time that never counts).
+    /// The console came back after being down this long. `counted`: that time counted on
+    /// the clocks (networked boards kept what was played meanwhile, timed as played);
+    /// otherwise it never counts.
     Restarted {
         down_ms: Millis,
+        counted: bool,
     },
 }
 

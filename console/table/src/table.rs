@@ -120,11 +120,12 @@ impl Table {
             Input::Board { color, input } => self.board_input(color, input, at, &mut out),
             Input::Resign { color } => self.resign(color, at, &mut out),
             Input::Draw { color } => self.draw(color, at, &mut out),
-            Input::Restarted { down_ms } => {
+            Input::Restarted { down_ms, counted } => {
                 out.push(Output::Note {
                     note: ArbiterNote::Restarted {
                         down_ms,
                         clocks: self.clock.is_some(),
+                        counted,
                     },
                 });
                 // Where the clocks stand now, with the time up to the stop counted: what

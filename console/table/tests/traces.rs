@@ -103,8 +103,17 @@ fn event_lines_render_and_parse_back() {
         "2400 white snapshot -",
         "2500 white connect",
         "2600 black disconnect",
+        "2700 restarted 66400",
+        "2800 restarted 12000 counted",
     ] {
         let event = parse_event(line).unwrap();
         assert_eq!(render_event(&event), line);
+    }
+    for bad in [
+        "2900 restarted",
+        "2900 restarted 5 uncounted",
+        "2900 restarted 5 counted x",
+    ] {
+        assert!(parse_event(bad).is_err(), "{bad}");
     }
 }

@@ -19,22 +19,36 @@ fn verdicts(out: &[Output]) -> Vec<String> {
         .collect()
 }
 
-/// The restart note speaks of clocks only when the game has them.
+/// The restart note speaks of clocks only when the game has them, and says whether the
+/// time down counted on them (a networked table's boards kept what was played meanwhile).
 #[test]
 fn a_restart_is_noted_with_the_time_the_console_was_down() {
-    for (time_control, says) in [
+    for (time_control, counted, says) in [
         (
             "25+10",
+            false,
             "The console restarted after 66 s down; that time did not count on the clocks.",
         ),
-        ("none", "The console restarted after 66 s down."),
+        (
+            "25+10",
+            true,
+            "The console restarted after 66 s down; the boards kept what was played meanwhile, and that time counted on the clocks as it was played.",
+        ),
+        ("none", false, "The console restarted after 66 s down."),
+        ("none", true, "The console restarted after 66 s down."),
     ] {
         let config = TableConfig {
             time_control: time_control.parse().unwrap(),
             ..TableConfig::default()
         };
         let mut t = Table::new(config, 0).unwrap().0;
-        let out = t.apply(Event::new(10, Input::Restarted { down_ms: 66_400 }));
+        let out = t.apply(Event::new(
+            10,
+            Input::Restarted {
+                down_ms: 66_400,
+                counted,
+            },
+        ));
         let notes: Vec<String> = out
             .iter()
             .filter_map(|o| match o {
