@@ -572,6 +572,29 @@ fn a_signal_stops_the_console_cleanly() {
     }
 }
 
+/// Ctrl-C (or SIGTERM, or his window closed) in a seated player's terminal says where his
+/// game stands, as Ctrl-D does, and exits with 128 + the signal; the console plays on and
+/// takes him back. It ended without a word.
+#[test]
+fn ctrl_c_in_a_players_terminal_says_his_game_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = Console::start(&dir.path().join("j.sqlite"), "wild16", &[], true);
+    for (signal, code) in [("-INT", 130), ("-TERM", 143)] {
+        let mut white = Terminal::open(&table, "white");
+        white.expect("Your move.");
+        let pid = white.child.0.id().to_string();
+        assert!(Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .unwrap()
+            .success());
+        white.expect("This terminal is closed; your game goes on at the console.");
+        assert_eq!(white.exit().code(), Some(code), "{signal}");
+    }
+    let mut again = Terminal::open(&table, "white");
+    again.expect("Your move.");
+}
+
 /// Whose move it is, told to a player who connects (or comes back) and on "turn"; help
 /// names only the questions of the table's rule set.
 #[test]

@@ -5,6 +5,7 @@
 
 mod broker;
 mod onlooker;
+mod stop;
 mod voice;
 
 use std::io::{Read, Write};
@@ -21,7 +22,8 @@ use kriegspiel_frontend::{journal_path, Unnamed};
 
 /// Said when the console goes away without closing the table.
 const LOST: &str = "Lost the console: it stopped or failed without closing the table. Ask the arbiter; reconnect when it runs again.";
-/// Said when his keys end (Ctrl-D) and the console has answered what it still had.
+/// Said when his keys end (Ctrl-D) and the console has answered what it still had, or
+/// when Ctrl-C (or another signal) ends the terminal.
 const KEYS_ENDED: &str = "This terminal is closed; your game goes on at the console. Start the terminal again with your seat code to play on.";
 /// Said for a line of nothing but keys such as Escape or the arrows.
 const NO_KEYS: &str = "Escape and the arrow keys do nothing on this terminal: type a command and Enter (help lists them).";
@@ -257,6 +259,8 @@ fn play(args: Args) -> Result<ExitCode, ExitCode> {
             }
         }
     };
+    // Seated: from now on Ctrl-C says where his game stands, as Ctrl-D does.
+    stop::on_signals(KEYS_ENDED);
     if let Some(recognizer) = recognizer {
         let source = if args.mic_wav.is_empty() {
             voice::Source::Mic(args.mic)

@@ -55,7 +55,7 @@ impl Keys {
             return Keys::default();
         };
         // Ctrl-C from now on puts it back: heard before it is changed.
-        restore_on_signals(saved.clone());
+        crate::player_cmd::stop::restore_at_signal(saved.clone());
         let mut escape = saved.clone();
         escape.special_codes[SpecialCodeIndex::VEOL] = ESCAPE as u8;
         match tcsetattr(&stdin, OptionalActions::Now, &escape) {
@@ -121,43 +121,6 @@ impl Keys {
     pub fn on_a_terminal(&self) -> bool {
         self.saved.is_some()
     }
-}
-
-/// Ctrl-C, SIGTERM or a closed terminal window end the program without `Drop`: his
-/// terminal is put back as it was first (Escape would go on ending his shell's lines).
-/// Returns once the signals are heard (at most a second).
-fn restore_on_signals(saved: Termios) {
-    let (ready, listening) = std::sync::mpsc::sync_channel(1);
-    let spawned = std::thread::spawn(move || {
-        use tokio::signal::unix::{signal, SignalKind};
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        let number = runtime.block_on(async {
-            let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-                signal(SignalKind::interrupt()),
-                signal(SignalKind::terminate()),
-                signal(SignalKind::hangup()),
-            ) else {
-                return None;
-            };
-            let _ = ready.send(());
-            tokio::select! {
-                _ = int.recv() => Some(2),
-                _ = term.recv() => Some(15),
-                _ = hup.recv() => Some(1),
-            }
-        });
-        if let Some(number) = number {
-            let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, &saved);
-            std::process::exit(128 + number);
-        }
-    });
-    drop(spawned);
-    let _ = listening.recv_timeout(std::time::Duration::from_secs(1));
 }
 
 /// One line of his keys.
