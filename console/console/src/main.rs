@@ -374,9 +374,10 @@ fn main() -> ExitCode {
         Ok(j) => j,
         Err(code) => return code,
     };
-    if let Err(code) = elsewhere(network.as_ref(), &journal, &numbers, &specs) {
+    if let Err(why) = elsewhere(network.as_ref(), &journal, &numbers, &specs) {
+        // Closed (and a journal made for this start removed) before the arbiter reads why.
         journal.close_refused();
-        return code;
+        return refused(&why, ExitCode::FAILURE);
     }
     if let Err(code) = prepare_network_demo(&args, network_demo.as_ref(), &mut specs) {
         return code;
@@ -497,7 +498,7 @@ fn elsewhere(
     journal: &Journal,
     numbers: &[TableNo],
     specs: &[TableSpec],
-) -> Result<(), ExitCode> {
+) -> Result<(), String> {
     let Some(on) = network else {
         return Ok(());
     };
@@ -510,10 +511,7 @@ fn elsewhere(
         numbers,
         &beginning,
     ) {
-        Some(e) => {
-            eprintln!("{PROGRAM}: {e}");
-            Err(ExitCode::FAILURE)
-        }
+        Some(e) => Err(e.to_string()),
         None => Ok(()),
     }
 }
@@ -646,10 +644,18 @@ fn journal(args: &Args, demo: bool) -> Result<(Journal, PathBuf), ExitCode> {
     } else {
         Unnamed::Club
     };
-    open_journal(PROGRAM, args.journal.clone(), unnamed).map_err(|e| {
+    open_journal(PROGRAM, args.journal.clone(), unnamed)
+        .map_err(|e| refused(&e.to_string(), ExitCode::FAILURE))
+}
+
+/// A start refused once the window may open: said on standard error, and in a window of
+/// its own for an arbiter who started the console from his desktop, until he closes it.
+fn refused(why: &str, code: ExitCode) -> ExitCode {
+    eprintln!("{PROGRAM}: {why}");
+    if let Err(e) = kriegspiel_window::show_refusal(why) {
         eprintln!("{PROGRAM}: {e}");
-        ExitCode::FAILURE
-    })
+    }
+    code
 }
 
 #[cfg(test)]

@@ -96,3 +96,66 @@ fn the_real_window_shows_a_demo_game_under_xvfb() {
         std::fs::copy(&table, docs.join("window-table.png")).unwrap();
     }
 }
+
+/// Started from the desktop, the arbiter has no terminal: a journal in use is said in a
+/// window of its own, which stays until he closes it (here, until the test has seen it).
+#[test]
+fn a_journal_in_use_is_refused_in_a_window_of_its_own() {
+    let (_x, display) = xvfb();
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let lock_path = dir.path().join("j.sqlite.lock");
+    let lock = std::fs::File::create(&lock_path).unwrap();
+    lock.try_lock().unwrap();
+    std::fs::write(&lock_path, "kriegspiel, pid 4321\n").unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_kriegspiel-console"))
+        .args(["--journal", journal.to_str().unwrap(), "--no-speech"])
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut app = Killed(child);
+    let shot = dir.path().join("refusal.png");
+    let start = std::time::Instant::now();
+    // The window is found by its title (import waits for a click while there is none).
+    while !Command::new("timeout")
+        .arg("5")
+        .arg(tool("import").get_program())
+        .args([
+            "-display",
+            &display,
+            "-window",
+            "Kriegspiel console: not started",
+        ])
+        .arg(&shot)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+    {
+        if let Ok(Some(status)) = app.0.try_wait() {
+            panic!("the console ended ({status}) without showing its refusal");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no refusal window in 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    assert!(colours(&shot) > 2, "the refusal's window looks blank");
+    // Still there until he closes it; standard error said it too.
+    assert!(app.0.try_wait().unwrap().is_none());
+    let _ = app.0.kill();
+    let mut err = String::new();
+    if let Some(mut e) = app.0.stderr.take() {
+        use std::io::Read;
+        let _ = e.read_to_string(&mut err);
+    }
+    assert!(
+        err.contains("is in use by another console (kriegspiel, pid 4321)"),
+        "{err}"
+    );
+    assert!(!journal.exists());
+}

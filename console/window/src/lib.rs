@@ -24,6 +24,7 @@ pub mod fonts;
 mod new_game;
 mod overview;
 pub mod reader;
+pub mod refusal;
 pub mod setup;
 pub mod store;
 mod style;
@@ -39,6 +40,7 @@ pub use export::export;
 use kriegspiel_hall::{HallCommand, RunningHall, TableSpec};
 use kriegspiel_referee::shakmaty::ByColor;
 pub use reader::{spawn_reader, spawn_round_reader, SharedStore};
+pub use refusal::show_refusal;
 pub use store::{Alert, AlertKind, RemoteTable, Store, TableState};
 
 /// Why the window could not run.
