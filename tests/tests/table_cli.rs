@@ -570,6 +570,10 @@ fn a_restart_with_a_changed_setting_resumes_the_game_and_says_so() {
         err.contains("unfinished game 1") && err.contains("--new-game") && err.contains("rules"),
         "{err}"
     );
+    assert!(
+        err.contains("kriegspiel table --resume 1 takes it up again after a --new-game"),
+        "{err}"
+    );
 
     // --new-game: game 2, afresh.
     let mut fresh = Console::start(&journal, "wild16", &["--new-game"], true);
@@ -599,6 +603,39 @@ fn a_restart_with_a_changed_setting_resumes_the_game_and_says_so() {
     assert_eq!(none.status.code(), Some(2));
     let err = String::from_utf8_lossy(&none.stderr);
     assert!(err.contains("no game 9 (its games: 1, 2)"), "{err}");
+    // One game by its number, whatever the tables are named.
+    let export = |args: &[&str]| {
+        Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+            .arg("export")
+            .args(args)
+            .arg("--journal")
+            .arg(&journal)
+            .output()
+            .unwrap()
+    };
+    let one = export(&["--game", "1"]);
+    let pgn = String::from_utf8_lossy(&one.stdout);
+    assert_eq!(pgn.matches("[Event ").count(), 1, "{pgn}");
+    let missing = export(&["--game", "9"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("no game matches game 9"),
+        "{missing:?}"
+    );
+    // A hall refused on a journal it made leaves no journal behind.
+    let fresh_journal = dir.path().join("never.sqlite");
+    let refused = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["table", "--no-speech", "--resume", "9", "--journal"])
+        .arg(&fresh_journal)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    for suffix in ["", "-wal", "-shm", ".lock"] {
+        let mut name = fresh_journal.as_os_str().to_owned();
+        name.push(suffix);
+        assert!(!std::path::Path::new(&name).exists(), "{name:?} was left");
+    }
 }
 
 /// Two consoles on one journal: the second is refused at start, naming the journal and the

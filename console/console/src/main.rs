@@ -391,8 +391,8 @@ fn main() -> ExitCode {
     let mut hall = match Hall::open_numbered(journal, numbered, TimeMode::Real) {
         Ok(h) => h,
         Err(e) => {
-            eprintln!("{PROGRAM}: {e}");
-            return ExitCode::from(2);
+            let why = kriegspiel_frontend::headless::hall_refused(PROGRAM, &e);
+            return refused(&why, ExitCode::from(2));
         }
     };
     if let Some(network) = &network {

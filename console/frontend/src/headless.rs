@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kriegspiel_hall::{
-    Hall, HallCommand, HallEvent, Journal, Subscriber, TableNo, TableSpec, TimeMode,
+    Hall, HallCommand, HallError, HallEvent, Journal, Subscriber, TableNo, TableSpec, TimeMode,
 };
 use kriegspiel_speech::Speakers;
 use tokio::sync::broadcast::error::RecvError;
@@ -40,6 +40,21 @@ fn refused_on_the_broker(
         crate::elsewhere::runs_elsewhere(&on.hall.broker, &on.hall.console, numbers, &beginning)?;
     eprintln!("{program}: {e}");
     Some(ExitCode::FAILURE)
+}
+
+/// Why a hall did not open, with what this program's own options do about it: `--new-game`
+/// is one table's with `kriegspiel table` (and `--resume` takes the game up again), every
+/// table's of the round with `kriegspiel hall` and the window.
+pub fn hall_refused(program: &str, e: &HallError) -> String {
+    match e {
+        HallError::Conflict { game, .. } if program.ends_with("table") => {
+            format!("{e}; kriegspiel table --resume {game} takes it up again after a --new-game")
+        }
+        HallError::Conflict { .. } => {
+            format!("{e}; --new-game starts every table of the round afresh, not this one only")
+        }
+        _ => e.to_string(),
+    }
 }
 
 /// Runs a hall until every table's game is over, printing JSON lines (tagged with the
@@ -75,7 +90,7 @@ pub fn play(
             h
         }
         Err(e) => {
-            eprintln!("{program}: {e}");
+            eprintln!("{program}: {}", hall_refused(program, &e));
             return ExitCode::from(2);
         }
     };
@@ -207,7 +222,7 @@ impl Printer {
                 } else {
                     String::new()
                 };
-                eprintln!("{program}: table '{name}': a new game {game}; its unfinished game {old} stays in the journal ({again}kriegspiel export --journal {journal} --table {old} writes it)");
+                eprintln!("{program}: table '{name}': a new game {game}; its unfinished game {old} stays in the journal ({again}kriegspiel export --journal {journal} --game {old} writes it)");
             }
             if *resumed_events > 0 {
                 eprintln!("{program}: table '{name}': resuming its unfinished game {game} after {resumed_events} journaled events, with the settings it was started with");

@@ -74,7 +74,7 @@ impl std::fmt::Display for HallError {
                 conflicts,
             } => write!(
                 f,
-                "table '{table}': the journal holds its unfinished game {game}, set up otherwise ({}); start with the game's own settings to resume it, or with --new-game to start afresh (game {game} stays in the journal: --resume {game} takes it up again)",
+                "table '{table}': the journal holds its unfinished game {game}, set up otherwise ({}); start with the game's own settings to resume it, or with --new-game to start afresh (game {game} stays in the journal)",
                 conflicts.join("; ")
             ),
         }

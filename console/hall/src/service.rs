@@ -97,31 +97,21 @@ impl Hall {
     /// As [`Hall::open`], each table with its number in the round: a console that runs part
     /// of a round (`--console east`) keeps the numbers its tables have on the broker's
     /// topics, in the seat files and in every other console. Numbers are distinct.
+    /// A refused hall closes the journal with [`Journal::close_refused`]: a journal made for
+    /// this start, and still without a game, is not left behind.
     pub fn open_numbered(
-        mut journal: Journal,
+        journal: Journal,
         specs: Vec<(TableNo, TableSpec)>,
         mode: TimeMode,
     ) -> Result<Hall, HallError> {
-        if specs.is_empty() {
-            return Err(HallError::NoTables);
-        }
-        // Checked before any table is opened: a refused hall leaves no new game behind.
-        for (i, (no, _)) in specs.iter().enumerate() {
-            if specs[..i].iter().any(|(n, _)| n == no) {
-                return Err(HallError::SameNumber { table: *no });
+        let mut journal = journal;
+        let prepared = match Hall::prepare_all(&mut journal, specs, mode) {
+            Ok(p) => p,
+            Err(e) => {
+                journal.close_refused();
+                return Err(e);
             }
-        }
-        let mut known = Known::read(&journal, &specs)?;
-        let names: Vec<String> = specs.iter().map(|(_, s)| known.name_of(s)).collect();
-        for (i, name) in names.iter().enumerate() {
-            if names[..i].contains(name) {
-                return Err(HallError::SameName { name: name.clone() });
-            }
-        }
-        let mut prepared = Vec::with_capacity(specs.len());
-        for (no, spec) in specs {
-            prepared.push(prepare_among(&mut journal, &mut known, no, spec, mode)?);
-        }
+        };
         let (commands_tx, commands) = mpsc::unbounded_channel();
         let (events, _) = broadcast::channel(SUBSCRIBER_QUEUE);
         let handle = HallHandle {
@@ -137,6 +127,35 @@ impl Hall {
             events,
             network: None,
         })
+    }
+
+    /// Every table of a hall, checked and prepared on its journal (resumed or begun).
+    fn prepare_all(
+        journal: &mut Journal,
+        specs: Vec<(TableNo, TableSpec)>,
+        mode: TimeMode,
+    ) -> Result<Vec<Prepared>, HallError> {
+        if specs.is_empty() {
+            return Err(HallError::NoTables);
+        }
+        // Checked before any table is opened: a refused hall leaves no new game behind.
+        for (i, (no, _)) in specs.iter().enumerate() {
+            if specs[..i].iter().any(|(n, _)| n == no) {
+                return Err(HallError::SameNumber { table: *no });
+            }
+        }
+        let mut known = Known::read(journal, &specs)?;
+        let names: Vec<String> = specs.iter().map(|(_, s)| known.name_of(s)).collect();
+        for (i, name) in names.iter().enumerate() {
+            if names[..i].contains(name) {
+                return Err(HallError::SameName { name: name.clone() });
+            }
+        }
+        let mut prepared = Vec::with_capacity(specs.len());
+        for (no, spec) in specs {
+            prepared.push(prepare_among(journal, &mut known, no, spec, mode)?);
+        }
+        Ok(prepared)
     }
 
     /// Takes networked boards (`board:N`) through this broker.

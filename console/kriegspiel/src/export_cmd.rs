@@ -15,8 +15,12 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     journal: Option<PathBuf>,
     /// Only the games of this table (its name), or this game (its number).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "game")]
     table: Option<String>,
+    /// Only this game, by its number (the "game" of its opened line): one game, even where
+    /// tables are named with numbers.
+    #[arg(long, value_name = "N")]
+    game: Option<i64>,
     /// pgn, or jsonl for the full event log.
     #[arg(long, default_value = "pgn")]
     format: String,
@@ -71,6 +75,7 @@ pub fn run(args: Args) -> ExitCode {
             args.table
                 .as_ref()
                 .is_none_or(|t| g.name == *t || g.id.to_string() == *t)
+                && args.game.is_none_or(|n| g.id == n)
         })
         .collect();
     if chosen.is_empty() {
@@ -83,6 +88,7 @@ pub fn run(args: Args) -> ExitCode {
             args.table
                 .as_ref()
                 .map(|t| format!(" '{}'", bounded_lines::excerpt(t)))
+                .or(args.game.map(|n| format!(" game {n}")))
                 .unwrap_or_default(),
             path.display(),
             if names.is_empty() {
