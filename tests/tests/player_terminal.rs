@@ -81,6 +81,22 @@ fn a_player_with_no_console_or_a_wrong_seat_is_told() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("no console answers at"), "{said}");
     assert!(said.contains("(nothing is there)"), "{said}");
+    // A file or a folder given for the socket is said to be one, not a stopped console.
+    let journal = dir.path().join("club.sqlite");
+    std::fs::write(&journal, "").unwrap();
+    for (path, what) in [
+        (&journal, "(it is a file, not a socket)"),
+        (&dir.path().to_owned(), "(it is a folder, not a socket)"),
+    ] {
+        let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+            .args(["player", "--color", "white", "--code", "1", "--socket"])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains(what) && !said.contains("stopped"), "{said}");
+    }
     // Where to find the right socket: the console names it.
     assert!(
         said.contains(r#"give --socket the path its "players' terminals" line names"#),

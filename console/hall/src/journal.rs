@@ -22,7 +22,7 @@ mod bounds;
 mod error;
 mod events;
 mod files;
-pub use files::files_of;
+pub use files::{files_of, lock_file_of};
 mod games;
 mod inbox;
 mod many;

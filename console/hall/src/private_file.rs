@@ -20,6 +20,8 @@ pub enum WriteError {
     /// The file is there and [`Existing::Refuse`] was asked.
     Exists(PathBuf),
     IsAFolder(PathBuf),
+    /// The folder to write into is not there.
+    NoFolder(PathBuf),
     /// A block device: no export goes to a disk.
     IsADevice(PathBuf),
     /// The file is one the program reads (the journal being exported, a recording).
@@ -38,6 +40,11 @@ impl fmt::Display for WriteError {
         match self {
             WriteError::Exists(p) => write!(f, "{} already exists", p.display()),
             WriteError::IsAFolder(p) => write!(f, "{} is a folder: give a file", p.display()),
+            WriteError::NoFolder(p) => write!(
+                f,
+                "the folder {} does not exist: make it first, or give a file in another",
+                p.display()
+            ),
             WriteError::IsADevice(p) => write!(f, "{} is a disk device: give a file", p.display()),
             WriteError::IsTheSource { path, source } if path == source => {
                 write!(f, "{} is the file being read: give another", path.display())
@@ -127,13 +134,17 @@ pub fn write_with_mode(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or_else(|| Path::new("."));
+    if !folder.is_dir() {
+        return Err(WriteError::NoFolder(folder.to_owned()));
+    }
     // tempfile makes its files 0600, with a name nobody can guess beforehand; the mode
-    // asked is set before the file has its name.
+    // asked is set before the file has its name. Its error names that file, which the
+    // user never asked for: only the kind is said.
     let mut part = tempfile::Builder::new()
         .prefix(".kriegspiel-")
         .suffix(".part")
         .tempfile_in(folder)
-        .map_err(io)?;
+        .map_err(|e| io(std::io::Error::from(e.kind())))?;
     part.write_all(bytes)
         .and_then(|()| {
             part.as_file()

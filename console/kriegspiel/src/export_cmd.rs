@@ -126,7 +126,12 @@ pub fn run(args: Args) -> ExitCode {
     if let Some(output) = &args.output {
         // Its owner's only, as the journal: a running game's private lines are in it.
         let journal_files = kriegspiel_hall::journal::files_of(&path);
-        let sources: Vec<&Path> = journal_files.iter().map(PathBuf::as_path).collect();
+        let lock = kriegspiel_hall::journal::lock_file_of(&path);
+        let sources: Vec<&Path> = journal_files
+            .iter()
+            .map(PathBuf::as_path)
+            .chain([lock.as_path()])
+            .collect();
         if let Err(e) = private_file::write_private(
             output,
             text.as_bytes(),

@@ -493,12 +493,17 @@ fn connect(path: &Path) -> Result<(UnixStream, UnixStream), ExitCode> {
         }
     }
     let stream = UnixStream::connect(path).map_err(|e| {
-        let e = match e.kind() {
-            std::io::ErrorKind::NotFound => "nothing is there".to_owned(),
-            std::io::ErrorKind::ConnectionRefused => {
+        use std::os::unix::fs::FileTypeExt as _;
+        let kind = std::fs::metadata(path).ok().map(|m| m.file_type());
+        let e = match (e.kind(), kind) {
+            (std::io::ErrorKind::NotFound, _) => "nothing is there".to_owned(),
+            // Refused for a file that is no socket at all (a journal, the round file).
+            (_, Some(t)) if t.is_dir() => "it is a folder, not a socket".to_owned(),
+            (_, Some(t)) if !t.is_socket() => "it is a file, not a socket".to_owned(),
+            (std::io::ErrorKind::ConnectionRefused, _) => {
                 "a socket left by a console that has stopped".to_owned()
             }
-            _ => e.to_string(),
+            (kind, _) => std::io::Error::from(kind).to_string(),
         };
         eprintln!(
             "{PROGRAM}: no console answers at {} ({e}); start one first (kriegspiel table or hall, or the window), or give --socket the path its \"players' terminals\" line names (the window's demo keeps its socket beside its own journal)",

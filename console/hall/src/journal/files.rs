@@ -19,6 +19,12 @@ pub(super) fn folder_of(path: &Path) -> &Path {
         .unwrap_or_else(|| Path::new("."))
 }
 
+/// The lock file of the journal at `path` (a file no export may overwrite: the next
+/// writer would be refused under a wrong name).
+pub fn lock_file_of(path: &Path) -> PathBuf {
+    lock_path(path)
+}
+
 /// `<journal>.lock`, beside the journal's real file: every name of one journal (a relative
 /// path, a link) has the same lock.
 fn lock_path(path: &Path) -> PathBuf {
