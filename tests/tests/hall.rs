@@ -404,6 +404,22 @@ fn a_table_opened_at_run_time_gets_the_next_number_and_plays() {
     let error = error.to_string();
     assert!(error.starts_with("two tables are named 'one'"), "{error}");
     assert!(Journal::open(&path).unwrap().games().unwrap().is_empty());
+    // "one" and "one " print alike everywhere: one name.
+    let Err(error) = start(
+        Journal::open(&path).unwrap(),
+        vec![
+            first.table_spec("one", &timing),
+            second.table_spec("one ", &timing),
+        ],
+        TimeMode::Simulated,
+        Vec::new(),
+    ) else {
+        panic!("two tables named alike were opened");
+    };
+    assert!(
+        error.to_string().starts_with("two tables are named 'one'"),
+        "{error}"
+    );
     // A game named by its number goes on under its own table's name: the same clash.
     let game = Journal::open(&path)
         .unwrap()

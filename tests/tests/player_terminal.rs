@@ -604,7 +604,7 @@ fn ctrl_c_in_a_players_terminal_says_his_game_goes_on() {
             .status()
             .unwrap()
             .success());
-        white.expect("This terminal is closed; your game goes on at the console.");
+        white.expect("This terminal is closed. A game still under way goes on at the console");
         assert_eq!(white.exit().code(), Some(code), "{signal}");
     }
     let mut again = Terminal::open(&table, "white");

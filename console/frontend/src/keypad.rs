@@ -98,7 +98,17 @@ pub fn parse_command(line: &str) -> Result<(TableNo, Command), String> {
             })?;
             return Ok((table, Command::Release(color)));
         }
-        let input = Input::Arbiter(parse_action(&words)?);
+        let action = parse_action(&words)?;
+        // A void cannot be taken back: a bare "void" (a slip, a half-typed line) is asked
+        // for its reason rather than ending the game with none.
+        if matches!(&action, kriegspiel_table::ArbiterAction::Void { reason } if reason.trim().is_empty())
+        {
+            return Err(
+                "void needs its reason (void REASON, e.g. void players swapped colours): a voided game cannot be taken back"
+                    .into(),
+            );
+        }
+        let input = Input::Arbiter(action);
         // Refused here, with its reason, rather than by the journal.
         kriegspiel_hall::check_input(&input)?;
         return Ok((table, Command::Input(input)));

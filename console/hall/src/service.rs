@@ -147,8 +147,10 @@ impl Hall {
         let mut known = Known::read(journal, &specs)?;
         let names: Vec<String> = specs.iter().map(|(_, s)| known.name_of(s)).collect();
         for (i, name) in names.iter().enumerate() {
-            if names[..i].contains(name) {
-                return Err(HallError::SameName { name: name.clone() });
+            if named_among(&names[..i], name) {
+                return Err(HallError::SameName {
+                    name: name.trim().to_owned(),
+                });
             }
         }
         let mut prepared = Vec::with_capacity(specs.len());
@@ -291,7 +293,7 @@ async fn run(
     }
     while let Some(command) = commands.recv().await {
         match command {
-            HallCommand::Open(spec) if names.contains(&spec.name) => {
+            HallCommand::Open(spec) if named_among(&names, &spec.name) => {
                 let _ = events.send(HallEvent::OpenFailed {
                     name: spec.name.clone(),
                     error: HallError::SameName { name: spec.name }.to_string(),
@@ -312,7 +314,7 @@ async fn run(
                         });
                     }
                     // A game named by its number goes by its own table's name.
-                    Ok(p) if names.contains(&p.spec.name) => {
+                    Ok(p) if named_among(&names, &p.spec.name) => {
                         let _ = events.send(HallEvent::OpenFailed {
                             name,
                             error: HallError::SameName { name: p.spec.name }.to_string(),
@@ -379,4 +381,10 @@ impl Networking {
             }
         }
     }
+}
+
+/// Whether a table of `name` is among `names`: "A" and "A " print alike on every screen
+/// and in every announcement, so they are one name.
+fn named_among(names: &[String], name: &str) -> bool {
+    names.iter().any(|n| n.trim() == name.trim())
 }

@@ -24,7 +24,8 @@ use kriegspiel_frontend::{journal_path, Unnamed};
 const LOST: &str = "Lost the console: it stopped or failed without closing the table. Ask the arbiter; reconnect when it runs again.";
 /// Said when his keys end (Ctrl-D) and the console has answered what it still had, or
 /// when Ctrl-C (or another signal) ends the terminal.
-const KEYS_ENDED: &str = "This terminal is closed; your game goes on at the console. Start the terminal again with your seat code to play on.";
+/// True whether his game is over or not (it is said after "The game is over." too).
+const KEYS_ENDED: &str = "This terminal is closed. A game still under way goes on at the console: start the terminal again with your seat code to play on.";
 /// Said for a line of nothing but keys such as Escape or the arrows.
 const NO_KEYS: &str = "Escape and the arrow keys do nothing on this terminal: type a command and Enter (help lists them).";
 /// Said for a line of keys too long to be a command.

@@ -107,3 +107,21 @@ fn an_action_too_long_to_journal_is_refused_on_reading() {
     assert!(e.contains("at most 4096"), "{e}");
     assert!(e.len() < 200, "{e}");
 }
+
+#[test]
+fn a_void_without_its_reason_is_refused_and_one_with_it_taken() {
+    for bare in [
+        r#"{"arbiter":"void"}"#,
+        r#"{"table":2,"arbiter":"void   "}"#,
+    ] {
+        let e = parse_command(bare).unwrap_err();
+        assert!(e.contains("void needs its reason"), "{e}");
+    }
+    assert!(matches!(
+        parse_command(r#"{"arbiter":"void players swapped colours"}"#),
+        Ok((
+            1,
+            Command::Input(Input::Arbiter(kriegspiel_table::ArbiterAction::Void { .. }))
+        ))
+    ));
+}
