@@ -874,3 +874,27 @@ fn a_table_whose_terminal_is_gone_still_stops_on_a_signal() {
         );
     }
 }
+
+/// A speech setting refused after the journal was opened (a rate out of range, a device
+/// that is not there) leaves no journal of its own behind: nothing began.
+#[test]
+fn a_speech_setting_refused_leaves_no_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("opt.sqlite");
+    let out = Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+        .args(["table", "--rate", "10", "--journal"])
+        .arg(&journal)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("rate"),
+        "{out:?}"
+    );
+    for suffix in ["", "-wal", "-shm", ".lock"] {
+        let mut name = journal.as_os_str().to_owned();
+        name.push(suffix);
+        assert!(!std::path::Path::new(&name).exists(), "{name:?} was left");
+    }
+}

@@ -99,6 +99,8 @@ pub fn run(args: Args) -> ExitCode {
         }
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
+            // Nothing began: a journal made for this start is not left behind.
+            journal.close_refused();
             return ExitCode::from(2);
         }
     };

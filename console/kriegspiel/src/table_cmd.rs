@@ -135,6 +135,8 @@ pub fn run(args: Args) -> ExitCode {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{PROGRAM}: {e}");
+            // Nothing began: a journal made for this start is not left behind.
+            journal.close_refused();
             return ExitCode::from(2);
         }
     };
