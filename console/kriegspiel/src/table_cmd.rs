@@ -17,13 +17,14 @@ pub struct Args {
     /// The rule set (as --rules).
     #[arg(value_name = "RULES")]
     rule_set: Option<String>,
-    /// White's board: serial port or pseudo-terminal path, or board:ID for a board on the
-    /// network (with --broker). Without it White has no reed board and tries by keys
+    /// White's board: a reed board's serial port or pseudo-terminal path, dgt:PATH (or
+    /// dgt:auto) for a DGT e-board, or board:ID for a board on the network (with
+    /// --broker). Without it White has no board and tries by keys
     /// (`{"color":"white","try":"g1f3"}`) or voice.
-    #[arg(long, value_name = "PORT|board:ID")]
+    #[arg(long, value_name = "PORT|dgt:PATH|board:ID")]
     white: Option<PathBuf>,
     /// Black's board (as --white).
-    #[arg(long, value_name = "PORT|board:ID")]
+    #[arg(long, value_name = "PORT|dgt:PATH|board:ID")]
     black: Option<PathBuf>,
     #[command(flatten)]
     game: GameArgs,
@@ -56,11 +57,23 @@ pub struct Args {
     broker: BrokerArgs,
 }
 
+/// Whether two board names are one device under two spellings (`dgt:` or not, `./x` or
+/// `/dir/x`, a link or its target): the second board would be refused its port's lock
+/// for ever, said as a port that cannot be opened.
+fn same_device(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let device = |p: &std::path::Path| {
+        let text = p.to_string_lossy();
+        let path = std::path::PathBuf::from(text.strip_prefix("dgt:").unwrap_or(&text));
+        std::fs::canonicalize(&path).ok()
+    };
+    device(a).is_some_and(|d| Some(d) == device(b))
+}
+
 /// The table the command line describes, or the error to print.
 fn table_spec(args: &Args) -> Result<TableSpec, String> {
     kriegspiel_hall::setup::check_name("--name", &args.name).map_err(|e| e.to_string())?;
     if let (Some(w), Some(b)) = (&args.white, &args.black) {
-        if w == b {
+        if w == b || same_device(w, b) {
             return Err(format!(
                 "--white and --black name the same port ({}): each player's board needs its own",
                 w.display()
@@ -205,6 +218,34 @@ mod tests {
         .unwrap()
         .args;
         assert!(table_spec(&same).unwrap_err().contains("same port"));
+        // One device under two spellings.
+        let dir = tempfile::tempdir().unwrap();
+        let port = dir.path().join("w.pty");
+        std::fs::write(&port, "").unwrap();
+        let link = dir.path().join("link.pty");
+        std::os::unix::fs::symlink(&port, &link).unwrap();
+        let spelled = |w: &std::path::Path, b: String| {
+            args(&[]).map(|mut a| {
+                a.white = Some(w.to_owned());
+                a.black = Some(b.into());
+                a
+            })
+        };
+        for other in [
+            format!("dgt:{}", port.display()),
+            format!(
+                "{}/../{}/w.pty",
+                dir.path().display(),
+                dir.path().file_name().unwrap().to_string_lossy()
+            ),
+            link.display().to_string(),
+        ] {
+            let a = spelled(&port, other.clone()).unwrap();
+            assert!(table_spec(&a).unwrap_err().contains("same port"), "{other}");
+        }
+        let elsewhere = dir.path().join("b.pty");
+        std::fs::write(&elsewhere, "").unwrap();
+        assert!(table_spec(&spelled(&port, elsewhere.display().to_string()).unwrap()).is_ok());
     }
 
     #[derive(Debug, clap::Parser)]
