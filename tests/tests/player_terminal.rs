@@ -257,10 +257,11 @@ fn a_seat_code_typed_wrong_is_asked_again() {
     assert!(said.contains("wrong seat code for table 1 black"), "{said}");
     assert!(!said.contains("#wrong-code"), "{said}");
 
-    // An empty line, letters, Escape and an arrow: asked again, said plainly; spaces
-    // between groups of digits are his, not the code's.
+    // An empty line, letters, Escape and an arrow, a line far too long: asked again, said
+    // plainly (the long line once); spaces between groups of digits are his, not the code's.
     let spaced = format!("{} {}", &right[..3], &right[3..]);
-    let keys = format!("\nabc\n\x1b[A\x1b\n{wrong}\n{spaced}\nmy men\n");
+    let long = "9".repeat(5000);
+    let keys = format!("\nabc\n\x1b[A\x1b\n{long}\n{wrong}\n{spaced}\nmy men\n");
     let (status, said, err) = typed_into(black_terminal(&table, &[]), keys.as_bytes());
     assert!(status.success(), "{said}{err}");
     assert!(
@@ -272,13 +273,18 @@ fn a_seat_code_typed_wrong_is_asked_again() {
         "{err}"
     );
     assert!(!err.contains('\u{fffd}'), "{err}");
+    assert_eq!(
+        err.matches("That line was too long to be a seat code (5000 characters").count(),
+        1,
+        "{err}"
+    );
     assert!(said.contains("wrong seat code for table 1 black"), "{said}");
     assert!(said.contains("Connected to table 1 as black"), "{said}");
     assert!(said.contains("Your men: king e8"), "{said}");
     assert!(!said.contains("#wrong-code"), "{said}");
     assert_eq!(
         err.matches("Seat code for table 1 black:").count(),
-        5,
+        6,
         "{err}"
     );
 }

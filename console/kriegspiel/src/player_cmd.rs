@@ -90,6 +90,17 @@ fn ask_code(table: usize, color: Color) -> Option<String> {
             let _ = writeln!(err);
             return None;
         }
+        // A line longer than any code: the rest of it is read and dropped, and it is said
+        // once (it was refused a piece at a time, as if typed again and again).
+        if !line.ends_with('\n') && line.len() >= 256 {
+            let rest = skip_line(keys.get_mut());
+            let _ = writeln!(
+                err,
+                "That line was too long to be a seat code ({} characters; the arbiter's codes have 6 digits): type it again.",
+                line.chars().count() + rest
+            );
+            continue;
+        }
         let code: String = without_keys(&line)
             .chars()
             .filter(|c| !c.is_whitespace())
@@ -107,6 +118,26 @@ fn ask_code(table: usize, color: Color) -> Option<String> {
             )
         };
     }
+}
+
+/// Reads and drops the rest of a line (at most 1 MiB of it); how many bytes were dropped.
+fn skip_line(keys: &mut impl std::io::BufRead) -> usize {
+    let mut dropped = 0;
+    while dropped < 1 << 20 {
+        let (used, end) = match keys.fill_buf() {
+            Ok([]) | Err(_) => return dropped,
+            Ok(buf) => match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            },
+        };
+        keys.consume(used);
+        dropped += used;
+        if end {
+            return dropped.saturating_sub(1);
+        }
+    }
+    dropped
 }
 
 /// Digits (and dashes), as the console makes them.
