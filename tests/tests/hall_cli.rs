@@ -390,3 +390,51 @@ fn a_console_running_part_of_a_round_keeps_the_rounds_table_numbers() {
     assert!(finals.contains(&(2.into(), "1-0".into())));
     assert!(finals.contains(&(3.into(), "0-1".into())));
 }
+
+/// A hall started again after its table's game ended opens the next game there, and says
+/// which finished game it follows (a restart gave new seat codes and a new game without a
+/// word, as if the game had been lost).
+#[test]
+fn a_hall_restarted_after_a_game_ended_says_the_new_game_follows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let round = dir.path().join("round.toml");
+    std::fs::write(&round, "[[table]]\nname = \"solo\"\n").unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let hall = || {
+        Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+            .args(["hall", "--no-speech", "--config"])
+            .arg(&round)
+            .arg("--journal")
+            .arg(&journal)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // The game ends: the hall ends with it.
+    let mut first = hall();
+    let mut stdin = first.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"arbiter":"adjudicate 1-0 a test"}}"#).unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    drop(stdin);
+    // Started again: the next game, which says it follows game 1.
+    let mut again = hall();
+    let mut line = String::new();
+    let mut reader = std::io::BufReader::new(again.stdout.take().unwrap());
+    std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+    again.kill().unwrap();
+    let out = again.wait_with_output().unwrap();
+    let opened: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        (opened["game"].clone(), opened["follows"].clone()),
+        (2.into(), 1.into()),
+        "{opened}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("table 'solo': its game 1 is over; a new game 2 begins"),
+        "{err}"
+    );
+}

@@ -209,9 +209,14 @@ impl Printer {
             seats,
             ignored,
             set_aside,
+            follows,
             ..
         } = e
         {
+            if let Some(over) = follows {
+                let journal = self.journal.display();
+                eprintln!("{program}: table '{name}': its game {over} is over; a new game {game} begins (kriegspiel export --journal {journal} --game {over} writes the finished one)");
+            }
             if let Some(old) = set_aside {
                 // Only `kriegspiel table` takes a game up by its number.
                 let journal = self.journal.display();

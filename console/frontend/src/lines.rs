@@ -113,6 +113,7 @@ impl Lines {
                 seats,
                 ignored,
                 set_aside,
+                follows,
                 ..
             } => {
                 self.wordings.insert(*table, (*wording, *lang));
@@ -127,6 +128,9 @@ impl Lines {
                 }
                 if let Some(old) = set_aside {
                     v["set_aside"] = json!(old);
+                }
+                if let Some(over) = follows {
+                    v["follows"] = json!(over);
                 }
                 (*table, v)
             }

@@ -91,6 +91,9 @@ pub enum HallEvent {
         /// A new game begun (`--new-game`) while this table's last game was unfinished:
         /// that game, kept in the journal to be taken up again (`--resume`).
         set_aside: Option<GameId>,
+        /// A new game begun because this table's last game is over: that game (a restart
+        /// after the end opens the next game at the table, and says which it follows).
+        follows: Option<GameId>,
     },
     Output {
         table: TableNo,

@@ -38,6 +38,8 @@ pub(crate) struct Prepared {
     pub(crate) ignored: Vec<String>,
     /// A new game: the table's unfinished game it was begun beside, if any.
     pub(crate) set_aside: Option<GameId>,
+    /// A new game begun because the table's last game is over: that game.
+    pub(crate) follows: Option<GameId>,
     pub(crate) seats: ByColor<String>,
     /// When resumed: the outputs of the last input that had any for the players; the
     /// console may have died before they were said, so they are said again, marked.
@@ -154,6 +156,7 @@ pub(crate) fn prepare_among(
     })?;
     // The last game of this table: resumed if it is unfinished, with the settings it was
     // journaled with (what was asked differently now is said, and ignored).
+    let mut follows = None;
     if let Some(g) = game_to_resume(&known.games, &mut spec)? {
         let read = known.events(journal, g.id);
         if let Some(p) = resume(journal, no, spec.clone(), &g, read)? {
@@ -162,9 +165,10 @@ pub(crate) fn prepare_among(
         if let Resume::Game(id) = spec.resume {
             return Err(HallError::Resume {
                 table: spec.name,
-                error: format!("game {id} is over (`kriegspiel export --table {id}` writes it)"),
+                error: format!("game {id} is over (`kriegspiel export --game {id}` writes it)"),
             });
         }
+        follows = Some(g.id);
     }
     if spec.resume == Resume::Last {
         renamed(journal, known, no, &spec)?;
@@ -192,6 +196,7 @@ pub(crate) fn prepare_among(
     Ok(Prepared {
         ignored: Vec::new(),
         set_aside,
+        follows,
         seats: journal.seat_codes(game)?,
         unsaid: Vec::new(),
         heard: ByColor::default(),
@@ -409,6 +414,7 @@ fn resume(
     Ok(Some(Prepared {
         ignored: differences.ignored,
         set_aside: None,
+        follows: None,
         seats: journal.seat_codes(g.id)?,
         unsaid,
         heard,

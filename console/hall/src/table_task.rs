@@ -130,7 +130,7 @@ pub(crate) async fn run_table(
     task.open(
         p.spec.name.clone(),
         p.resumed,
-        (p.ignored, p.set_aside),
+        (p.ignored, p.set_aside, p.follows),
         p.seats,
         p.heard,
         p.started,
@@ -216,7 +216,7 @@ impl Task {
         &self,
         name: String,
         resumed: usize,
-        (ignored, set_aside): (Vec<String>, Option<GameId>),
+        (ignored, set_aside, follows): (Vec<String>, Option<GameId>, Option<GameId>),
         seats: ByColor<String>,
         heard: ByColor<Option<Output>>,
         started: Vec<Output>,
@@ -234,6 +234,7 @@ impl Task {
             heard,
             ignored,
             set_aside,
+            follows,
         });
         if resumed == 0 {
             for output in started {

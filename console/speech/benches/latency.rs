@@ -100,6 +100,7 @@ fn verdict_to_first_audio() -> Vec<Duration> {
             heard: Default::default(),
             ignored: Vec::new(),
             set_aside: None,
+            follows: None,
         })
         .unwrap();
     let mut sent = Vec::new();

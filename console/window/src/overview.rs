@@ -458,6 +458,7 @@ mod remote_tests {
                 heard: kriegspiel_referee::shakmaty::ByColor::new_with(|_| None),
                 ignored: Vec::new(),
                 set_aside: None,
+                follows: None,
             },
             t0,
         );

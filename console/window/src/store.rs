@@ -361,6 +361,7 @@ mod tests {
             heard: ByColor::default(),
             ignored: Vec::new(),
             set_aside: None,
+            follows: None,
         }
     }
 

@@ -1518,6 +1518,7 @@ fn opened(table: usize) -> kriegspiel_hall::HallEvent {
         heard: ByColor::default(),
         ignored: Vec::new(),
         set_aside: None,
+        follows: None,
     }
 }
 

@@ -162,6 +162,7 @@ fn the_rarer_events_read_as_their_json_lines_did() {
         heard: ByColor::default(),
         ignored: vec!["rules".to_owned()],
         set_aside: None,
+        follows: None,
     };
     let clock = Output::Clock {
         remaining: ByColor {
