@@ -438,3 +438,51 @@ fn a_hall_restarted_after_a_game_ended_says_the_new_game_follows_it() {
         "{err}"
     );
 }
+
+/// A table dropped from the round file keeps its unfinished game in the journal, and the
+/// next start says so (it was left without a word).
+#[test]
+fn a_table_dropped_from_the_round_file_is_said_to_have_left_its_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let round = dir.path().join("round.toml");
+    let journal = dir.path().join("j.sqlite");
+    let hall = || {
+        Command::new(cargo_bin("kriegspiel", "kriegspiel"))
+            .args(["hall", "--no-speech", "--config"])
+            .arg(&round)
+            .arg("--journal")
+            .arg(&journal)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Two tables, each game unfinished when the hall is stopped.
+    std::fs::write(&round, "[[table]]\nname = \"1\"\n[[table]]\nname = \"2\"\n").unwrap();
+    let mut first = hall();
+    let mut reader = std::io::BufReader::new(first.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("\"opened\":\"2\"") {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut reader, &mut line).unwrap() > 0);
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // Table 2 dropped: its game is named, with the command that writes it.
+    std::fs::write(&round, "[[table]]\nname = \"1\"\n").unwrap();
+    let mut again = hall();
+    let mut reader = std::io::BufReader::new(again.stdout.take().unwrap());
+    line.clear();
+    std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+    again.kill().unwrap();
+    let out = again.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "the journal also holds table '2''s unfinished game 2, which this start does not open"
+        ) && err.contains("--game 2 writes it"),
+        "{err}"
+    );
+    assert!(!err.contains("table '1''s unfinished"), "{err}");
+}

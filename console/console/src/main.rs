@@ -389,7 +389,10 @@ fn main() -> ExitCode {
         .collect();
     let numbered = numbers.into_iter().zip(specs.clone()).collect();
     let mut hall = match Hall::open_numbered(journal, numbered, TimeMode::Real) {
-        Ok(h) => h,
+        Ok(h) => {
+            kriegspiel_frontend::headless::say_left_unfinished(PROGRAM, &h, &path);
+            h
+        }
         Err(e) => {
             let why = kriegspiel_frontend::headless::hall_refused(PROGRAM, &e);
             return refused(&why, ExitCode::from(2));

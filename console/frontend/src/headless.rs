@@ -42,6 +42,17 @@ fn refused_on_the_broker(
     Some(ExitCode::FAILURE)
 }
 
+/// The unfinished games of tables this hall does not open, said once at the start: a table
+/// dropped from the round file (or run by another command) keeps its game in the journal.
+pub fn say_left_unfinished(program: &str, hall: &Hall, journal: &std::path::Path) {
+    for (game, name) in hall.left_unfinished() {
+        eprintln!(
+            "{program}: the journal also holds table '{name}''s unfinished game {game}, which this start does not open: it stays there (name the table again to take it up; kriegspiel export --journal {} --game {game} writes it)",
+            journal.display()
+        );
+    }
+}
+
 /// Why a hall did not open, with what this program's own options do about it: `--new-game`
 /// is one table's with `kriegspiel table` (and `--resume` takes the game up again), every
 /// table's of the round with `kriegspiel hall` and the window.
@@ -87,6 +98,7 @@ pub fn play(
             if let Some(network) = &network {
                 h.use_broker(network.hall.clone());
             }
+            say_left_unfinished(program, &h, &journal_path);
             h
         }
         Err(e) => {

@@ -123,6 +123,28 @@ impl Known {
         spec.name
     }
 
+    /// The latest game of each name not in `opened`, where it is unfinished.
+    pub(crate) fn left_unfinished(
+        &mut self,
+        journal: &Journal,
+        opened: &[String],
+    ) -> Vec<(GameId, String)> {
+        let mut latest: Vec<GameRecord> = Vec::new();
+        for g in self.games.iter().rev() {
+            if !opened.iter().any(|n| n.trim() == g.name.trim())
+                && !latest.iter().any(|l| l.name == g.name)
+            {
+                latest.push(g.clone());
+            }
+        }
+        latest.sort_by_key(|g| g.id);
+        latest
+            .into_iter()
+            .filter(|g| unfinished(journal, self, g))
+            .map(|g| (g.id, g.name))
+            .collect()
+    }
+
     /// The events of `game`: as read for all, or read now.
     fn events(&mut self, journal: &Journal, game: GameId) -> GameEvents {
         self.events

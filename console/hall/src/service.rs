@@ -15,7 +15,7 @@ use crate::error::HallError;
 use crate::event::{BrokerNotice, HallCommand, HallEvent};
 use crate::handle::{HallHandle, RunningHall, SUBSCRIBER_QUEUE};
 use crate::heartbeat::{heartbeat, Beating, Said};
-use crate::journal::{Inbox, Journal};
+use crate::journal::{GameId, Inbox, Journal};
 use crate::network::{Network, NetworkSpec};
 use crate::resume::{prepare, prepare_among, Known, Prepared};
 use crate::spec::{TableNo, TableSpec, TimeMode};
@@ -72,6 +72,9 @@ pub struct Hall {
     commands: mpsc::UnboundedReceiver<HallCommand>,
     events: broadcast::Sender<HallEvent>,
     network: Option<NetworkSpec>,
+    /// Unfinished games of tables this hall does not open (a table dropped from the round
+    /// file): they stay in the journal, and the arbiter is told.
+    left: Vec<(GameId, String)>,
 }
 
 impl std::fmt::Debug for Hall {
@@ -105,7 +108,7 @@ impl Hall {
         mode: TimeMode,
     ) -> Result<Hall, HallError> {
         let mut journal = journal;
-        let prepared = match Hall::prepare_all(&mut journal, specs, mode) {
+        let (prepared, left) = match Hall::prepare_all(&mut journal, specs, mode) {
             Ok(p) => p,
             Err(e) => {
                 journal.close_refused();
@@ -126,7 +129,14 @@ impl Hall {
             commands,
             events,
             network: None,
+            left,
         })
+    }
+
+    /// The unfinished games of tables this hall does not open, latest of each name: a table
+    /// dropped from the round file left its game without a word.
+    pub fn left_unfinished(&self) -> &[(GameId, String)] {
+        &self.left
     }
 
     /// Every table of a hall, checked and prepared on its journal (resumed or begun).
@@ -134,7 +144,7 @@ impl Hall {
         journal: &mut Journal,
         specs: Vec<(TableNo, TableSpec)>,
         mode: TimeMode,
-    ) -> Result<Vec<Prepared>, HallError> {
+    ) -> Result<(Vec<Prepared>, Vec<(GameId, String)>), HallError> {
         if specs.is_empty() {
             return Err(HallError::NoTables);
         }
@@ -157,7 +167,8 @@ impl Hall {
         for (no, spec) in specs {
             prepared.push(prepare_among(journal, &mut known, no, spec, mode)?);
         }
-        Ok(prepared)
+        let left = known.left_unfinished(journal, &names);
+        Ok((prepared, left))
     }
 
     /// Takes networked boards (`board:N`) through this broker.
@@ -186,6 +197,7 @@ impl Hall {
             commands,
             events,
             network,
+            left: _,
         } = self;
         if network.is_none() {
             if let Some(p) = prepared.iter().find(|p| p.spec.has_networked_board()) {
