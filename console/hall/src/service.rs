@@ -62,6 +62,9 @@ where
     Box::new(Follower(name.into(), follow))
 }
 
+/// An unfinished game of a table the hall does not open: its number and table's name.
+pub type LeftGame = (GameId, String);
+
 /// A hall whose tables are checked and replayed, not yet running: its handle can be given
 /// to what must send it commands (the players' channel) before the first event.
 pub struct Hall {
@@ -74,7 +77,7 @@ pub struct Hall {
     network: Option<NetworkSpec>,
     /// Unfinished games of tables this hall does not open (a table dropped from the round
     /// file): they stay in the journal, and the arbiter is told.
-    left: Vec<(GameId, String)>,
+    left: Vec<LeftGame>,
 }
 
 impl std::fmt::Debug for Hall {
@@ -135,7 +138,7 @@ impl Hall {
 
     /// The unfinished games of tables this hall does not open, latest of each name: a table
     /// dropped from the round file left its game without a word.
-    pub fn left_unfinished(&self) -> &[(GameId, String)] {
+    pub fn left_unfinished(&self) -> &[LeftGame] {
         &self.left
     }
 
@@ -144,7 +147,7 @@ impl Hall {
         journal: &mut Journal,
         specs: Vec<(TableNo, TableSpec)>,
         mode: TimeMode,
-    ) -> Result<(Vec<Prepared>, Vec<(GameId, String)>), HallError> {
+    ) -> Result<(Vec<Prepared>, Vec<LeftGame>), HallError> {
         if specs.is_empty() {
             return Err(HallError::NoTables);
         }
