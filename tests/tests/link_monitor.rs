@@ -68,6 +68,10 @@ impl Monitor {
         }
     }
 
+    fn child_running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
     fn stop(mut self) -> String {
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -480,4 +484,24 @@ fn a_board_flooding_alternating_protocol_versions_is_said_once_per_version() {
     assert_eq!(said.len(), 2, "{stderr}");
     assert!(said[0].contains("version 9000"), "{stderr}");
     assert!(said[1].contains("version 9001"), "{stderr}");
+}
+
+/// A port that opens where no board ever answers (a DGT board named without `dgt:`, a
+/// board switched off) is said after 10 s, once, naming dgt:PATH; the greeting goes on.
+#[test]
+fn a_port_where_no_board_answers_is_said_after_10_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_cable, _board_end, console_end) = socat_cable(dir.path(), "cable").unwrap();
+    let mut monitor = Monitor::start(&console_end);
+    let line = monitor.next(Duration::from_secs(20));
+    assert_eq!(line["event"], "open_failed", "{line}");
+    let error = line["error"].as_str().unwrap();
+    assert!(
+        error.contains("no board has answered its greeting in 10 s")
+            && error.contains("A DGT e-board is named dgt:PATH"),
+        "{error}"
+    );
+    assert!(monitor.child_running(), "board-monitor gave up");
+    let stderr = monitor.stop();
+    assert!(stderr.contains("no board has answered"), "{stderr}");
 }

@@ -23,6 +23,18 @@ pub struct Timing {
     pub silence_timeout: Duration,
     /// How long to wait for the board's Hello or a requested snapshot before asking again.
     pub retry_interval: Duration,
+    /// A port open this long without a Hello is said once (`OpenFailed`): a DGT board
+    /// named without `dgt:`, a board switched off, another device. `None`: never (a
+    /// networked board, whose hello comes when its program starts).
+    pub unanswered_after: Option<Duration>,
+}
+
+/// What is said of a port open and greeted for `after` where no board has answered.
+pub fn unanswered(after: Duration) -> String {
+    format!(
+        "the port is open but no board has answered its greeting in {} s: is the board switched on and its cable in? A DGT e-board is named dgt:PATH",
+        after.as_secs()
+    )
 }
 
 impl Default for Timing {
@@ -30,6 +42,7 @@ impl Default for Timing {
         Timing {
             silence_timeout: Duration::from_millis(1500),
             retry_interval: Duration::from_millis(500),
+            unanswered_after: Some(Duration::from_secs(10)),
         }
     }
 }
@@ -83,6 +96,8 @@ pub struct LinkCore {
     health: Health,
     opened_before: bool,
     last_open_error: Option<String>,
+    /// When the port was last opened and greeted (the board's silence since is said once).
+    greeted_at: Duration,
     /// The time of the call being handled: the reports it makes carry it, but for those of
     /// a frame, which carry [`LinkCore::made_through`].
     now: Duration,
@@ -105,6 +120,7 @@ impl LinkCore {
             health: Health::default(),
             opened_before: false,
             last_open_error: None,
+            greeted_at: Duration::ZERO,
             now: Duration::ZERO,
             step: Step::default(),
         }
@@ -154,6 +170,7 @@ impl LinkCore {
         self.clock.reset();
         self.decoder.reset();
         self.heard = Silence::heard(now);
+        self.greeted_at = now;
         self.state = State::AwaitHello { last_sent: now };
         self.send(ConsoleMsg::Hello {
             protocol: PROTOCOL_VERSION,
@@ -242,6 +259,13 @@ impl LinkCore {
         if has_spoken && self.heard.silent_for(now) >= timeout {
             self.port_lost(DisconnectReason::Silence { timeout }, now);
             return;
+        }
+        if let Some(after) = self.timing.unanswered_after.filter(|after| {
+            matches!(self.state, State::AwaitHello { .. })
+                && now.saturating_sub(self.greeted_at) >= *after
+        }) {
+            // Said once per opening, as an open that failed (the greeting goes on).
+            self.open_failed(unanswered(after), now);
         }
         let retry = self.timing.retry_interval;
         match self.state {

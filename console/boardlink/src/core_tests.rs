@@ -628,7 +628,8 @@ fn a_board_that_never_spoke_is_greeted_again_not_declared_gone() {
     let mut core = LinkCore::new(Timing::default());
     core.opened(ms(0));
     assert_eq!(sent(&core.take_step()), GREETING);
-    for t in (50..=10_000).step_by(50) {
+    // Until 10 s, when that no board answers is said (a_port_where_no_board_answers_...).
+    for t in (50..10_000).step_by(50) {
         core.tick(ms(t));
         let step = core.take_step();
         assert!(!step.close, "declared gone at {t} ms");
@@ -768,4 +769,36 @@ fn a_restarted_board_is_timed_by_its_new_clock() {
         .expect("the lift");
     // 50 ms after the snapshot on the new clock: 5,302 + 50.
     assert_eq!(lift.at, ms(5_352));
+}
+
+/// A port open where nothing answers its greeting (a DGT board named without `dgt:`, a
+/// board switched off) is said once after 10 s, and the greeting goes on; a board that
+/// answers in time is never said so.
+#[test]
+fn a_port_where_no_board_answers_is_said_once() {
+    let mut core = LinkCore::new(Timing::default());
+    core.opened(ms(0));
+    drop(core.take_step());
+    tick_through(&mut core, 0, 9_950);
+    let step = core.take_step();
+    assert!(events(&step).is_empty(), "{:?}", events(&step));
+    assert!(sent(&step).contains(&ConsoleMsg::RequestSnapshot));
+    tick_through(&mut core, 9_950, 30_000);
+    let said = events(&core.take_step());
+    assert_eq!(
+        said,
+        [LinkEvent::OpenFailed {
+            error: unanswered(Duration::from_secs(10))
+        }]
+    );
+    let LinkEvent::OpenFailed { error } = &said[0] else {
+        unreachable!()
+    };
+    assert!(error.contains("A DGT e-board is named dgt:PATH"), "{error}");
+    // A board that answers within the time: nothing of the kind.
+    let (mut core, _board) = synced();
+    tick_through(&mut core, 11, 30_000);
+    assert!(!events(&core.take_step())
+        .iter()
+        .any(|e| matches!(e, LinkEvent::OpenFailed { .. })));
 }

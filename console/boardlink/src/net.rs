@@ -68,6 +68,7 @@ impl NetLink {
             core: LinkCore::new(Timing {
                 // Liveness is the driver's: the core must never close a reliable stream.
                 silence_timeout: Duration::MAX,
+                unanswered_after: None,
                 ..config.timing
             }),
             silence: config.timing.silence_timeout,
