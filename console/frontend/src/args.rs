@@ -21,10 +21,10 @@ pub struct GameArgs {
     #[arg(long = "option", value_name = "KEY=VALUE")]
     pub options: Vec<String>,
     /// How long a board must stay still before a try is complete (100 to 1500 ms).
-    #[arg(long)]
+    #[arg(long, value_parser = ms_in(&kriegspiel_table::SETTLE_RANGE))]
     pub settle_ms: Option<u32>,
-    /// How long a board may stay out of sync before its player is guided (ms).
-    #[arg(long)]
+    /// How long a board may stay out of sync before its player is guided (100 to 600000 ms).
+    #[arg(long, value_parser = ms_in(&kriegspiel_table::GUIDE_RANGE))]
     pub guide_ms: Option<u32>,
     /// Touch-move: strict, warn or off.
     #[arg(long)]
@@ -272,4 +272,10 @@ pub fn broker_unusable<'a>(
     }
     let table = specs.find(|s| s.has_networked_board())?.name.clone();
     Some(kriegspiel_hall::HallError::NoBroker { table }.to_string())
+}
+
+/// A number of milliseconds in the table's own range, refused on the command line with that
+/// range (a value past u32 was refused as "not in 0..=4294967295").
+fn ms_in(range: &std::ops::RangeInclusive<u32>) -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(i64::from(*range.start())..=i64::from(*range.end()))
 }

@@ -195,7 +195,6 @@ mod tests {
         for (bad, says) in [
             (&["--rules", "chess"][..], "--rules"),
             (&["--rules", "rand", "--option", "strict=true"], "--option"),
-            (&["--rules", "rand", "--settle-ms", "50"], "--settle-ms"),
             (
                 &["--rules", "rand", "--touch-move", "maybe"],
                 "--touch-move",
@@ -211,6 +210,14 @@ mod tests {
             let a = args(bad).unwrap();
             let e = table_spec(&a).unwrap_err();
             assert!(e.starts_with(says), "{bad:?}: {e}");
+        }
+        // Out of the table's range: refused by the command line, naming the range.
+        for (bad, range) in [
+            (["--settle-ms", "50"], "100..=1500"),
+            (["--guide-ms", "99999999999"], "100..=600000"),
+        ] {
+            let e = args(&bad).unwrap_err().to_string();
+            assert!(e.contains(range), "{bad:?}: {e}");
         }
         let same = <Wrap2 as clap::Parser>::try_parse_from([
             "t", "--white", "/dev/x", "--black", "/dev/x",
