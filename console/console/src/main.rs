@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use kriegspiel_hall::broadcast as tokio_broadcast;
 use kriegspiel_hall::{
-    follower, BoardSource, Hall, Journal, Subscriber, TableNo, TableSetup, TableSpec, TimeMode,
+    follower, BoardSource, Journal, Subscriber, TableNo, TableSetup, TableSpec, TimeMode,
 };
 use kriegspiel_window::WindowOptions;
 
@@ -388,19 +388,11 @@ fn main() -> ExitCode {
         .map(|(no, s)| (*no, s.setup.clone()))
         .collect();
     let numbered = numbers.into_iter().zip(specs.clone()).collect();
-    let mut hall = match Hall::open_numbered(journal, numbered, TimeMode::Real) {
-        Ok(h) => {
-            kriegspiel_frontend::headless::say_left_unfinished(PROGRAM, &h, &path);
-            h
-        }
-        Err(e) => {
-            let why = kriegspiel_frontend::headless::hall_refused(PROGRAM, &e);
-            return refused(&why, ExitCode::from(2));
-        }
+    let open = kriegspiel_frontend::headless::open_hall;
+    let hall = match open(journal, numbered, TimeMode::Real, network.as_ref(), PROGRAM) {
+        Ok(h) => h,
+        Err(why) => return refused(&why, ExitCode::from(2)),
     };
-    if let Some(network) = &network {
-        hall.use_broker(network.hall.clone());
-    }
     let socket = args
         .player_socket
         .clone()

@@ -42,9 +42,28 @@ fn refused_on_the_broker(
     Some(ExitCode::FAILURE)
 }
 
+/// Opens the hall on its journal (on the round's broker, if any) and says the unfinished
+/// games it leaves; refused: why, with what this program's own options do about it.
+pub fn open_hall(
+    journal: Journal,
+    specs: Vec<(TableNo, TableSpec)>,
+    mode: TimeMode,
+    network: Option<&crate::args::OnBroker>,
+    program: &str,
+) -> Result<Hall, String> {
+    let path = journal.path().to_path_buf();
+    let mut hall =
+        Hall::open_numbered(journal, specs, mode).map_err(|e| hall_refused(program, &e))?;
+    if let Some(network) = network {
+        hall.use_broker(network.hall.clone());
+    }
+    say_left_unfinished(program, &hall, &path);
+    Ok(hall)
+}
+
 /// The unfinished games of tables this hall does not open, said once at the start: a table
 /// dropped from the round file (or run by another command) keeps its game in the journal.
-pub fn say_left_unfinished(program: &str, hall: &Hall, journal: &std::path::Path) {
+fn say_left_unfinished(program: &str, hall: &Hall, journal: &std::path::Path) {
     for (game, name) in hall.left_unfinished() {
         eprintln!(
             "{program}: the journal also holds table '{name}''s unfinished game {game}, which this start does not open: it stays there (name the table again to take it up; kriegspiel export --journal {} --game {game} writes it)",
@@ -93,16 +112,10 @@ pub fn play(
         journal.close_refused();
         return code;
     }
-    let hall = match Hall::open_numbered(journal, specs, mode) {
-        Ok(mut h) => {
-            if let Some(network) = &network {
-                h.use_broker(network.hall.clone());
-            }
-            say_left_unfinished(program, &h, &journal_path);
-            h
-        }
-        Err(e) => {
-            eprintln!("{program}: {}", hall_refused(program, &e));
+    let hall = match open_hall(journal, specs, mode, network.as_ref(), program) {
+        Ok(h) => h,
+        Err(why) => {
+            eprintln!("{program}: {why}");
             return ExitCode::from(2);
         }
     };

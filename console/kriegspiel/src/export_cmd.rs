@@ -124,27 +124,10 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     if let Some(output) = &args.output {
-        // Its owner's only, as the journal: a running game's private lines are in it.
-        let journal_files = kriegspiel_hall::journal::files_of(&path);
-        let lock = kriegspiel_hall::journal::lock_file_of(&path);
-        let sources: Vec<&Path> = journal_files
-            .iter()
-            .map(PathBuf::as_path)
-            .chain([lock.as_path()])
-            .collect();
-        if let Err(e) = private_file::write_private(
-            output,
-            text.as_bytes(),
-            private_file::Existing::Replace,
-            &sources,
-        ) {
-            eprintln!("{PROGRAM}: {e}");
-            return match e {
-                private_file::WriteError::Io { .. } => ExitCode::FAILURE,
-                _ => ExitCode::from(2),
-            };
-        }
-        return code;
+        return match write_output(output, &text, &path) {
+            Ok(()) => code,
+            Err(failed) => failed,
+        };
     }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
@@ -152,6 +135,31 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::FAILURE;
     }
     code
+}
+
+/// Writes the export to `output`, its owner's only as the journal is (a running game's
+/// private lines are in it), never over the journal's own files; `Err`: the status.
+fn write_output(output: &Path, text: &str, journal: &Path) -> Result<(), ExitCode> {
+    let journal_files = kriegspiel_hall::journal::files_of(journal);
+    let lock = kriegspiel_hall::journal::lock_file_of(journal);
+    let sources: Vec<&Path> = journal_files
+        .iter()
+        .map(PathBuf::as_path)
+        .chain([lock.as_path()])
+        .collect();
+    private_file::write_private(
+        output,
+        text.as_bytes(),
+        private_file::Existing::Replace,
+        &sources,
+    )
+    .map_err(|e| {
+        eprintln!("{PROGRAM}: {e}");
+        match e {
+            private_file::WriteError::Io { .. } => ExitCode::FAILURE,
+            _ => ExitCode::from(2),
+        }
+    })
 }
 
 #[cfg(test)]

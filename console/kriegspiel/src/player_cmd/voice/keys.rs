@@ -55,7 +55,7 @@ impl Keys {
             return Keys::default();
         };
         // Ctrl-C from now on puts it back: heard before it is changed.
-        crate::player_cmd::stop::restore_at_signal(saved.clone());
+        super::super::stop::restore_at_signal(saved.clone());
         let mut escape = saved.clone();
         escape.special_codes[SpecialCodeIndex::VEOL] = ESCAPE as u8;
         match tcsetattr(&stdin, OptionalActions::Now, &escape) {
