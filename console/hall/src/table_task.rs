@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use crate::arrival::{
     command_input, earliest, link, next_report, sleep_until, watermark, Arrival, BoardFeed,
-    Commands, FeedLink, Held, Next, Reports, HOLD_POLL,
+    Commands, FeedLink, Next, Reports, HOLD_POLL,
 };
 use crate::clock::TableClock;
 use crate::dgt_board::feed::DgtFeed;
@@ -281,23 +281,8 @@ impl Task {
             .map(|f| f.as_mut().and_then(BoardFeed::ready));
         let command = commands.ready();
         // News for the arbiter is said at once, whatever lags: it is no input to the game.
-        let news = feeds.iter().position(|f| {
-            f.as_ref()
-                .and_then(|f| f.held.as_ref())
-                .is_some_and(Held::is_news_only)
-        });
-        if let Some(feed) = news.and_then(|i| feeds[i].as_mut()) {
-            let report = feed.held.take();
-            return Some(link(
-                no,
-                feed,
-                report,
-                clock,
-                (&publish, choice[feed.color]),
-            ));
-        }
         for feed in feeds.iter_mut().flatten() {
-            if let Some(report) = feed.news_behind() {
+            if let Some(report) = feed.take_news() {
                 let report = Some(report);
                 return Some(link(
                     no,
