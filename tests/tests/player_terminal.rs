@@ -274,7 +274,7 @@ fn a_seat_code_typed_wrong_is_asked_again() {
     );
     assert!(!err.contains('\u{fffd}'), "{err}");
     assert_eq!(
-        err.matches("That line was too long to be a seat code (5000 characters")
+        err.matches("That line was too long to be a seat code (5000 bytes")
             .count(),
         1,
         "{err}"

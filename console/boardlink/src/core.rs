@@ -29,10 +29,16 @@ pub struct Timing {
     pub unanswered_after: Option<Duration>,
 }
 
-/// What is said of a port open and greeted for `after` where no board has answered.
-pub fn unanswered(after: Duration) -> String {
+/// What is said of a port open and greeted for `after` where no board has answered; `ever`:
+/// whether a board ever answered on this link (then it is no DGT board named amiss).
+pub fn unanswered(after: Duration, ever: bool) -> String {
+    let hint = if ever {
+        ""
+    } else {
+        " A DGT e-board is named dgt:PATH."
+    };
     format!(
-        "the port is open but no board has answered its greeting in {} s: is the board switched on and its cable in? A DGT e-board is named dgt:PATH",
+        "the port is open but no board has answered its greeting in {} s: is the board switched on and its cable in?{hint}",
         after.as_secs()
     )
 }
@@ -95,6 +101,8 @@ pub struct LinkCore {
     heard: Silence,
     health: Health,
     opened_before: bool,
+    /// A board has answered on this link (its silence later is no board named amiss).
+    answered_ever: bool,
     last_open_error: Option<String>,
     /// When the port was last opened and greeted (the board's silence since is said once).
     greeted_at: Duration,
@@ -119,6 +127,7 @@ impl LinkCore {
             heard: Silence::default(),
             health: Health::default(),
             opened_before: false,
+            answered_ever: false,
             last_open_error: None,
             greeted_at: Duration::ZERO,
             now: Duration::ZERO,
@@ -265,7 +274,7 @@ impl LinkCore {
                 && now.saturating_sub(self.greeted_at) >= *after
         }) {
             // Said once per opening, as an open that failed (the greeting goes on).
-            self.open_failed(unanswered(after), now);
+            self.open_failed(unanswered(after, self.answered_ever), now);
         }
         let retry = self.timing.retry_interval;
         match self.state {
@@ -379,6 +388,7 @@ impl LinkCore {
                             reason: ResyncReason::Connected,
                             last_request: now,
                         };
+                        self.answered_ever = true;
                         self.emit(LinkEvent::Connected {
                             protocol,
                             firmware,

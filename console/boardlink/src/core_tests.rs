@@ -788,17 +788,29 @@ fn a_port_where_no_board_answers_is_said_once() {
     assert_eq!(
         said,
         [LinkEvent::OpenFailed {
-            error: unanswered(Duration::from_secs(10))
+            error: unanswered(Duration::from_secs(10), false)
         }]
     );
     let LinkEvent::OpenFailed { error } = &said[0] else {
         unreachable!()
     };
     assert!(error.contains("A DGT e-board is named dgt:PATH"), "{error}");
-    // A board that answers within the time: nothing of the kind.
+    // A board that answers within the time: nothing of the kind. Once it has gone silent
+    // and its port is open again, it is said without the DGT hint.
     let (mut core, _board) = synced();
-    tick_through(&mut core, 11, 30_000);
+    tick_through(&mut core, 11, 1_000);
     assert!(!events(&core.take_step())
         .iter()
         .any(|e| matches!(e, LinkEvent::OpenFailed { .. })));
+    tick_through(&mut core, 1_000, 3_000);
+    drop(core.take_step());
+    core.opened(ms(3_000));
+    tick_through(&mut core, 3_000, 14_000);
+    let said = events(&core.take_step());
+    assert!(
+        said.contains(&LinkEvent::OpenFailed {
+            error: unanswered(Duration::from_secs(10), true)
+        }) && !unanswered(Duration::from_secs(10), true).contains("dgt:"),
+        "{said:?}"
+    );
 }

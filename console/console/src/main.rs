@@ -380,6 +380,7 @@ fn main() -> ExitCode {
         return refused(&why, ExitCode::FAILURE);
     }
     if let Err(code) = prepare_network_demo(&args, network_demo.as_ref(), &mut specs) {
+        journal.close_refused();
         return code;
     }
     let setups: Vec<(TableNo, kriegspiel_hall::TableSetup)> = numbers

@@ -192,14 +192,17 @@ impl BoardFeed {
         self.held.as_ref().map(|r| self.link.started() + r.at())
     }
 
-    /// News for the arbiter (no game input) this board has: its held report, or one behind
-    /// it while that one is held for the other board (the board said gone a second after
-    /// the other was), read on without waiting and taken out of turn.
-    pub(crate) fn take_news(&mut self) -> Option<Held> {
+    /// News for the arbiter (no game input) this board has: its held report, or, while
+    /// that one is `waiting` for the other board, one behind it (the board said gone a
+    /// second after the other was), read on without waiting and taken out of turn.
+    pub(crate) fn take_news(&mut self, waiting: bool) -> Option<Held> {
         if self.held.as_ref().is_some_and(Held::is_news_only) {
             return self.held.take();
         }
-        self.news_behind()
+        if waiting {
+            return self.news_behind();
+        }
+        None
     }
 
     fn news_behind(&mut self) -> Option<Held> {

@@ -281,8 +281,17 @@ impl Task {
             .map(|f| f.as_mut().and_then(BoardFeed::ready));
         let command = commands.ready();
         // News for the arbiter is said at once, whatever lags: it is no input to the game.
-        for feed in feeds.iter_mut().flatten() {
-            if let Some(report) = feed.take_news() {
+        // Behind a report held back for the other board's late frames it is taken out of
+        // turn; else it keeps its place in its board's stream.
+        let now = Instant::now();
+        let waiting: [bool; 2] = std::array::from_fn(|i| {
+            boards[i]
+                .zip(watermark(feeds, now, Some(i)))
+                .is_some_and(|(t, w)| t > w)
+        });
+        for (feed, waiting) in feeds.iter_mut().zip(waiting) {
+            let Some(feed) = feed else { continue };
+            if let Some(report) = feed.take_news(waiting) {
                 let report = Some(report);
                 return Some(link(
                     no,
@@ -293,7 +302,6 @@ impl Task {
                 ));
             }
         }
-        let now = Instant::now();
         let held_back = |except: Option<usize>, t: Option<Instant>| {
             t.zip(watermark(feeds, now, except))
                 .is_some_and(|(t, w)| t > w)

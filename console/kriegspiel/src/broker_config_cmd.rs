@@ -119,22 +119,22 @@ fn listener_port(round: &Path, url: Option<&BrokerUrl>, tls: bool) -> Result<u16
 struct Listener {
     port: u16,
     /// The loopback address to listen on; `None` is every interface.
-    bind: Option<&'static str>,
+    bind: Option<String>,
     tls: bool,
 }
 
-/// The address to bind when the url's host is this machine's loopback.
-fn loopback_bind(url: &BrokerUrl) -> Option<&'static str> {
+/// The address to bind when the url's host is this machine's loopback: the url's own
+/// (Debian names the machine 127.0.1.1, which a listener on 127.0.0.1 does not answer).
+fn loopback_bind(url: &BrokerUrl) -> Option<String> {
     let host = url.host.trim_start_matches('[').trim_end_matches(']');
     if host.eq_ignore_ascii_case("localhost") {
         // mosquitto resolves it itself: 127.0.0.1 (and ::1 where the machine has it).
-        return Some("localhost");
+        return Some("localhost".to_owned());
     }
-    match host.parse::<IpAddr>() {
-        Ok(IpAddr::V4(a)) if a.is_loopback() => Some("127.0.0.1"),
-        Ok(IpAddr::V6(a)) if a.is_loopback() => Some("::1"),
-        _ => None,
-    }
+    host.parse::<IpAddr>()
+        .ok()
+        .filter(IpAddr::is_loopback)
+        .map(|a| a.to_string())
 }
 
 /// The names and addresses the broker's certificate holds: `--host` (else the round's
@@ -335,7 +335,7 @@ fn openssl(groups: &[&[&str]]) -> Result<(), String> {
 /// overflow in an evening, sessions kept a day), only the round's users, each to its topics.
 fn configuration(dir: &str, round_id: &str, round: &Path, l: &Listener) -> String {
     let port = l.port;
-    let bind = l.bind.map(|b| format!(" {b}")).unwrap_or_default();
+    let bind = l.bind.as_ref().map(|b| format!(" {b}")).unwrap_or_default();
     let listener = if l.tls {
         format!(
             "listener {port}{bind}\ncafile {dir}/ca.crt\ncertfile {dir}/server.crt\n\
@@ -408,7 +408,7 @@ fn report(
     let _ = writeln!(text, "  sudo chown -R mosquitto: {d}");
     let _ = writeln!(text, "  sudo mosquitto -c {d}/mosquitto.conf");
     let port = listener.port;
-    let _ = match listener.bind {
+    let _ = match &listener.bind {
         Some(b) => writeln!(
             text,
             "It listens on {b} port {port} only, as the round file's [broker] url says: boards \
@@ -502,10 +502,10 @@ mod tests {
     #[test]
     fn a_round_on_loopback_gets_a_broker_that_listens_on_loopback_alone() {
         let bind = |u: &str| loopback_bind(&u.parse::<BrokerUrl>().unwrap());
-        assert_eq!(bind("mqtt://127.0.0.1:1883"), Some("127.0.0.1"));
-        assert_eq!(bind("mqtt://127.0.1.1:1883"), Some("127.0.0.1"));
-        assert_eq!(bind("mqtt://LOCALHOST:1884"), Some("localhost"));
-        assert_eq!(bind("mqtt://[::1]:1883"), Some("::1"));
+        assert_eq!(bind("mqtt://127.0.0.1:1883").as_deref(), Some("127.0.0.1"));
+        assert_eq!(bind("mqtt://127.0.1.1:1883").as_deref(), Some("127.0.1.1"));
+        assert_eq!(bind("mqtt://LOCALHOST:1884").as_deref(), Some("localhost"));
+        assert_eq!(bind("mqtt://[::1]:1883").as_deref(), Some("::1"));
         assert_eq!(bind("mqtt://hall.local:1883"), None);
         assert_eq!(bind("mqtt://192.168.1.10:1883"), None);
         let conf = |bind, tls| {

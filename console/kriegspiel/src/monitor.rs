@@ -80,7 +80,7 @@ async fn monitor(args: Args) -> ExitCode {
             report = reports.recv() => {
                 let Some(report) = report else { break };
                 if let LinkEvent::OpenFailed { error } = &report.event {
-                    eprintln!("board-monitor: {error} (retrying every 250 ms)");
+                    eprintln!("board-monitor: {error} (retrying)");
                 }
                 match &report.event {
                     // Once per version between two connections: a board flooding

@@ -83,24 +83,26 @@ fn ask_code(table: usize, color: Color) -> Option<String> {
     loop {
         let _ = write!(err, "Seat code for table {table} {color}: ");
         let _ = err.flush();
-        let mut line = String::new();
+        // Bytes, not text: a long line cut inside a character is still a line.
+        let mut bytes = Vec::new();
         let mut keys = std::io::stdin().lock().take(256);
-        let read = std::io::BufRead::read_line(&mut keys, &mut line);
-        if read.is_err() || line.is_empty() {
+        let read = std::io::BufRead::read_until(&mut keys, b'\n', &mut bytes);
+        if read.is_err() || bytes.is_empty() {
             let _ = writeln!(err);
             return None;
         }
         // A line longer than any code: the rest of it is read and dropped, and it is said
         // once (it was refused a piece at a time, as if typed again and again).
-        if !line.ends_with('\n') && line.len() >= 256 {
+        if !bytes.ends_with(b"\n") && bytes.len() >= 256 {
             let rest = skip_line(keys.get_mut());
             let _ = writeln!(
                 err,
-                "That line was too long to be a seat code ({} characters; the arbiter's codes have 6 digits): type it again.",
-                line.chars().count() + rest
+                "That line was too long to be a seat code ({} bytes; the arbiter's codes have 6 digits): type it again.",
+                bytes.len() + rest
             );
             continue;
         }
+        let line = String::from_utf8_lossy(&bytes);
         let code: String = without_keys(&line)
             .chars()
             .filter(|c| !c.is_whitespace())

@@ -188,13 +188,14 @@ impl Recognizer {
             BoardInput::Snapshot(bb) => {
                 let was_connected = self.connected;
                 self.connected = true;
-                // A board known to stand on the official squares that a snapshot shows
-                // otherwise (its first at a new game, or one whose lift and place were both
-                // lost) is out of sync until put right: a man it shows moved was never seen
-                // to start, and is no try. A board left one move on from the last game made
+                // A board known to stand on the official squares that a snapshot shows with
+                // a man where none of his stands (its first at a new game, or one whose lift
+                // and place were both lost) is out of sync until put right: that man was
+                // never seen to start, and is no try. A man only missing (in his hand when
+                // the board came back) is a try begun as usual. A board left one move on from the last game made
                 // that move for its player (club trial).
                 let official = self.official(pos);
-                if self.occupancy == official && bb != official {
+                if self.occupancy == official && !(bb & !official).is_empty() {
                     self.armed = false;
                 }
                 if bb == self.occupancy && was_connected {

@@ -36,7 +36,7 @@ impl Refusal {
         ui.add_space(8.0);
         ui.label(egui::RichText::new(&self.why).size(18.0));
         ui.add_space(8.0);
-        ui.label("Nothing was started or journaled. Put it right and start the console again.");
+        ui.label("Put it right, then start the console again.");
         ui.add_space(12.0);
         let close = ui.button("Close");
         let keys =

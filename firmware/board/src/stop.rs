@@ -21,11 +21,13 @@ impl Stop {
     }
 
     /// Asked by the first SIGINT, SIGTERM or SIGHUP; a second one ends the program at once.
-    /// Without a thread for the signals (the machine refused one) the signals keep their
-    /// default action, as before.
+    /// Returns once the signals are heard (at most a second): one sent just after the start
+    /// is a stop, not the default action. Without a thread for the signals (the machine
+    /// refused one) the signals keep their default action, as before.
     pub fn on_signals() -> Stop {
         let stop = Stop::default();
         let seen = stop.0.clone();
+        let (ready, listening) = std::sync::mpsc::sync_channel(1);
         let watch = move || -> std::io::Result<()> {
             use tokio::signal::unix::{signal, SignalKind};
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -35,6 +37,7 @@ impl Stop {
                 let mut int = signal(SignalKind::interrupt())?;
                 let mut term = signal(SignalKind::terminate())?;
                 let mut hup = signal(SignalKind::hangup())?;
+                let _ = ready.send(());
                 let mut first = None;
                 loop {
                     let number = tokio::select! {
@@ -53,11 +56,14 @@ impl Stop {
                 }
             })
         };
-        let _ = std::thread::Builder::new()
+        let spawned = std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
                 let _ = watch();
             });
+        if spawned.is_ok() {
+            let _ = listening.recv_timeout(std::time::Duration::from_secs(1));
+        }
         stop
     }
 

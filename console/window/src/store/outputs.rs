@@ -103,7 +103,8 @@ pub fn link_words(event: &LinkEvent) -> String {
         LinkEvent::Resync { reason, .. } => format!("resync: {reason}"),
         LinkEvent::Disconnected { reason } => format!("disconnected: {reason}"),
         LinkEvent::Back => "heard again (what it kept follows)".to_owned(),
-        LinkEvent::OpenFailed { error } => format!("cannot open the port: {error}"),
+        // Each says itself: "cannot open /dev/…: …", or a port open where no board answers.
+        LinkEvent::OpenFailed { error } => error.clone(),
         LinkEvent::VersionMismatch { local, remote } => {
             format!("protocol {remote} on the board, {local} here")
         }
