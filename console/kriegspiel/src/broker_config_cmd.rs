@@ -508,10 +508,10 @@ mod tests {
         assert_eq!(bind("mqtt://[::1]:1883").as_deref(), Some("::1"));
         assert_eq!(bind("mqtt://hall.local:1883"), None);
         assert_eq!(bind("mqtt://192.168.1.10:1883"), None);
-        let conf = |bind, tls| {
+        let conf = |bind: Option<&str>, tls| {
             let l = Listener {
                 port: 1884,
-                bind,
+                bind: bind.map(str::to_owned),
                 tls,
             };
             configuration("/srv/b", "r1", Path::new("r.toml"), &l)
