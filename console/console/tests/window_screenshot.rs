@@ -119,32 +119,35 @@ fn a_journal_in_use_is_refused_in_a_window_of_its_own() {
     let mut app = Killed(child);
     let shot = dir.path().join("refusal.png");
     let start = std::time::Instant::now();
-    // The window is found by its title (import waits for a click while there is none).
-    while !Command::new("timeout")
-        .arg("5")
-        .arg(tool("import").get_program())
-        .args([
-            "-display",
-            &display,
-            "-window",
-            "Kriegspiel console: not started",
-        ])
-        .arg(&shot)
-        .stderr(Stdio::null())
-        .status()
-        .unwrap()
-        .success()
-    {
+    // The window is found by its title (import waits for a click while there is none),
+    // and taken again until it is drawn (a window just mapped is still black).
+    let drawn = |shot: &std::path::Path| {
+        Command::new("timeout")
+            .arg("5")
+            .arg(tool("import").get_program())
+            .args([
+                "-display",
+                &display,
+                "-window",
+                "Kriegspiel console: not started",
+            ])
+            .arg(shot)
+            .stderr(Stdio::null())
+            .status()
+            .unwrap()
+            .success()
+            && colours(shot) > 2
+    };
+    while !drawn(&shot) {
         if let Ok(Some(status)) = app.0.try_wait() {
             panic!("the console ended ({status}) without showing its refusal");
         }
         assert!(
             start.elapsed() < Duration::from_secs(30),
-            "no refusal window in 30 s"
+            "no refusal window drawn in 30 s"
         );
         std::thread::sleep(Duration::from_millis(300));
     }
-    assert!(colours(&shot) > 2, "the refusal's window looks blank");
     // Still there until he closes it; standard error said it too.
     assert!(app.0.try_wait().unwrap().is_none());
     let _ = app.0.kill();
