@@ -31,7 +31,6 @@ fn bad_command_lines_exit_2_with_the_reason() {
     for (extra, reason) in [
         (&["--rules", "chess"][..], "chess"),
         (&["--rules", "rand", "--option", "strict=true"], "strict"),
-        (&["--rules", "rand", "--settle-ms", "20"], "settle"),
         (
             &["--rules", "rand", "--touch-move", "sometimes"],
             "sometimes",
@@ -85,6 +84,20 @@ fn bad_command_lines_exit_2_with_the_reason() {
     .output()
     .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // A settle window out of the table's range: refused by the command line, with the range.
+    let out = table(
+        &["--rules", "rand", "--settle-ms", "20"],
+        dir.path(),
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--settle-ms") && err.contains("100..=1500"),
+        "{err}"
+    );
     // Both players on one port.
     let out = table(
         &["--white", "/dev/ttyX", "--black", "/dev/ttyX"],
