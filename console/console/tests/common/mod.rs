@@ -89,8 +89,17 @@ pub fn xvfb() -> (XServer, String) {
         let mut x = XServer(child);
         let socket = format!("/tmp/.X11-unix/X{n}");
         let start = Instant::now();
+        // Ours only when its lock names our server: two tests of one binary may start a
+        // server on the same display at once, and the one refused must not take the
+        // other's socket (it dies under the first when that test ends).
+        let ours = |x: &XServer| {
+            std::fs::read_to_string(format!("/tmp/.X{n}-lock"))
+                .ok()
+                .and_then(|t| t.trim().parse::<u32>().ok())
+                == Some(x.0.id())
+        };
         while start.elapsed() < Duration::from_secs(10) {
-            if Path::new(&socket).exists() {
+            if Path::new(&socket).exists() && ours(&x) {
                 return (x, format!(":{n}"));
             }
             if let Ok(Some(_)) = x.0.try_wait() {
